@@ -1,0 +1,24 @@
+/*
+ * cli.h: the subcommands of the hyprove CLI and their shared option parser.
+ */
+#ifndef HPR_CLI_H
+#define HPR_CLI_H
+
+#include "cli_util.h"
+
+typedef struct {
+    const char *name;   /* "--curve" */
+    const char **value; /* receives the argument */
+} cli_opt;
+
+/* Parses argv[1..argc) as "--name VALUE" or "--name=VALUE" against opts; --help/-h prints
+ * help to stdout. Returns -1 when parsing succeeded and the command should run, otherwise
+ * the exit code to return (0 after --help, CLI_EXIT_USAGE after an error). */
+int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts);
+
+int cmd_msm(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_default_job(void);
+
+#endif

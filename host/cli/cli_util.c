@@ -1,0 +1,221 @@
+/*
+ * cli_util.c: see cli_util.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("hyprove: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_EXIT_FAILURE;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("hyprove: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see 'hyprove %s--help')\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_status_error(const char *what, hpr_status st, const hpr_ctx *ctx)
+{
+    const char *detail = hpr_ctx_error_detail(ctx);
+    if (detail && *detail)
+        return cli_error("%s: %s: %s", what, hpr_status_str(st), detail);
+    return cli_error("%s: %s", what, hpr_status_str(st));
+}
+
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_uint_list(const char *s, unsigned long long min, unsigned long long max, unsigned *out, size_t cap,
+                        size_t *count)
+{
+    char buf[256];
+    size_t n = 0;
+    if (!s || strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        unsigned long long v;
+        if (n == cap || cli_parse_uint(tok, min, max, &v) != 0)
+            return -1;
+        out[n++] = (unsigned)v;
+    }
+    if (n == 0 || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))
+        return -1;
+    *count = n;
+    return 0;
+}
+
+int cli_parse_curve(const char *s, hpr_curve *out)
+{
+    if (strcmp(s, "bn254") == 0 || strcmp(s, "bn128") == 0)
+        *out = HPR_CURVE_BN254;
+    else if (strcmp(s, "bls12-381") == 0 || strcmp(s, "bls12381") == 0)
+        *out = HPR_CURVE_BLS12_381;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *count)
+{
+    char buf[64];
+    size_t n = 0;
+    if (!s || strlen(s) >= sizeof buf || !*s || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+        return -1;
+    strcpy(buf, s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (n == cap || cli_parse_curve(tok, &out[n++]))
+            return -1;
+    *count = n;
+    return 0;
+}
+
+const char *cli_curve_name(hpr_curve curve)
+{
+    return curve == HPR_CURVE_BN254 ? "bn254" : "bls12-381";
+}
+
+int cli_read_file(const char *path, unsigned char **data, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long size;
+    int rc = -1;
+    *data = NULL;
+    *len = 0;
+    if (!fp) {
+        cli_error("cannot open '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
+        cli_error("cannot determine the size of '%s' (not a regular file?)", path);
+        goto out;
+    }
+    buf = malloc(size ? (size_t)size : 1);
+    if (!buf) {
+        cli_error("'%s' is too large to load (%ld bytes)", path, size);
+        goto out;
+    }
+    if (fread(buf, 1, (size_t)size, fp) != (size_t)size) {
+        cli_error("cannot read '%s': %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
+        goto out;
+    }
+    *data = buf;
+    *len = (size_t)size;
+    buf = NULL;
+    rc = 0;
+out:
+    free(buf);
+    if (fp)
+        fclose(fp);
+    return rc;
+}
+
+int cli_output_open(cli_output *o, const char *path)
+{
+    size_t len = strlen(path);
+    int fd;
+    memset(o, 0, sizeof *o);
+    o->path = strdup(path);
+    o->tmp_path = malloc(len + 16);
+    if (!o->path || !o->tmp_path) {
+        cli_output_abort(o);
+        cli_error("out of memory");
+        return -1;
+    }
+    snprintf(o->tmp_path, len + 16, "%s.tmp.XXXXXX", path);
+    fd = mkstemp(o->tmp_path);
+    if (fd < 0) {
+        cli_error("cannot create a temporary file beside '%s': %s", path, strerror(errno));
+        free(o->tmp_path);
+        o->tmp_path = NULL;
+        cli_output_abort(o);
+        return -1;
+    }
+    o->fp = fdopen(fd, "w");
+    if (!o->fp) {
+        close(fd);
+        cli_error("cannot open '%s': %s", o->tmp_path, strerror(errno));
+        cli_output_abort(o);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_output_commit(cli_output *o)
+{
+    FILE *fp = o->fp;
+    int failed = ferror(fp) != 0;
+    o->fp = NULL;
+    failed |= fflush(fp) != 0;
+    failed |= fclose(fp) != 0;
+    if (failed) {
+        cli_error("cannot write '%s': %s", o->path, strerror(errno));
+        cli_output_abort(o);
+        return -1;
+    }
+    if (rename(o->tmp_path, o->path) != 0) {
+        cli_error("cannot rename '%s' to '%s': %s", o->tmp_path, o->path, strerror(errno));
+        cli_output_abort(o);
+        return -1;
+    }
+    free(o->tmp_path);
+    free(o->path);
+    memset(o, 0, sizeof *o);
+    return 0;
+}
+
+void cli_output_abort(cli_output *o)
+{
+    if (o->fp)
+        fclose(o->fp);
+    if (o->tmp_path)
+        unlink(o->tmp_path);
+    free(o->tmp_path);
+    free(o->path);
+    memset(o, 0, sizeof *o);
+}
+
+double cli_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}

@@ -1,0 +1,59 @@
+/*
+ * cli_util.h: what every hyprove subcommand shares: errors, option parsing, files, timing.
+ */
+#ifndef HPR_CLI_UTIL_H
+#define HPR_CLI_UTIL_H
+
+#include <stddef.h>
+
+#include "hyprove.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAILURE 1
+#define CLI_EXIT_USAGE 2
+
+/* Prints "hyprove: error: <message>" on one line to stderr. Returns CLI_EXIT_FAILURE. */
+int cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Same, for bad usage; adds a hint to run --help. Returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Failure of a library call: status text plus the context's detail. Returns CLI_EXIT_FAILURE. */
+int cli_status_error(const char *what, hpr_status st, const hpr_ctx *ctx);
+
+/* Strict parsers: the whole string must be a number in [min, max]. Return 0 or -1. */
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max, unsigned long long *out);
+/* Comma-separated list of unsigned values in [min, max]; at most cap entries. */
+int cli_parse_uint_list(const char *s, unsigned long long min, unsigned long long max, unsigned *out, size_t cap,
+                        size_t *count);
+/* "bn254" or "bls12-381" (also "bn128", "bls12381" as snarkjs spells them). */
+int cli_parse_curve(const char *s, hpr_curve *out);
+/* Comma-separated curves, at most cap of them. */
+int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *count);
+const char *cli_curve_name(hpr_curve curve);
+
+/* Whole file into a malloc'd buffer. Returns 0, or -1 after printing an error naming path. */
+int cli_read_file(const char *path, unsigned char **data, size_t *len);
+
+/* Atomic output: write into a temporary file beside path, then rename over path.
+ * cli_output_open returns a FILE* (or NULL after printing an error); cli_output_commit
+ * flushes, closes and renames (0) or removes the temporary file and prints an error (-1);
+ * cli_output_abort removes it. */
+typedef struct {
+    char *path, *tmp_path;
+    void *fp;
+} cli_output;
+int cli_output_open(cli_output *o, const char *path);
+int cli_output_commit(cli_output *o);
+void cli_output_abort(cli_output *o);
+
+double cli_now_seconds(void);
+int cli_compare_doubles(const void *a, const void *b);
+
+#endif

@@ -1,0 +1,356 @@
+/*
+ * cmd_msm.c: `hyprove msm`, `hyprove bench msm` and the default job (no arguments).
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LIST 16
+#define MAX_LOG_N 26
+
+static const char *msm_help =
+    "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
+    "                   [--threads T] [--device cpu|all] [--window-bits C] [--out FILE]\n"
+    "\n"
+    "Computes sum_i scalars[i] * points[i] on G1 and prints the affine result as snarkjs JSON\n"
+    "([\"x\",\"y\",\"1\"] in decimal, [\"0\",\"1\",\"0\"] for infinity) to FILE or stdout; the time goes\n"
+    "to stderr.\n"
+    "  --points FILE   n points back to back: x then y, Montgomery form, little-endian\n"
+    "                  (32-byte coordinates for bn254, 48 for bls12-381); infinity = all zero\n"
+    "  --scalars FILE  n scalars back to back: 32 bytes each, canonical little-endian, < r\n"
+    "  --log-n N       instead of files: 2^N random valid inputs (N <= 26) from --seed (default 1)\n"
+    "  --threads T     CPU threads (default: all cores)\n"
+    "  --window-bits C Pippenger window size, 1..20 (default: chosen from n)\n"
+    "  --out FILE      write the result to FILE (atomically) instead of stdout\n";
+
+static const char *bench_help =
+    "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
+    "                         [--device cpu|all] [--seed S] [--window-bits C] [--json FILE]\n"
+    "\n"
+    "Times G1 MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
+    "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
+    "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16.\n"
+    "  --json FILE   also write the records as a JSON list (atomically): op, curve, group,\n"
+    "                log_n, n, device, threads, repeat, median_ms, min_ms, ns_per_point,\n"
+    "                points_per_s\n";
+
+typedef struct {
+    hpr_curve curves[2];
+    size_t ncurves;
+    unsigned log_n[MAX_LIST];
+    size_t nlog_n;
+    unsigned repeat, threads, window_bits;
+    unsigned long long seed;
+    const char *json_path, *device;
+} bench_args;
+
+typedef struct {
+    hpr_curve curve;
+    unsigned log_n, threads, repeat;
+    const char *device;
+    double median_ms, min_ms;
+} bench_record;
+
+static int parse_device(const char *cmd, const char *s)
+{
+    if (strcmp(s, "cpu") == 0 || strcmp(s, "all") == 0)
+        return 0;
+    if (strncmp(s, "cl:", 3) == 0)
+        return cli_error("device '%s': OpenCL devices are not available in this build yet (use cpu or all)", s);
+    return cli_usage_error(cmd, "unknown device '%s' (expected cpu, all or cl:P.D)", s);
+}
+
+/* Runs one MSM; returns 0 or prints the error. */
+static int run_msm(hpr_ctx *ctx, hpr_curve curve, const void *points, const void *scalars, size_t n,
+                   unsigned window_bits, unsigned char *out)
+{
+    hpr_msm_opts opts = {window_bits, 0, 0};
+    hpr_status st = hpr_msm_ex(ctx, curve, HPR_G1, points, scalars, n, out, &opts);
+    return st == HPR_OK ? 0 : cli_status_error("msm", st, ctx);
+}
+
+static int make_ctx(unsigned threads, const char *device, hpr_ctx **ctx)
+{
+    hpr_config cfg;
+    hpr_config_default(&cfg);
+    cfg.threads = threads;
+    cfg.devices = device;
+    hpr_status st = hpr_ctx_create(&cfg, ctx);
+    return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
+}
+
+/* Random inputs of 2^log_n points. */
+static int random_inputs(hpr_ctx *ctx, hpr_curve curve, size_t n, unsigned long long seed, unsigned char **points,
+                         unsigned char **scalars)
+{
+    size_t ps = hpr_point_size(curve, HPR_G1);
+    *points = malloc(n * ps);
+    *scalars = malloc(n * HPR_SCALAR_SIZE);
+    if (!*points || !*scalars)
+        return cli_error("cannot allocate %zu random inputs", n);
+    hpr_status st = hpr_random_msm_inputs(ctx, curve, HPR_G1, n, seed, *points, *scalars);
+    return st == HPR_OK ? 0 : cli_status_error("generating inputs", st, ctx);
+}
+
+static int load_inputs(hpr_curve curve, const char *ppath, const char *spath, unsigned char **points,
+                       unsigned char **scalars, size_t *n)
+{
+    size_t plen, slen, ps = hpr_point_size(curve, HPR_G1);
+    if (cli_read_file(ppath, points, &plen) || cli_read_file(spath, scalars, &slen))
+        return CLI_EXIT_FAILURE;
+    if (plen % ps)
+        return cli_error("'%s': %zu bytes is not a whole number of %s G1 points (%zu bytes each)", ppath, plen,
+                         cli_curve_name(curve), ps);
+    if (slen % HPR_SCALAR_SIZE)
+        return cli_error("'%s': %zu bytes is not a whole number of 32-byte scalars", spath, slen);
+    if (plen / ps != slen / HPR_SCALAR_SIZE)
+        return cli_error("'%s' holds %zu points but '%s' holds %zu scalars", ppath, plen / ps, spath,
+                         slen / HPR_SCALAR_SIZE);
+    *n = plen / ps;
+    return 0;
+}
+
+static int write_point_json(hpr_curve curve, const unsigned char *point, const char *path)
+{
+    char json[256];
+    cli_output o;
+    hpr_status st = hpr_point_to_json(curve, HPR_G1, point, json, sizeof json);
+    if (st != HPR_OK)
+        return cli_status_error("formatting the result", st, NULL);
+    if (!path) {
+        printf("%s\n", json);
+        return fflush(stdout) == 0 ? 0 : cli_error("cannot write to stdout");
+    }
+    if (cli_output_open(&o, path) != 0)
+        return CLI_EXIT_FAILURE;
+    fprintf(o.fp, "%s\n", json);
+    return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
+}
+
+int cmd_msm(int argc, char **argv)
+{
+    const char *curve_s = NULL, *ppath = NULL, *spath = NULL, *out_path = NULL, *device = "all";
+    const char *log_n_s = NULL, *seed_s = NULL, *threads_s = NULL, *wb_s = NULL;
+    unsigned long long log_n = 0, seed = 1, threads = 0, wb = 0;
+    unsigned char *points = NULL, *scalars = NULL, result[96];
+    hpr_ctx *ctx = NULL;
+    hpr_curve curve;
+    size_t n = 0;
+    int rc = CLI_EXIT_USAGE;
+    cli_opt opts[] = {{"--curve", &curve_s},   {"--points", &ppath},  {"--scalars", &spath},
+                      {"--out", &out_path},    {"--log-n", &log_n_s}, {"--seed", &seed_s},
+                      {"--threads", &threads_s}, {"--device", &device}, {"--window-bits", &wb_s}};
+    int parsed = cli_parse_options(argc, argv, "msm ", msm_help, opts, sizeof opts / sizeof opts[0]);
+    if (parsed >= 0)
+        return parsed;
+    if (!curve_s)
+        return cli_usage_error("msm ", "--curve is required");
+    if (cli_parse_curve(curve_s, &curve))
+        return cli_usage_error("msm ", "unknown curve '%s' (expected bn254 or bls12-381)", curve_s);
+    if (!log_n_s && !(ppath && spath))
+        return cli_usage_error("msm ", "give --points and --scalars, or --log-n");
+    if (log_n_s && (ppath || spath))
+        return cli_usage_error("msm ", "--log-n cannot be combined with --points/--scalars");
+    if (log_n_s && cli_parse_uint(log_n_s, 0, MAX_LOG_N, &log_n))
+        return cli_usage_error("msm ", "--log-n '%s' is not an integer in 0..%d", log_n_s, MAX_LOG_N);
+    if (seed_s && cli_parse_uint(seed_s, 0, ~0ull, &seed))
+        return cli_usage_error("msm ", "--seed '%s' is not a non-negative integer", seed_s);
+    if (threads_s && cli_parse_uint(threads_s, 1, 1024, &threads))
+        return cli_usage_error("msm ", "--threads '%s' is not an integer in 1..1024", threads_s);
+    if (wb_s && cli_parse_uint(wb_s, 1, 20, &wb))
+        return cli_usage_error("msm ", "--window-bits '%s' is not an integer in 1..20", wb_s);
+    if ((rc = parse_device("msm ", device)) != 0)
+        return rc;
+    if ((rc = make_ctx((unsigned)threads, device, &ctx)) != 0)
+        goto out;
+    if (log_n_s) {
+        n = (size_t)1 << log_n;
+        rc = random_inputs(ctx, curve, n, seed, &points, &scalars);
+    } else {
+        rc = load_inputs(curve, ppath, spath, &points, &scalars, &n);
+    }
+    if (rc)
+        goto out;
+    double t0 = cli_now_seconds();
+    if ((rc = run_msm(ctx, curve, points, scalars, n, (unsigned)wb, result)) != 0)
+        goto out;
+    double ms = (cli_now_seconds() - t0) * 1e3;
+    fprintf(stderr, "msm: %s G1, n = %zu, %u threads: %.3f ms\n", cli_curve_name(curve), n, hpr_ctx_threads(ctx), ms);
+    rc = write_point_json(curve, result, out_path);
+out:
+    free(points);
+    free(scalars);
+    hpr_ctx_destroy(ctx);
+    return rc;
+}
+
+/* One measurement: a warm-up, then repeat timed runs, each checked against the warm-up. */
+static int measure(hpr_ctx *ctx, hpr_curve curve, const unsigned char *points, const unsigned char *scalars, size_t n,
+                   unsigned repeat, unsigned window_bits, bench_record *rec)
+{
+    unsigned char first[96], again[96];
+    size_t ps = hpr_point_size(curve, HPR_G1);
+    double *ms = malloc(repeat * sizeof *ms);
+    int rc = CLI_EXIT_FAILURE;
+    if (!ms)
+        return cli_error("out of memory");
+    if (run_msm(ctx, curve, points, scalars, n, window_bits, first))
+        goto out;
+    for (unsigned r = 0; r < repeat; r++) {
+        double t0 = cli_now_seconds();
+        if (run_msm(ctx, curve, points, scalars, n, window_bits, again))
+            goto out;
+        ms[r] = (cli_now_seconds() - t0) * 1e3;
+        if (memcmp(first, again, ps) != 0) {
+            cli_error("bench: run %u of %s n = %zu gave a different result than the warm-up", r, cli_curve_name(curve), n);
+            goto out;
+        }
+    }
+    qsort(ms, repeat, sizeof *ms, cli_compare_doubles);
+    rec->median_ms = repeat % 2 ? ms[repeat / 2] : 0.5 * (ms[repeat / 2 - 1] + ms[repeat / 2]);
+    rec->min_ms = ms[0];
+    rc = 0;
+out:
+    free(ms);
+    return rc;
+}
+
+static void print_table_header(void)
+{
+    printf("%-4s %-10s %5s %-7s %7s %6s %11s %11s %10s %10s\n", "op", "curve", "log_n", "device", "threads", "repeat",
+           "median_ms", "min_ms", "ns/point", "Mpoints/s");
+}
+
+static void print_record(const bench_record *r)
+{
+    double n = (double)((size_t)1 << r->log_n);
+    printf("%-4s %-10s %5u %-7s %7u %6u %11.3f %11.3f %10.1f %10.3f\n", "msm", cli_curve_name(r->curve), r->log_n,
+           r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / n, n / (r->median_ms * 1e3));
+    fflush(stdout);
+}
+
+static int write_json(const char *path, const bench_record *recs, size_t count)
+{
+    cli_output o;
+    if (cli_output_open(&o, path) != 0)
+        return CLI_EXIT_FAILURE;
+    fprintf(o.fp, "[\n");
+    for (size_t i = 0; i < count; i++) {
+        const bench_record *r = &recs[i];
+        double n = (double)((size_t)1 << r->log_n);
+        fprintf(o.fp,
+                "  {\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"g1\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
+                "\"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_point\": %.3f, "
+                "\"points_per_s\": %.1f}%s\n",
+                cli_curve_name(r->curve), r->log_n, n, r->device, r->threads, r->repeat, r->median_ms, r->min_ms,
+                r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), i + 1 < count ? "," : "");
+    }
+    fprintf(o.fp, "]\n");
+    return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
+}
+
+/* Runs every (curve, size) for each thread count in threads[]; records go to recs. */
+static int run_bench(const bench_args *a, const unsigned *threads, size_t nthreads, bench_record *recs, size_t *nrecs)
+{
+    int rc = 0;
+    *nrecs = 0;
+    print_table_header();
+    for (size_t ci = 0; ci < a->ncurves && !rc; ci++) {
+        for (size_t li = 0; li < a->nlog_n && !rc; li++) {
+            hpr_ctx *gen = NULL;
+            unsigned char *points = NULL, *scalars = NULL;
+            size_t n = (size_t)1 << a->log_n[li];
+            rc = make_ctx(0, a->device, &gen);
+            if (!rc)
+                rc = random_inputs(gen, a->curves[ci], n, a->seed, &points, &scalars);
+            hpr_ctx_destroy(gen);
+            for (size_t ti = 0; ti < nthreads && !rc; ti++) {
+                hpr_ctx *ctx = NULL;
+                bench_record *r = &recs[*nrecs];
+                if ((rc = make_ctx(threads[ti], a->device, &ctx)) != 0)
+                    break;
+                *r = (bench_record){a->curves[ci], a->log_n[li], hpr_ctx_threads(ctx), a->repeat, "cpu", 0, 0};
+                rc = measure(ctx, a->curves[ci], points, scalars, n, a->repeat, a->window_bits, r);
+                hpr_ctx_destroy(ctx);
+                if (!rc) {
+                    print_record(r);
+                    (*nrecs)++;
+                }
+            }
+            free(points);
+            free(scalars);
+        }
+    }
+    return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *curve_s = NULL, *log_n_s = NULL, *repeat_s = NULL, *threads_s = NULL, *seed_s = NULL, *wb_s = NULL;
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, "all"};
+    unsigned long long v;
+    bench_record recs[2 * MAX_LIST];
+    size_t nrecs;
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(bench_help, argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "msm") != 0)
+        return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm)", argv[1]);
+    cli_opt opts[] = {{"--curve", &curve_s},     {"--log-n", &log_n_s}, {"--repeat", &repeat_s},
+                      {"--threads", &threads_s}, {"--seed", &seed_s},   {"--window-bits", &wb_s},
+                      {"--json", &a.json_path},  {"--device", &a.device}};
+    int parsed = cli_parse_options(argc - 1, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
+    if (parsed >= 0)
+        return parsed;
+    if (curve_s && cli_parse_curve_list(curve_s, a.curves, 2, &a.ncurves))
+        return cli_usage_error("bench msm ", "--curve '%s': expected bn254, bls12-381 or both, comma-separated", curve_s);
+    if (log_n_s && cli_parse_uint_list(log_n_s, 0, MAX_LOG_N, a.log_n, MAX_LIST, &a.nlog_n))
+        return cli_usage_error("bench msm ", "--log-n '%s': expected comma-separated integers in 0..%d", log_n_s, MAX_LOG_N);
+    if (repeat_s && cli_parse_uint(repeat_s, 1, 1000, &v) == 0)
+        a.repeat = (unsigned)v;
+    else if (repeat_s)
+        return cli_usage_error("bench msm ", "--repeat '%s' is not an integer in 1..1000", repeat_s);
+    if (threads_s && cli_parse_uint(threads_s, 1, 1024, &v) == 0)
+        a.threads = (unsigned)v;
+    else if (threads_s)
+        return cli_usage_error("bench msm ", "--threads '%s' is not an integer in 1..1024", threads_s);
+    if (seed_s && cli_parse_uint(seed_s, 0, ~0ull, &a.seed))
+        return cli_usage_error("bench msm ", "--seed '%s' is not a non-negative integer", seed_s);
+    if (wb_s && cli_parse_uint(wb_s, 1, 20, &v) == 0)
+        a.window_bits = (unsigned)v;
+    else if (wb_s)
+        return cli_usage_error("bench msm ", "--window-bits '%s' is not an integer in 1..20", wb_s);
+    if (parse_device("bench msm ", a.device))
+        return CLI_EXIT_USAGE;
+    int rc = run_bench(&a, &a.threads, 1, recs, &nrecs);
+    if (!rc && a.json_path)
+        rc = write_json(a.json_path, recs, nrecs);
+    return rc;
+}
+
+int cmd_default_job(void)
+{
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "all"};
+    unsigned threads[2] = {1, 0};
+    bench_record recs[4];
+    size_t nrecs;
+    printf("hyprove %s: MSM on every device found (G1, 2^16 random points, median of 3)\n", HPR_VERSION_STRING);
+    printf("devices: cpu (portable C kernels); OpenCL devices: not built into this version yet\n\n");
+    int rc = run_bench(&a, threads, 2, recs, &nrecs);
+    if (!rc)
+        printf("\nrun 'hyprove --help' for the commands, 'hyprove devices' for what was detected\n");
+    return rc;
+}
+
+const char *cli_msm_help(void)
+{
+    return msm_help;
+}
+
+const char *cli_bench_help(void)
+{
+    return bench_help;
+}

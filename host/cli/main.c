@@ -1,0 +1,69 @@
+/*
+ * main.c: the hyprove command line: dispatch to the subcommands.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *main_help =
+    "usage: hyprove [COMMAND] [OPTIONS]\n"
+    "\n"
+    "hyprove: a hybrid proving runtime (MSM and NTT across CPU and OpenCL devices).\n"
+    "With no command, compares the devices found on an MSM workload and prints a table.\n"
+    "\n"
+    "commands:\n"
+    "  devices      the CPU (model, cores, instruction sets from CPUID and XCR0) and devices\n"
+    "  msm          one multi-scalar multiplication from files or random inputs\n"
+    "  bench msm    time MSMs over sizes and curves (table, and JSON with --json)\n"
+    "  --version    print the version\n"
+    "\n"
+    "'hyprove COMMAND --help' describes each command.\n";
+
+int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *eq = strchr(arg, '=');
+        size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
+        size_t k;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(help, stdout);
+            return CLI_EXIT_OK;
+        }
+        for (k = 0; k < nopts; k++)
+            if (strlen(opts[k].name) == name_len && strncmp(arg, opts[k].name, name_len) == 0)
+                break;
+        if (k == nopts)
+            return cli_usage_error(cmd, "unknown %s '%s'", arg[0] == '-' ? "option" : "argument", arg);
+        if (eq) {
+            *opts[k].value = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "option %s needs a value", arg);
+            *opts[k].value = argv[++i];
+        }
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return cmd_default_job();
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(main_help, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("hyprove %s\n", HPR_VERSION_STRING);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "msm") == 0)
+        return cmd_msm(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "devices") == 0)
+        return cmd_devices(argc - 1, argv + 1);
+    return cli_usage_error("", "unknown command '%s'", cmd);
+}

@@ -1,0 +1,121 @@
+/*
+ * hyprove.h: the public C API of hyprove, a hybrid proving runtime (MSM, NTT, Groth16).
+ *
+ * Conventions: every fallible call returns an hpr_status (HPR_OK = 0); the context keeps a
+ * one-line detail of the last failure (hpr_ctx_error_detail). The library never prints and
+ * never exits. Points and scalars cross the API in the interchange form:
+ *   - a G1 point is x then y, each a base-field element in Montgomery form (R = 2^256 for
+ *     BN254, 2^384 for BLS12-381) as little-endian bytes: 64 bytes (BN254), 96 (BLS12-381);
+ *     the point at infinity is all zero bytes. This is how snarkjs .zkey files store points.
+ *   - a scalar is 32 bytes, the canonical integer (< r, not Montgomery), little-endian, as in
+ *     snarkjs .wtns files.
+ * Not constant-time: see README (threat model).
+ */
+#ifndef HYPROVE_H
+#define HYPROVE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HPR_VERSION_STRING "0.1.0"
+
+/* Status codes in numbered ranges: 1xx arguments, 2xx formats and I/O, 3xx resources,
+ * 4xx devices, 5xx internal checks. */
+typedef enum {
+    HPR_OK = 0,
+    HPR_ERR_INVALID_ARGUMENT = 100,
+    HPR_ERR_UNSUPPORTED_CURVE = 101,
+    HPR_ERR_UNSUPPORTED_GROUP = 102,
+    HPR_ERR_SCALAR_OUT_OF_RANGE = 103,   /* a scalar >= r (the group order) */
+    HPR_ERR_COORDINATE_OUT_OF_RANGE = 104, /* a point coordinate >= p */
+    HPR_ERR_POINT_NOT_ON_CURVE = 105,
+    HPR_ERR_POINT_NOT_IN_SUBGROUP = 106,
+    HPR_ERR_UNKNOWN_DEVICE = 107,
+    HPR_ERR_FORMAT = 200,
+    HPR_ERR_IO = 201,
+    HPR_ERR_OUT_OF_MEMORY = 300,
+    HPR_ERR_THREADS = 301,
+    HPR_ERR_DEVICE = 400,
+    HPR_ERR_INTERNAL = 500
+} hpr_status;
+
+/* A static English description of a status ("unknown status" for values not listed). */
+const char *hpr_status_str(hpr_status status);
+
+typedef enum { HPR_CURVE_BN254 = 1, HPR_CURVE_BLS12_381 = 2 } hpr_curve;
+typedef enum { HPR_G1 = 1, HPR_G2 = 2 } hpr_group;
+
+typedef struct hpr_ctx hpr_ctx;
+
+typedef struct {
+    unsigned threads;    /* CPU worker threads; 0 = every online core */
+    const char *devices; /* "cpu", "all" or NULL (default: all usable devices; today the CPU) */
+} hpr_config;
+
+/* Fills *cfg with the defaults (all cores, all devices). */
+void hpr_config_default(hpr_config *cfg);
+
+/* Creates a context (thread pool and devices). cfg may be NULL for the defaults. */
+hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out);
+void hpr_ctx_destroy(hpr_ctx *ctx);
+/* Detail of the last failure on this context ("" if none). Valid until the next call. */
+const char *hpr_ctx_error_detail(const hpr_ctx *ctx);
+unsigned hpr_ctx_threads(const hpr_ctx *ctx);
+
+/* Byte size of one point of (curve, group) in the interchange form; 0 if unsupported. */
+size_t hpr_point_size(hpr_curve curve, hpr_group group);
+#define HPR_SCALAR_SIZE 32
+
+typedef struct {
+    unsigned window_bits;       /* Pippenger window c, 1..20; 0 = chosen from n */
+    unsigned point_chunks;      /* tiles along the points; 0 = chosen from n and threads */
+    unsigned windows_per_tile;  /* tiles along the windows; 0 = chosen */
+} hpr_msm_opts;
+
+/*
+ * out = sum_i scalars[i] * points[i], for n points and n scalars in the interchange form
+ * (points: n * hpr_point_size bytes; scalars: n * 32 bytes; out: hpr_point_size bytes).
+ * Rejects (and names the index in the detail): a scalar >= r, a coordinate >= p, a point off
+ * the curve. Points are not checked for subgroup membership (that would cost a scalar
+ * multiplication each); hpr_point_check does. n = 0 gives the point at infinity.
+ * Scalars 0 and 1 take fast paths. The result is identical for every thread count and tiling.
+ */
+hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                   size_t n, void *out);
+hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                      size_t n, void *out, const hpr_msm_opts *opts);
+
+/* Checks one point in the interchange form: coordinates < p, on the curve and, for
+ * BLS12-381, in the prime-order subgroup. */
+hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point);
+
+/*
+ * Formats a point in the interchange form as snarkjs JSON writes it: ["x","y","1"] with
+ * decimal coordinates, or ["0","1","0"] for infinity. buf receives a NUL-terminated string.
+ * HPR_ERR_INVALID_ARGUMENT if buf is too small (256 bytes always suffice).
+ */
+hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf, size_t buflen);
+
+/* Parses decimal affine coordinates (as snarkjs JSON writes them) into the interchange form;
+ * z must be "1", or "0" for infinity. Checks range and curve membership. */
+hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *x, const char *y, const char *z,
+                                  void *point);
+
+/*
+ * Deterministic random MSM inputs for benchmarks and tests: n valid points of the prime-order
+ * subgroup (random multiples of the generator, continued by additions in blocks) and n
+ * uniform scalars in [0, r). The same seed gives the same bytes on every machine and for
+ * every thread count. points: n * hpr_point_size bytes; scalars: n * 32 bytes (either may be
+ * NULL to skip it).
+ */
+hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
+                                 void *points, void *scalars);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * msm.c: hpr_msm, the multi-scalar multiplication entry point, on the CPU thread pool.
+ *
+ * Steps: (1) decode scalars, reject any >= r, and sort indices into zeros (dropped), ones
+ * (summed directly with one mixed addition each) and the rest; (2) decode and validate the
+ * points in parallel; (3) cut the rest into tiles (point chunks x window groups, see
+ * msm_cpu.h) and run them with the ones-sums on the pool; (4) add the partial window sums in
+ * tile order, combine the windows (Horner), add the ones, normalise.
+ * Every sum is formed in a fixed order and the output is affine, so the result is identical
+ * for every thread count and every tiling.
+ *
+ * Window size: c minimises W(c) * (m + 3 * 2^(c-1)), W(c) = floor(bits/c) + 1 windows, m the
+ * general scalars: one mixed addition per point and window against two full additions
+ * (about 1.5 mixed each) per bucket. Capped at 16 (BN254 buckets: 4 MiB per thread).
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DECODE_BLOCK 4096
+#define MAX_AUTO_WINDOW_BITS 16
+
+typedef struct {
+    const msm_curve_ops *ops;
+    const unsigned char *in_points;
+    unsigned char *points; /* decoded affine, n of them */
+    size_t n;
+    size_t *first_bad;             /* per decode block: first failing index or SIZE_MAX */
+    msm_point_check *bad_kind;     /* per decode block */
+    const msm_scalar *scalars;
+    const uint32_t *general, *ones;
+    size_t ngeneral, nones;
+    unsigned c, nwindows, point_chunks, window_groups, ones_chunks;
+    unsigned char *partials;      /* [point_chunks][nwindows] XYZZ */
+    unsigned char *ones_partials; /* [ones_chunks] XYZZ */
+    unsigned char *buckets;       /* [worker] 2^(c-1) XYZZ */
+} msm_job;
+
+static unsigned choose_window_bits(size_t m, unsigned bits)
+{
+    unsigned best = 1;
+    double best_cost = 0;
+    for (unsigned c = 1; c <= MAX_AUTO_WINDOW_BITS; c++) {
+        double cost = (double)msm_window_count(bits, c) * ((double)m + 3.0 * (double)(1ul << (c - 1)));
+        if (c == 1 || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* Splits [0, total) into parts nearly equal ranges; part i is [begin, end). */
+static void split_range(size_t total, unsigned parts, unsigned i, size_t *begin, size_t *end)
+{
+    *begin = total * i / parts;
+    *end = total * (i + 1) / parts;
+}
+
+static void decode_task(void *arg, size_t block, unsigned worker)
+{
+    msm_job *job = arg;
+    size_t begin = block * DECODE_BLOCK, end = begin + DECODE_BLOCK;
+    (void)worker;
+    if (end > job->n)
+        end = job->n;
+    job->first_bad[block] = SIZE_MAX;
+    for (size_t i = begin; i < end; i++) {
+        msm_point_check r = job->ops->decode_point(job->points + i * job->ops->affine_size,
+                                                   job->in_points + i * job->ops->affine_size);
+        if (r != MSM_POINT_OK) {
+            job->first_bad[block] = i;
+            job->bad_kind[block] = r;
+            return;
+        }
+    }
+}
+
+static void tile_task(void *arg, size_t t, unsigned worker)
+{
+    msm_job *job = arg;
+    const msm_curve_ops *ops = job->ops;
+    unsigned ntiles = job->point_chunks * job->window_groups;
+    if (t >= ntiles) {
+        size_t b, e;
+        unsigned i = (unsigned)(t - ntiles);
+        split_range(job->nones, job->ones_chunks, i, &b, &e);
+        ops->sum_points(job->ones_partials + i * ops->xyzz_size, job->points, job->ones, b, e);
+        return;
+    }
+    unsigned chunk = (unsigned)(t / job->window_groups), group = (unsigned)(t % job->window_groups);
+    size_t wb, we;
+    msm_tile tile;
+    split_range(job->ngeneral, job->point_chunks, chunk, &tile.begin, &tile.end);
+    split_range(job->nwindows, job->window_groups, group, &wb, &we);
+    tile.w_begin = (unsigned)wb;
+    tile.w_end = (unsigned)we;
+    ops->tile(job->partials + ((size_t)chunk * job->nwindows + tile.w_begin) * ops->xyzz_size, job->points,
+              job->scalars, job->general, &tile, job->c, job->buckets + (size_t)worker * (job->ops->xyzz_size << (job->c - 1)));
+}
+
+static int scalar_is_one(const msm_scalar *k)
+{
+    return k->l[0] == 1 && (k->l[1] | k->l[2] | k->l[3]) == 0;
+}
+
+static int scalar_is_zero(const msm_scalar *k)
+{
+    return (k->l[0] | k->l[1] | k->l[2] | k->l[3]) == 0;
+}
+
+static int scalar_below(const msm_scalar *k, const uint64_t *order)
+{
+    for (int i = 3; i >= 0; i--)
+        if (k->l[i] != order[i])
+            return k->l[i] < order[i];
+    return 0;
+}
+
+/* Decodes and classifies the scalars. Fails on the first scalar >= r. */
+static hpr_status prepare_scalars(hpr_ctx *ctx, msm_job *job, const unsigned char *in, uint32_t *general,
+                                  uint32_t *ones)
+{
+    msm_scalar *scalars = (msm_scalar *)job->scalars;
+    job->ngeneral = job->nones = 0;
+    for (size_t i = 0; i < job->n; i++) {
+        msm_scalar *k = &scalars[i];
+        for (int l = 0; l < 4; l++) {
+            uint64_t w = 0;
+            for (int b = 7; b >= 0; b--)
+                w = (w << 8) | in[32 * i + 8 * l + b];
+            k->l[l] = w;
+        }
+        if (!scalar_below(k, job->ops->order))
+            return hpr_fail(ctx, HPR_ERR_SCALAR_OUT_OF_RANGE,
+                            "scalar %zu is not below the group order r of %s (scalars are canonical little-endian)",
+                            i, job->ops->name);
+        if (scalar_is_zero(k))
+            continue;
+        if (scalar_is_one(k))
+            ones[job->nones++] = (uint32_t)i;
+        else
+            general[job->ngeneral++] = (uint32_t)i;
+    }
+    return HPR_OK;
+}
+
+static hpr_status prepare_points(hpr_ctx *ctx, msm_job *job)
+{
+    size_t blocks = (job->n + DECODE_BLOCK - 1) / DECODE_BLOCK;
+    rt_pool_run(ctx->pool, blocks, decode_task, job);
+    for (size_t b = 0; b < blocks; b++) {
+        if (job->first_bad[b] == SIZE_MAX)
+            continue;
+        size_t i = job->first_bad[b];
+        switch (job->bad_kind[b]) {
+        case MSM_POINT_COORD_RANGE:
+            return hpr_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE,
+                            "point %zu has a coordinate >= p of %s (expected Montgomery form, little-endian)", i,
+                            job->ops->name);
+        default:
+            return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "point %zu is not on the %s G1 curve", i, job->ops->name);
+        }
+    }
+    return HPR_OK;
+}
+
+static void plan_tiles(msm_job *job, unsigned threads, const hpr_msm_opts *opts)
+{
+    job->c = opts && opts->window_bits ? opts->window_bits : choose_window_bits(job->ngeneral, job->ops->scalar_bits);
+    job->nwindows = msm_window_count(job->ops->scalar_bits, job->c);
+    job->window_groups = opts && opts->windows_per_tile ? (job->nwindows + opts->windows_per_tile - 1) / opts->windows_per_tile
+                                                         : job->nwindows;
+    if (job->window_groups > job->nwindows)
+        job->window_groups = job->nwindows;
+    if (opts && opts->point_chunks) {
+        job->point_chunks = opts->point_chunks;
+    } else {
+        /* enough tiles for every thread, but chunks no smaller than the bucket count */
+        size_t want = (2 * (size_t)threads + job->window_groups - 1) / job->window_groups;
+        size_t max_useful = job->ngeneral >> job->c;
+        job->point_chunks = (unsigned)(want < max_useful ? want : (max_useful ? max_useful : 1));
+    }
+    if (job->point_chunks == 0)
+        job->point_chunks = 1;
+    job->ones_chunks = job->nones >= 4096 ? threads : 1;
+}
+
+static void combine(msm_job *job, unsigned char *out)
+{
+    const msm_curve_ops *ops = job->ops;
+    size_t xs = ops->xyzz_size;
+    unsigned char *sums = job->partials; /* window sums accumulate into chunk 0's row */
+    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    for (unsigned chunk = 1; chunk < job->point_chunks; chunk++)
+        for (unsigned w = 0; w < job->nwindows; w++)
+            ops->xyzz_add(sums + w * xs, sums + w * xs, job->partials + ((size_t)chunk * job->nwindows + w) * xs);
+    ops->combine_windows(result, sums, job->nwindows, job->c);
+    for (unsigned i = 0; i < job->ones_chunks; i++)
+        ops->xyzz_add(result, result, job->ones_partials + i * xs);
+    ops->encode_xyzz(out, result);
+}
+
+static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
+                                 const void *scalars, size_t n, void *out, const hpr_msm_opts *opts,
+                                 const msm_curve_ops **ops)
+{
+    if (!ctx)
+        return HPR_ERR_INVALID_ARGUMENT;
+    ctx->detail[0] = '\0';
+    *ops = hpr_g1_ops(curve);
+    if (!*ops)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported (bn254 = 1, bls12-381 = 2)", (int)curve);
+    if (group != HPR_G1)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported yet (G1 = 1)", (int)group);
+    if (!out || (n > 0 && (!points || !scalars)))
+        return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "points, scalars and out must not be NULL");
+    if (n > UINT32_MAX || n > SIZE_MAX / (*ops)->xyzz_size)
+        return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "n = %zu is too large (at most 2^32 - 1 points)", n);
+    if (opts && opts->window_bits > MSM_MAX_WINDOW_BITS)
+        return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "window_bits = %u is out of range (1..%d, 0 = auto)",
+                        opts->window_bits, MSM_MAX_WINDOW_BITS);
+    return HPR_OK;
+}
+
+hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                      size_t n, void *out, const hpr_msm_opts *opts)
+{
+    msm_job job = {0};
+    uint32_t *general = NULL, *ones = NULL;
+    size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
+    hpr_status st = check_msm_args(ctx, curve, group, points, scalars, n, out, opts, &job.ops);
+    if (st != HPR_OK)
+        return st;
+    job.n = n;
+    job.in_points = points;
+    job.scalars = malloc(n ? n * sizeof(msm_scalar) : 1);
+    general = malloc(n ? n * sizeof(uint32_t) : 1);
+    ones = malloc(n ? n * sizeof(uint32_t) : 1);
+    job.points = malloc(n ? n * job.ops->affine_size : 1);
+    job.first_bad = malloc((blocks ? blocks : 1) * sizeof(size_t));
+    job.bad_kind = malloc((blocks ? blocks : 1) * sizeof(msm_point_check));
+    if (!job.scalars || !general || !ones || !job.points || !job.first_bad || !job.bad_kind) {
+        st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate the decoded inputs", n);
+        goto out;
+    }
+    job.general = general;
+    job.ones = ones;
+    st = prepare_scalars(ctx, &job, scalars, general, ones);
+    if (st == HPR_OK)
+        st = prepare_points(ctx, &job);
+    if (st != HPR_OK)
+        goto out;
+    plan_tiles(&job, ctx->threads, opts);
+    job.partials = malloc((size_t)job.point_chunks * job.nwindows * job.ops->xyzz_size);
+    job.ones_partials = malloc(job.ones_chunks * job.ops->xyzz_size);
+    job.buckets = malloc((size_t)ctx->threads * (job.ops->xyzz_size << (job.c - 1)));
+    if (!job.partials || !job.ones_partials || !job.buckets) {
+        st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", n, job.c);
+        goto out;
+    }
+    rt_pool_run(ctx->pool, (size_t)job.point_chunks * job.window_groups + job.ones_chunks, tile_task, &job);
+    combine(&job, out);
+out:
+    free((void *)job.scalars);
+    free(general);
+    free(ones);
+    free(job.points);
+    free(job.first_bad);
+    free(job.bad_kind);
+    free(job.partials);
+    free(job.ones_partials);
+    free(job.buckets);
+    return st;
+}
+
+hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                   size_t n, void *out)
+{
+    return hpr_msm_ex(ctx, curve, group, points, scalars, n, out, NULL);
+}

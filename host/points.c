@@ -1,0 +1,101 @@
+/*
+ * points.c: single-point services of the public API: validation and the snarkjs JSON form.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_FIELD_LIMBS 6
+
+static hpr_status point_check_status(hpr_ctx *ctx, msm_point_check r, const char *name)
+{
+    switch (r) {
+    case MSM_POINT_OK: return HPR_OK;
+    case MSM_POINT_COORD_RANGE:
+        return hpr_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE, "a coordinate is >= p of %s", name);
+    case MSM_POINT_NOT_ON_CURVE: return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "the point is not on the %s G1 curve", name);
+    case MSM_POINT_NOT_IN_SUBGROUP:
+        return hpr_fail(ctx, HPR_ERR_POINT_NOT_IN_SUBGROUP, "the point is not in the prime-order subgroup of %s G1", name);
+    }
+    return HPR_ERR_INTERNAL;
+}
+
+static int all_zero(const unsigned char *p, size_t len)
+{
+    unsigned char acc = 0;
+    for (size_t i = 0; i < len; i++)
+        acc |= p[i];
+    return acc == 0;
+}
+
+hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point)
+{
+    uint64_t affine[2 * MAX_FIELD_LIMBS];
+    const msm_curve_ops *ops = hpr_g1_ops(curve);
+    if (!ops)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
+    if (group != HPR_G1)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported yet", (int)group);
+    if (!point)
+        return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "point must not be NULL");
+    msm_point_check r = ops->decode_point(affine, point);
+    if (r == MSM_POINT_OK && !ops->in_subgroup(affine))
+        r = MSM_POINT_NOT_IN_SUBGROUP;
+    return point_check_status(ctx, r, ops->name);
+}
+
+hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf, size_t buflen)
+{
+    uint64_t affine[2 * MAX_FIELD_LIMBS], x[MAX_FIELD_LIMBS], y[MAX_FIELD_LIMBS];
+    char xs[20 * MAX_FIELD_LIMBS + 1], ys[20 * MAX_FIELD_LIMBS + 1];
+    const msm_curve_ops *ops = hpr_g1_ops(curve);
+    unsigned limbs;
+    int len;
+    if (!ops)
+        return HPR_ERR_UNSUPPORTED_CURVE;
+    if (group != HPR_G1)
+        return HPR_ERR_UNSUPPORTED_GROUP;
+    if (!point || !buf)
+        return HPR_ERR_INVALID_ARGUMENT;
+    limbs = (unsigned)(ops->field_bytes / 8);
+    if (all_zero(point, ops->affine_size)) {
+        len = snprintf(buf, buflen, "[\"0\",\"1\",\"0\"]");
+        return len >= 0 && (size_t)len < buflen ? HPR_OK : HPR_ERR_INVALID_ARGUMENT;
+    }
+    msm_point_check r = ops->decode_point(affine, point);
+    if (r != MSM_POINT_OK)
+        return point_check_status(NULL, r, ops->name);
+    ops->affine_to_canonical(x, y, affine);
+    hpr_dec_from_limbs(xs, x, limbs);
+    hpr_dec_from_limbs(ys, y, limbs);
+    len = snprintf(buf, buflen, "[\"%s\",\"%s\",\"1\"]", xs, ys);
+    return len >= 0 && (size_t)len < buflen ? HPR_OK : HPR_ERR_INVALID_ARGUMENT;
+}
+
+hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *xs, const char *ys, const char *zs,
+                                  void *point)
+{
+    uint64_t affine[2 * MAX_FIELD_LIMBS], x[MAX_FIELD_LIMBS], y[MAX_FIELD_LIMBS];
+    const msm_curve_ops *ops = hpr_g1_ops(curve);
+    if (!ops)
+        return HPR_ERR_UNSUPPORTED_CURVE;
+    if (group != HPR_G1)
+        return HPR_ERR_UNSUPPORTED_GROUP;
+    if (!xs || !ys || !zs || !point)
+        return HPR_ERR_INVALID_ARGUMENT;
+    if (strcmp(zs, "0") == 0) {
+        memset(point, 0, ops->affine_size);
+        return HPR_OK;
+    }
+    if (strcmp(zs, "1") != 0)
+        return HPR_ERR_FORMAT;
+    unsigned limbs = (unsigned)(ops->field_bytes / 8);
+    if (hpr_dec_to_limbs(x, limbs, xs) != 0 || hpr_dec_to_limbs(y, limbs, ys) != 0)
+        return HPR_ERR_FORMAT;
+    msm_point_check r = ops->affine_from_canonical(affine, x, y);
+    if (r != MSM_POINT_OK)
+        return point_check_status(NULL, r, ops->name);
+    memcpy(point, affine, ops->affine_size);
+    return HPR_OK;
+}

@@ -1,0 +1,49 @@
+/*
+ * curves.h: the instantiations of the shared arithmetic. Host C includes this file; the
+ * OpenCL program is built from the same text (fe_impl.h and ec_impl.h expanded per field).
+ *
+ * Fields: bn254_fp, bn254_fr (4 limbs), bls12_381_fp (6 limbs), bls12_381_fr (4 limbs).
+ * Curves: bn254_g1 over bn254_fp, bls12_381_g1 over bls12_381_fp; scalars have 4 limbs.
+ */
+#ifndef HPR_CURVES_H
+#define HPR_CURVES_H
+
+#define FE_T bn254_fp
+#define FE_N 4
+#define FE_K BN254_FP
+#include "fe_impl.h"
+
+#define FE_T bn254_fr
+#define FE_N 4
+#define FE_K BN254_FR
+#include "fe_impl.h"
+
+#define FE_T bls12_381_fp
+#define FE_N 6
+#define FE_K BLS12_381_FP
+#include "fe_impl.h"
+
+#define FE_T bls12_381_fr
+#define FE_N 4
+#define FE_K BLS12_381_FR
+#include "fe_impl.h"
+
+#define EC_T bn254_g1
+#define EC_F bn254_fp
+#define EC_K BN254_G1
+#define EC_SN 4
+#include "ec_impl.h"
+
+#define EC_T bls12_381_g1
+#define EC_F bls12_381_fp
+#define EC_K BLS12_381_G1
+#define EC_SN 4
+#include "ec_impl.h"
+
+#define MSM_EC bn254_g1
+#include "msm_impl.h"
+
+#define MSM_EC bls12_381_g1
+#include "msm_impl.h"
+
+#endif

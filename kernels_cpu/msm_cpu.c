@@ -1,0 +1,48 @@
+/*
+ * msm_cpu.c: the portable CPU MSM kernels for BN254 G1 and BLS12-381 G1 (see msm_cpu_impl.h)
+ * and their operation tables.
+ */
+#include "msm_cpu.h"
+
+#include "../kernels_cl/arith/curves.h"
+
+#define CPU_EC bn254_g1
+#define CPU_F bn254_fp
+#include "msm_cpu_impl.h"
+
+#define CPU_EC bls12_381_g1
+#define CPU_F bls12_381_fp
+#include "msm_cpu_impl.h"
+
+_Static_assert(MSM_MAX_WINDOW_BITS == HPR_MSM_MAX_WINDOW_BITS, "one window limit");
+
+unsigned msm_window_count(unsigned bits, unsigned c)
+{
+    return hpr_msm_window_count(bits, c);
+}
+
+static const uint64_t bn254_order[4] = BN254_G1_ORDER;
+static const uint64_t bls12_381_order[4] = BLS12_381_G1_ORDER;
+
+#define OPS(curve, field, order_limbs, order_bits, label)                                            \
+    const msm_curve_ops msm_##curve##_ops = {                                                      \
+        .name = label,                                                                             \
+        .field_bytes = sizeof(field),                                                              \
+        .affine_size = sizeof(curve##_affine),                                                     \
+        .xyzz_size = sizeof(curve##_xyzz),                                                         \
+        .scalar_bits = order_bits,                                                                 \
+        .order = order_limbs,                                                                      \
+        .tile = curve##_cpu_tile,                                                                  \
+        .sum_points = curve##_cpu_sum_points,                                                      \
+        .xyzz_set_inf = curve##_cpu_xyzz_set_inf,                                                  \
+        .xyzz_add = curve##_cpu_xyzz_add,                                                          \
+        .combine_windows = curve##_cpu_combine_windows,                                            \
+        .decode_point = curve##_cpu_decode_point,                                                  \
+        .encode_xyzz = curve##_cpu_encode_xyzz,                                                    \
+        .affine_to_canonical = curve##_cpu_affine_to_canonical,                                    \
+        .affine_from_canonical = curve##_cpu_affine_from_canonical,                                \
+        .in_subgroup = curve##_cpu_in_subgroup,                                                    \
+    }
+
+OPS(bn254_g1, bn254_fp, bn254_order, BN254_FR_BITS, "bn254");
+OPS(bls12_381_g1, bls12_381_fp, bls12_381_order, BLS12_381_FR_BITS, "bls12-381");

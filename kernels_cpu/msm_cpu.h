@@ -1,0 +1,66 @@
+/*
+ * msm_cpu.h: the CPU's MSM kernels behind one curve-independent table.
+ *
+ * A tile is (a range of the list of point indices, a range of windows); its result is one
+ * partial window sum per window, in XYZZ form. Tiles over disjoint index ranges add up to the
+ * whole MSM window by window, so any split of points and windows gives the same answer; this
+ * is what lets a scheduler deal tiles to devices (the idea of blst's tile Pippenger).
+ *
+ * Contracts: points are validated affine points (reduced Montgomery coordinates, on the
+ * curve, (0,0) for infinity); scalars are canonical (< r) 4-limb little-endian integers;
+ * the XYZZ and affine objects are opaque blobs of the sizes given in the table.
+ */
+#ifndef HPR_MSM_CPU_H
+#define HPR_MSM_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint64_t l[4];
+} msm_scalar;
+
+typedef struct {
+    size_t begin, end;       /* half-open range in the index list */
+    unsigned w_begin, w_end; /* half-open range of windows */
+} msm_tile;
+
+typedef enum { MSM_POINT_OK = 0, MSM_POINT_COORD_RANGE, MSM_POINT_NOT_ON_CURVE, MSM_POINT_NOT_IN_SUBGROUP } msm_point_check;
+
+typedef struct {
+    const char *name;
+    size_t field_bytes;   /* bytes of one base-field coordinate */
+    size_t affine_size;   /* sizeof the affine struct (== 2 * field_bytes: the interchange form) */
+    size_t xyzz_size;     /* sizeof the XYZZ struct */
+    unsigned scalar_bits; /* bit length of the group order r */
+    const uint64_t *order; /* r, 4 limbs */
+
+    /* sums[w - w_begin] = sum_{i in tile range} d_w(scalars[index[i]]) * points[index[i]].
+     * buckets: 2^(c-1) XYZZ scratch. */
+    void (*tile)(void *sums, const void *points, const msm_scalar *scalars, const uint32_t *index,
+                 const msm_tile *tile, unsigned c, void *buckets);
+    /* acc = sum of points[index[i]] for i in [begin, end) */
+    void (*sum_points)(void *acc, const void *points, const uint32_t *index, size_t begin, size_t end);
+    void (*xyzz_set_inf)(void *p);
+    void (*xyzz_add)(void *r, const void *a, const void *b);
+    void (*combine_windows)(void *r, const void *sums, unsigned nwindows, unsigned c);
+    /* Interchange bytes -> affine, with range and on-curve checks (no subgroup check). */
+    msm_point_check (*decode_point)(void *affine, const unsigned char *bytes);
+    /* XYZZ -> interchange bytes of the affine point (all zero for infinity). */
+    void (*encode_xyzz)(unsigned char *bytes, const void *xyzz);
+    /* Affine (validated) <-> canonical coordinate limbs (field_bytes / 8 limbs each). */
+    void (*affine_to_canonical)(uint64_t *x, uint64_t *y, const void *affine);
+    msm_point_check (*affine_from_canonical)(void *affine, const uint64_t *x, const uint64_t *y);
+    /* 1 if the (validated) affine point is in the prime-order subgroup. Costs a scalar mul. */
+    int (*in_subgroup)(const void *affine);
+} msm_curve_ops;
+
+#define MSM_MAX_WINDOW_BITS 20 /* == HPR_MSM_MAX_WINDOW_BITS of the shared source */
+
+/* Windows needed for scalars below 2^bits with c-bit signed (Booth) digits. */
+unsigned msm_window_count(unsigned bits, unsigned c);
+
+extern const msm_curve_ops msm_bn254_g1_ops;
+extern const msm_curve_ops msm_bls12_381_g1_ops;
+
+#endif
