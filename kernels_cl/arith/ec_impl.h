@@ -118,7 +118,7 @@ HPR_FN void EC_FN(jac_neg)(EC_TY(jac) *r, const EC_TY(jac) *p)
 }
 
 /* dbl-2009-l */
-HPR_FN void EC_FN(jac_dbl)(EC_TY(jac) *r, const EC_TY(jac) *p)
+HPR_POINT_FN void EC_FN(jac_dbl)(EC_TY(jac) *r, const EC_TY(jac) *p)
 {
     EC_F a, b, c, d, e, f, t;
     F(sqr)(&a, &p->x);
@@ -145,7 +145,7 @@ HPR_FN void EC_FN(jac_dbl)(EC_TY(jac) *r, const EC_TY(jac) *p)
 }
 
 /* add-2007-bl, with the exceptional cases dispatched. */
-HPR_FN void EC_FN(jac_add)(EC_TY(jac) *r, const EC_TY(jac) *p, const EC_TY(jac) *q)
+HPR_POINT_FN void EC_FN(jac_add)(EC_TY(jac) *r, const EC_TY(jac) *p, const EC_TY(jac) *q)
 {
     EC_F z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t;
     if (EC_FN(jac_is_inf)(p)) {
@@ -195,7 +195,7 @@ HPR_FN void EC_FN(jac_add)(EC_TY(jac) *r, const EC_TY(jac) *p, const EC_TY(jac) 
 }
 
 /* madd-2007-bl: p Jacobian, q affine. */
-HPR_FN void EC_FN(jac_add_affine)(EC_TY(jac) *r, const EC_TY(jac) *p, const EC_TY(affine) *q)
+HPR_POINT_FN void EC_FN(jac_add_affine)(EC_TY(jac) *r, const EC_TY(jac) *p, const EC_TY(affine) *q)
 {
     EC_F z1z1, u2, s2, h, hh, i, j, rr, v, t;
     if (EC_FN(affine_is_inf)(q)) {
@@ -290,7 +290,7 @@ HPR_FN void EC_FN(xyzz_neg)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p)
 }
 
 /* dbl-2008-s-1 with a = 0. */
-HPR_FN void EC_FN(xyzz_dbl)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p)
+HPR_POINT_FN void EC_FN(xyzz_dbl)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p)
 {
     EC_F u, v, w, s, m, t;
     F(dbl)(&u, &p->y);
@@ -312,7 +312,7 @@ HPR_FN void EC_FN(xyzz_dbl)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p)
 }
 
 /* mdbl-2008-s-1: doubling of an affine point (not infinity) into XYZZ. */
-HPR_FN void EC_FN(xyzz_dbl_affine)(EC_TY(xyzz) *r, const EC_TY(affine) *p)
+HPR_POINT_FN void EC_FN(xyzz_dbl_affine)(EC_TY(xyzz) *r, const EC_TY(affine) *p)
 {
     EC_F u, v, w, s, m, t;
     F(dbl)(&u, &p->y);
@@ -334,7 +334,7 @@ HPR_FN void EC_FN(xyzz_dbl_affine)(EC_TY(xyzz) *r, const EC_TY(affine) *p)
 }
 
 /* add-2008-s. */
-HPR_FN void EC_FN(xyzz_add)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p, const EC_TY(xyzz) *q)
+HPR_POINT_FN void EC_FN(xyzz_add)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p, const EC_TY(xyzz) *q)
 {
     EC_F u1, u2, s1, s2, pp, ppp, rr, qq, t;
     if (EC_FN(xyzz_is_inf)(p)) {
@@ -376,7 +376,7 @@ HPR_FN void EC_FN(xyzz_add)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p, const EC_TY(xy
 }
 
 /* madd-2008-s: p XYZZ, q affine. */
-HPR_FN void EC_FN(xyzz_add_affine)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p, const EC_TY(affine) *q)
+HPR_POINT_FN void EC_FN(xyzz_add_affine)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p, const EC_TY(affine) *q)
 {
     EC_F u2, s2, pp, ppp, rr, qq, t;
     if (EC_FN(affine_is_inf)(q)) {
