@@ -1,0 +1,298 @@
+/*
+ * test_msm.c: hpr_msm against a naive double-and-add sum, both curves: sizes 0..4099, the
+ * edge matrix (zero scalars, 1, r-1, all-equal points, P beside -P, infinity), every window
+ * size 1..16, 1 and 2 threads, arbitrary tilings, and the rejection of bad inputs.
+ */
+#include "test_util.h"
+
+#include "../kernels_cl/arith/curves.h"
+#include "hyprove.h"
+
+#include <string.h>
+
+#define MAXP 96
+
+typedef struct {
+    const char *name;
+    hpr_curve curve;
+    size_t point_size;
+    const uint64_t *order;
+    void (*naive)(unsigned char *out, const unsigned char *points, const unsigned char *scalars, size_t n);
+} curve_t;
+
+static void scalar_limbs(uint64_t *k, const unsigned char *bytes)
+{
+    for (int l = 0; l < 4; l++) {
+        k[l] = 0;
+        for (int b = 7; b >= 0; b--)
+            k[l] = (k[l] << 8) | bytes[8 * l + b];
+    }
+}
+
+/* The reference: sum of k_i * P_i, each by double-and-add in Jacobian form. */
+#define NAIVE(EC, K)                                                                                          \
+    static const uint64_t EC##_order[] = K##_ORDER;                                                          \
+    static void EC##_naive(unsigned char *out, const unsigned char *points, const unsigned char *scalars, size_t n) \
+    {                                                                                                        \
+        EC##_jac acc, t;                                                                                     \
+        EC##_affine a;                                                                                       \
+        EC##_jac_set_inf(&acc);                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                                     \
+            uint64_t k[4];                                                                                   \
+            memcpy(&a, points + i * sizeof a, sizeof a);                                                     \
+            scalar_limbs(k, scalars + 32 * i);                                                               \
+            EC##_jac_mul_var(&t, &a, k);                                                                     \
+            EC##_jac_add(&acc, &acc, &t);                                                                    \
+        }                                                                                                    \
+        EC##_jac_to_affine(&a, &acc);                                                                        \
+        memcpy(out, &a, sizeof a);                                                                           \
+    }
+
+NAIVE(bn254_g1, BN254_G1)
+NAIVE(bls12_381_g1, BLS12_381_G1)
+
+static const curve_t curves[] = {
+    {"bn254", HPR_CURVE_BN254, 64, bn254_g1_order, bn254_g1_naive},
+    {"bls12-381", HPR_CURVE_BLS12_381, 96, bls12_381_g1_order, bls12_381_g1_naive},
+};
+
+typedef struct {
+    unsigned char *points, *scalars;
+    size_t n;
+} inputs;
+
+static void set_scalar(unsigned char *s, const uint64_t *k)
+{
+    for (int l = 0; l < 4; l++)
+        for (int b = 0; b < 8; b++)
+            s[8 * l + b] = (unsigned char)(k[l] >> (8 * b));
+}
+
+static void set_small_scalar(unsigned char *s, uint64_t v)
+{
+    uint64_t k[4] = {v, 0, 0, 0};
+    set_scalar(s, k);
+}
+
+static void negate_point(const curve_t *c, unsigned char *out, const unsigned char *in)
+{
+    if (c->curve == HPR_CURVE_BN254)
+        bn254_g1_affine_neg((bn254_g1_affine *)(void *)out, (const bn254_g1_affine *)(const void *)in);
+    else
+        bls12_381_g1_affine_neg((bls12_381_g1_affine *)(void *)out, (const bls12_381_g1_affine *)(const void *)in);
+}
+
+/* Random inputs, then the edge matrix laid over them according to pattern bits. */
+enum { EDGE_ZEROS = 1, EDGE_ONES = 2, EDGE_R_MINUS_1 = 4, EDGE_EQUAL_POINTS = 8, EDGE_NEG_PAIRS = 16, EDGE_INFINITY = 32 };
+
+static inputs make_inputs(hpr_ctx *ctx, const curve_t *c, size_t n, uint64_t seed, unsigned edges)
+{
+    inputs in = {malloc(n * c->point_size + 1), malloc(n * 32 + 1), n};
+    test_rng rng;
+    test_rng_init(&rng, seed);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx, c->curve, HPR_G1, n, test_seed ^ seed, in.points, in.scalars), HPR_OK);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = in.points + i * c->point_size, *s = in.scalars + 32 * i;
+        unsigned pick = (unsigned)(test_rng_next(&rng) % 6);
+        if ((edges & EDGE_ZEROS) && pick == 0)
+            set_small_scalar(s, 0);
+        if ((edges & EDGE_ONES) && pick == 1)
+            set_small_scalar(s, 1);
+        if ((edges & EDGE_R_MINUS_1) && pick == 2) {
+            uint64_t k[4];
+            memcpy(k, c->order, sizeof k);
+            k[0] -= 1;
+            set_scalar(s, k);
+        }
+        if ((edges & EDGE_EQUAL_POINTS) && i > 0)
+            memcpy(p, in.points, c->point_size);
+        if ((edges & EDGE_NEG_PAIRS) && (i & 1))
+            negate_point(c, p, p - c->point_size);
+        if ((edges & EDGE_INFINITY) && pick == 3)
+            memset(p, 0, c->point_size);
+    }
+    return in;
+}
+
+static void free_inputs(inputs *in)
+{
+    free(in->points);
+    free(in->scalars);
+}
+
+static hpr_ctx *make_ctx(unsigned threads)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_config_default(&cfg);
+    cfg.threads = threads;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    return ctx;
+}
+
+static void expect_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, const unsigned char *want,
+                       const hpr_msm_opts *opts, const char *what)
+{
+    unsigned char got[MAXP];
+    hpr_status st = hpr_msm_ex(ctx, c->curve, HPR_G1, in->points, in->scalars, in->n, got, opts);
+    assert_seeded(st == HPR_OK, "%s n=%zu %s: %s (%s)", c->name, in->n, what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    assert_seeded(memcmp(got, want, c->point_size) == 0, "%s n=%zu %s: result differs from the reference (c=%u chunks=%u wpt=%u)",
+                  c->name, in->n, what, opts ? opts->window_bits : 0, opts ? opts->point_chunks : 0,
+                  opts ? opts->windows_per_tile : 0);
+}
+
+static const size_t sizes[] = {0, 1, 2, 3, 7, 64, 1000, 4099};
+static const unsigned edge_sets[] = {0, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1, EDGE_EQUAL_POINTS | EDGE_R_MINUS_1,
+                                     EDGE_NEG_PAIRS | EDGE_ONES, EDGE_INFINITY | EDGE_ZEROS, 63};
+
+/* _i = curve * nsizes + size index */
+START_TEST(matches_naive_over_sizes_and_edges)
+{
+    const curve_t *c = &curves[_i / 8];
+    size_t n = sizes[_i % 8];
+    hpr_ctx *ctx = make_ctx(2), *ctx1 = make_ctx(1);
+    for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
+        if (n > 1000 && e > 1 && e < 5)
+            continue; /* the largest size runs the random and full edge sets only: the naive sum is slow */
+        unsigned char want[MAXP];
+        inputs in = make_inputs(ctx, c, n, 1000 + 16 * (uint64_t)_i + e, edge_sets[e]);
+        c->naive(want, in.points, in.scalars, n);
+        expect_msm(ctx, c, &in, want, NULL, "2 threads");
+        expect_msm(ctx1, c, &in, want, NULL, "1 thread");
+        free_inputs(&in);
+    }
+    hpr_ctx_destroy(ctx);
+    hpr_ctx_destroy(ctx1);
+}
+END_TEST
+
+START_TEST(every_window_size)
+{
+    const curve_t *c = &curves[_i];
+    hpr_ctx *ctx = make_ctx(2);
+    unsigned char want[MAXP];
+    inputs in = make_inputs(ctx, c, 70, 2000 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1 | EDGE_NEG_PAIRS);
+    c->naive(want, in.points, in.scalars, in.n);
+    for (unsigned wb = 1; wb <= 16; wb++) {
+        hpr_msm_opts opts = {wb, 0, 0};
+        expect_msm(ctx, c, &in, want, &opts, "window size");
+    }
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(any_tiling_gives_the_same_result)
+{
+    const curve_t *c = &curves[_i];
+    hpr_ctx *ctx = make_ctx(2);
+    unsigned char want[MAXP];
+    test_rng rng;
+    test_rng_init(&rng, 3000 + (uint64_t)_i);
+    inputs in = make_inputs(ctx, c, 777, 3100 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES);
+    c->naive(want, in.points, in.scalars, in.n);
+    for (int t = 0; t < 24; t++) {
+        hpr_msm_opts opts = {(unsigned)(1 + test_rng_next(&rng) % 12), (unsigned)(1 + test_rng_next(&rng) % 40),
+                             (unsigned)(1 + test_rng_next(&rng) % 9)};
+        expect_msm(ctx, c, &in, want, &opts, "tiling");
+    }
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(rejects_bad_inputs)
+{
+    const curve_t *c = &curves[_i];
+    hpr_ctx *ctx = make_ctx(2);
+    unsigned char out[MAXP];
+    inputs in = make_inputs(ctx, c, 100, 4000 + (uint64_t)_i, 0);
+    /* scalar == r at index 42 */
+    uint64_t k[4];
+    unsigned char saved[32];
+    memcpy(saved, in.scalars + 32 * 42, 32);
+    memcpy(k, c->order, sizeof k);
+    set_scalar(in.scalars + 32 * 42, k);
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, out), HPR_ERR_SCALAR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "scalar 42") != NULL, "detail: %s", hpr_ctx_error_detail(ctx));
+    memset(in.scalars + 32 * 42, 0xff, 32); /* 2^256 - 1 */
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, out), HPR_ERR_SCALAR_OUT_OF_RANGE);
+    memcpy(in.scalars + 32 * 42, saved, 32);
+    /* point 57 off the curve */
+    in.points[57 * c->point_size + 3] ^= 0x10;
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, out), HPR_ERR_POINT_NOT_ON_CURVE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 57") != NULL, "detail: %s", hpr_ctx_error_detail(ctx));
+    /* point 57 with x >= p */
+    memset(in.points + 57 * c->point_size, 0xff, c->point_size / 2);
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, out), HPR_ERR_COORDINATE_OUT_OF_RANGE);
+    /* arguments */
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G2, in.points, in.scalars, in.n, out), HPR_ERR_UNSUPPORTED_GROUP);
+    ck_assert_int_eq(hpr_msm(ctx, (hpr_curve)7, HPR_G1, in.points, in.scalars, in.n, out), HPR_ERR_UNSUPPORTED_CURVE);
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, NULL, in.scalars, in.n, out), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, NULL), HPR_ERR_INVALID_ARGUMENT);
+    hpr_msm_opts opts = {21, 0, 0};
+    ck_assert_int_eq(hpr_msm_ex(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, out, &opts), HPR_ERR_INVALID_ARGUMENT);
+    /* n = 0 is the point at infinity */
+    unsigned char zero[MAXP] = {0};
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, NULL, NULL, 0, out), HPR_OK);
+    ck_assert(memcmp(out, zero, c->point_size) == 0);
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(random_inputs_are_deterministic_and_valid)
+{
+    const curve_t *c = &curves[_i];
+    hpr_ctx *ctx1 = make_ctx(1), *ctx2 = make_ctx(2);
+    size_t n = 2500;
+    unsigned char *p1 = malloc(n * c->point_size), *p2 = malloc(n * c->point_size), *s1 = malloc(32 * n), *s2 = malloc(32 * n);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx1, c->curve, HPR_G1, n, 99, p1, s1), HPR_OK);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx2, c->curve, HPR_G1, n, 99, p2, s2), HPR_OK);
+    ck_assert(memcmp(p1, p2, n * c->point_size) == 0 && memcmp(s1, s2, 32 * n) == 0);
+    for (size_t i = 0; i < n; i += 97)
+        ck_assert_int_eq(hpr_point_check(ctx1, c->curve, HPR_G1, p1 + i * c->point_size), HPR_OK);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx2, c->curve, HPR_G1, n, 100, p2, s2), HPR_OK);
+    ck_assert(memcmp(p1, p2, c->point_size) != 0 && memcmp(s1, s2, 32) != 0);
+    free(p1), free(p2), free(s1), free(s2);
+    hpr_ctx_destroy(ctx1);
+    hpr_ctx_destroy(ctx2);
+}
+END_TEST
+
+START_TEST(context_and_status_api)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_config_default(&cfg);
+    cfg.devices = "cl:9.9";
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_ERR_UNKNOWN_DEVICE);
+    ck_assert_ptr_null(ctx);
+    cfg.devices = "cpu";
+    cfg.threads = 3;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    ck_assert_uint_eq(hpr_ctx_threads(ctx), 3);
+    hpr_ctx_destroy(ctx);
+    ck_assert_int_eq(hpr_ctx_create(NULL, NULL), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_str_eq(hpr_status_str(HPR_OK), "ok");
+    ck_assert_str_eq(hpr_status_str((hpr_status)12345), "unknown status");
+    ck_assert_uint_eq(hpr_point_size(HPR_CURVE_BN254, HPR_G1), 64);
+    ck_assert_uint_eq(hpr_point_size(HPR_CURVE_BLS12_381, HPR_G1), 96);
+}
+END_TEST
+
+int main(void)
+{
+    test_seed_init();
+    Suite *s = suite_create("msm");
+    TCase *tc = tcase_create("cpu");
+    tcase_set_timeout(tc, 900);
+    tcase_add_loop_test(tc, matches_naive_over_sizes_and_edges, 0, 16);
+    tcase_add_loop_test(tc, every_window_size, 0, 2);
+    tcase_add_loop_test(tc, any_tiling_gives_the_same_result, 0, 2);
+    tcase_add_loop_test(tc, rejects_bad_inputs, 0, 2);
+    tcase_add_loop_test(tc, random_inputs_are_deterministic_and_valid, 0, 2);
+    tcase_add_test(tc, context_and_status_api);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
