@@ -112,21 +112,20 @@ static int load_inputs(hpr_curve curve, const char *ppath, const char *spath, un
     return 0;
 }
 
-static int write_point_json(hpr_curve curve, const unsigned char *point, const char *path)
+/* Writes the result to o (opened before the computation, so that a bad path fails early) or
+ * to stdout when o is NULL. */
+static int write_point_json(hpr_curve curve, const unsigned char *point, cli_output *o)
 {
     char json[256];
-    cli_output o;
     hpr_status st = hpr_point_to_json(curve, HPR_G1, point, json, sizeof json);
     if (st != HPR_OK)
         return cli_status_error("formatting the result", st, NULL);
-    if (!path) {
+    if (!o) {
         printf("%s\n", json);
         return fflush(stdout) == 0 ? 0 : cli_error("cannot write to stdout");
     }
-    if (cli_output_open(&o, path) != 0)
-        return CLI_EXIT_FAILURE;
-    fprintf(o.fp, "%s\n", json);
-    return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
+    fprintf(o->fp, "%s\n", json);
+    return cli_output_commit(o) == 0 ? 0 : CLI_EXIT_FAILURE;
 }
 
 int cmd_msm(int argc, char **argv)
@@ -137,6 +136,7 @@ int cmd_msm(int argc, char **argv)
     unsigned char *points = NULL, *scalars = NULL, result[96];
     hpr_ctx *ctx = NULL;
     hpr_curve curve;
+    cli_output out = {0};
     size_t n = 0;
     int rc = CLI_EXIT_USAGE;
     cli_opt opts[] = {{"--curve", &curve_s},   {"--points", &ppath},  {"--scalars", &spath},
@@ -163,6 +163,8 @@ int cmd_msm(int argc, char **argv)
         return cli_usage_error("msm ", "--window-bits '%s' is not an integer in 1..20", wb_s);
     if ((rc = parse_device("msm ", device)) != 0)
         return rc;
+    if (out_path && cli_output_open(&out, out_path) != 0)
+        return CLI_EXIT_FAILURE;
     if ((rc = make_ctx((unsigned)threads, device, &ctx)) != 0)
         goto out;
     if (log_n_s) {
@@ -178,8 +180,9 @@ int cmd_msm(int argc, char **argv)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
     fprintf(stderr, "msm: %s G1, n = %zu, %u threads: %.3f ms\n", cli_curve_name(curve), n, hpr_ctx_threads(ctx), ms);
-    rc = write_point_json(curve, result, out_path);
+    rc = write_point_json(curve, result, out_path ? &out : NULL);
 out:
+    cli_output_abort(&out); /* no-op after a commit */
     free(points);
     free(scalars);
     hpr_ctx_destroy(ctx);

@@ -12,7 +12,14 @@
 #ifndef HPR_COMPAT_H
 #define HPR_COMPAT_H
 
-#ifdef __OPENCL_VERSION__
+/* OpenCL C compilers define __OPENCL_C_VERSION__ (1.2+) or __OPENCL_VERSION__. */
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
+#define HPR_IS_OPENCL 1
+#else
+#define HPR_IS_OPENCL 0
+#endif
+
+#if HPR_IS_OPENCL
 typedef ulong hpr_u64;
 typedef uint hpr_u32;
 #define HPR_U64(x) x##UL
@@ -44,7 +51,7 @@ typedef uint32_t hpr_u32;
 /* adc/sbb through the compiler's carry intrinsics on x86-64 (baseline ISA, no -madx needed):
  * gcc 12 turns the portable carry expressions into setc/movzx chains (measured about 1.5x
  * slower point additions here). */
-#if !defined(__OPENCL_VERSION__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if !HPR_IS_OPENCL && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <x86intrin.h>
 #define HPR_X86_CARRY_INTRINSICS 1
 #else
@@ -54,8 +61,8 @@ typedef uint32_t hpr_u32;
 /* Returns the low word of a*b + c + d; *hi receives the high word. */
 HPR_FN hpr_u64 hpr_mac(hpr_u64 a, hpr_u64 b, hpr_u64 c, hpr_u64 d, hpr_u64 *hi)
 {
-#if defined(__OPENCL_VERSION__) || !defined(__SIZEOF_INT128__)
-#ifdef __OPENCL_VERSION__
+#if HPR_IS_OPENCL || !defined(__SIZEOF_INT128__)
+#if HPR_IS_OPENCL
     hpr_u64 h = mul_hi(a, b);
     hpr_u64 lo = a * b;
 #else

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# README's second command: build Release and Debug+ASan+UBSan (warnings as errors) and run the
+# whole test suite (ctest over the Check suites, the CLI tests, the constants and OpenCL C
+# checks) in both builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs="$(nproc)"
+for preset in release asan; do
+  echo "=== $preset: configure and build"
+  cmake --preset "$preset"
+  cmake --build --preset "$preset" -j "$jobs"
+done
+for preset in release asan; do
+  echo "=== $preset: tests"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --preset "$preset" -j "$jobs"
+done

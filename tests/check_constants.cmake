@@ -1,0 +1,11 @@
+# Regenerates kernels_cl/arith/constants_gen.h into OUT and fails if it differs from the committed file.
+execute_process(COMMAND ${PYTHON} ${SRC}/scripts/gen_constants.py ${OUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "scripts/gen_constants.py failed (${rc})")
+endif()
+file(READ ${OUT} fresh)
+file(READ ${SRC}/kernels_cl/arith/constants_gen.h committed)
+if(NOT fresh STREQUAL committed)
+  message(FATAL_ERROR "kernels_cl/arith/constants_gen.h is stale or hand-edited: run scripts/gen_constants.py kernels_cl/arith/constants_gen.h")
+endif()
+message(STATUS "constants_gen.h matches the generator")

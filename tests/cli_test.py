@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""CLI tests for hyprove: arguments, files, errors, atomic outputs, bench JSON.
+
+Usage: cli_test.py PATH_TO_HYPROVE. Expected values are computed here independently with
+Python integers (affine formulas), not by hyprove.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HYPROVE = sys.argv[1]
+FAILED = []
+PASSED = [0]
+
+CURVES = {
+    "bn254": dict(
+        p=21888242871839275222246405745257275088696311157297823662689037894645226208583,
+        r=21888242871839275222246405745257275088548364400416034343698204186575808495617,
+        b=3, size=32, g=(1, 2)),
+    "bls12-381": dict(
+        p=0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab,
+        r=0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001,
+        b=4, size=48,
+        g=(0x17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb,
+           0x08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1)),
+}
+
+
+def ec_add(c, a, b):
+    p = c["p"]
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0]:
+        if (a[1] + b[1]) % p == 0:
+            return None
+        lam = 3 * a[0] * a[0] * pow(2 * a[1], -1, p) % p
+    else:
+        lam = (b[1] - a[1]) * pow(b[0] - a[0], -1, p) % p
+    x = (lam * lam - a[0] - b[0]) % p
+    return (x, (lam * (a[0] - x) - a[1]) % p)
+
+
+def ec_mul(c, k, pt):
+    acc = None
+    for bit in bin(k)[2:]:
+        acc = ec_add(c, acc, acc)
+        if bit == "1":
+            acc = ec_add(c, acc, pt)
+    return acc
+
+
+def encode_point(c, pt):
+    if pt is None:
+        return bytes(2 * c["size"])
+    rr = pow(2, 8 * c["size"], c["p"])
+    return b"".join((v * rr % c["p"]).to_bytes(c["size"], "little") for v in pt)
+
+
+def run(*args):
+    return subprocess.run([HYPROVE, *args], capture_output=True, text=True, timeout=600)
+
+
+def check(name, cond, detail=""):
+    if cond:
+        PASSED[0] += 1
+    else:
+        FAILED.append(name)
+        print("FAIL: %s %s" % (name, detail))
+
+
+def expect_error(name, res, code, *needles):
+    lines = res.stderr.strip().splitlines()
+    check(name + " (exit %d)" % code, res.returncode == code, "got %d: %s" % (res.returncode, res.stderr))
+    check(name + " (one error line)", len(lines) == 1 and lines[0].startswith("hyprove: error: "), res.stderr)
+    for needle in needles:
+        check(name + " (names %r)" % needle, needle in res.stderr, res.stderr)
+
+
+def json_point(pt):
+    return ["0", "1", "0"] if pt is None else [str(pt[0]), str(pt[1]), "1"]
+
+
+def test_help_and_usage():
+    for args in (["--help"], ["msm", "--help"], ["bench", "--help"], ["bench", "msm", "--help"], ["devices", "--help"]):
+        res = run(*args)
+        check("help %s" % args, res.returncode == 0 and "usage" in res.stdout, res.stderr)
+    res = run("devices")
+    check("devices", res.returncode == 0 and "cpu" in res.stdout and "avx512ifma" in res.stdout, res.stdout)
+    expect_error("unknown command", run("frobnicate"), 2, "frobnicate")
+    expect_error("msm without curve", run("msm", "--log-n", "3"), 2, "--curve")
+    expect_error("msm bad curve", run("msm", "--curve", "bn256", "--log-n", "3"), 2, "bn256")
+    expect_error("msm bad log-n", run("msm", "--curve", "bn254", "--log-n", "x"), 2, "--log-n")
+    expect_error("msm unknown option", run("msm", "--curve", "bn254", "--log-n", "3", "--frob"), 2, "--frob")
+    expect_error("msm option without value", run("msm", "--curve"), 2, "--curve")
+    expect_error("msm bad threads", run("msm", "--curve", "bn254", "--log-n", "3", "--threads", "0"), 2, "--threads")
+    expect_error("msm bad window", run("msm", "--curve", "bn254", "--log-n", "3", "--window-bits", "21"), 2, "--window-bits")
+    expect_error("msm opencl device", run("msm", "--curve", "bn254", "--log-n", "3", "--device", "cl:0.0"), 1, "cl:0.0")
+    expect_error("bench bad list", run("bench", "msm", "--log-n", "3,,4"), 2, "--log-n")
+    expect_error("bench unknown", run("bench", "ntt"), 2, "ntt")
+
+
+def write(path, data):
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+def test_files(tmp):
+    for name, c in CURVES.items():
+        g = c["g"]
+        pts = [g, ec_mul(c, 2, g), None, ec_mul(c, 12345, g)]
+        ks = [5, 1, 7, c["r"] - 1]
+        want = None
+        for k, pt in zip(ks, pts):
+            want = ec_add(c, want, ec_mul(c, k, pt) if pt else None)
+        pfile, sfile, out = (os.path.join(tmp, name + suffix) for suffix in (".points", ".scalars", ".json"))
+        write(pfile, b"".join(encode_point(c, pt) for pt in pts))
+        write(sfile, b"".join(k.to_bytes(32, "little") for k in ks))
+        res = run("msm", "--curve", name, "--points", pfile, "--scalars", sfile)
+        check("%s msm stdout" % name, res.returncode == 0 and json.loads(res.stdout) == json_point(want),
+              res.stdout + res.stderr)
+        check("%s msm time on stderr" % name, "ms" in res.stderr, res.stderr)
+        res = run("msm", "--curve", name, "--points", pfile, "--scalars", sfile, "--out", out, "--threads", "1")
+        with open(out) as fh:
+            check("%s msm --out" % name, res.returncode == 0 and json.load(fh) == json_point(want), res.stderr)
+        # errors: nothing written, the old output untouched, no temporary left behind
+        before = open(out).read()
+        write(sfile + ".bad", b"".join(k.to_bytes(32, "little") for k in [5, c["r"], 7, 1]))
+        res = run("msm", "--curve", name, "--points", pfile, "--scalars", sfile + ".bad", "--out", out)
+        expect_error("%s scalar >= r" % name, res, 1, "scalar 1")
+        check("%s output untouched on error" % name, open(out).read() == before)
+        check("%s no temporary left" % name, not [f for f in os.listdir(tmp) if ".tmp." in f], os.listdir(tmp))
+        bad = bytearray(open(pfile, "rb").read())
+        bad[c["size"] + 1] ^= 1  # y of point 0
+        write(pfile + ".bad", bytes(bad))
+        expect_error("%s point off curve" % name, run("msm", "--curve", name, "--points", pfile + ".bad",
+                                                       "--scalars", sfile), 1, "point 0")
+        write(pfile + ".short", open(pfile, "rb").read()[:-1])
+        expect_error("%s truncated points" % name, run("msm", "--curve", name, "--points", pfile + ".short",
+                                                        "--scalars", sfile), 1, pfile + ".short")
+        write(sfile + ".three", open(sfile, "rb").read()[:96])
+        expect_error("%s count mismatch" % name, run("msm", "--curve", name, "--points", pfile,
+                                                      "--scalars", sfile + ".three"), 1, "4 points", "3 scalars")
+        expect_error("%s missing file" % name, run("msm", "--curve", name, "--points", pfile + ".none",
+                                                    "--scalars", sfile), 1, pfile + ".none")
+        expect_error("%s unwritable output" % name, run("msm", "--curve", name, "--points", pfile, "--scalars", sfile,
+                                                         "--out", os.path.join(tmp, "no", "such", "dir.json")), 1, "no/such")
+
+
+def test_random_and_bench(tmp):
+    for name in CURVES:
+        outs = set()
+        for extra in ([], ["--threads", "1"], ["--window-bits", "5"], ["--threads", "2", "--window-bits", "11"]):
+            res = run("msm", "--curve", name, "--log-n", "9", "--seed", "7", *extra)
+            check("%s random msm %s" % (name, extra), res.returncode == 0, res.stderr)
+            outs.add(res.stdout)
+        check("%s random msm identical across threads and windows" % name, len(outs) == 1, outs)
+    jpath = os.path.join(tmp, "bench.json")
+    res = run("bench", "msm", "--curve", "bn254,bls12-381", "--log-n", "4,6", "--repeat", "2", "--json", jpath)
+    check("bench runs", res.returncode == 0 and "median_ms" in res.stdout, res.stderr)
+    with open(jpath) as fh:
+        recs = json.load(fh)
+    check("bench records", len(recs) == 4, recs)
+    keys = {"op", "curve", "log_n", "device", "threads", "repeat", "median_ms", "min_ms", "ns_per_point"}
+    check("bench record keys", all(keys <= set(r) for r in recs), recs)
+    check("bench values", all(r["op"] == "msm" and r["repeat"] == 2 and r["min_ms"] <= r["median_ms"] for r in recs), recs)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        test_help_and_usage()
+        test_files(tmp)
+        test_random_and_bench(tmp)
+    print("%d passed, %d failed" % (PASSED[0], len(FAILED)))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
