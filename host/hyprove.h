@@ -58,7 +58,8 @@ typedef struct {
 /* Fills *cfg with the defaults (all cores, all devices). */
 void hpr_config_default(hpr_config *cfg);
 
-/* Creates a context (thread pool and devices). cfg may be NULL for the defaults. */
+/* Creates a context (thread pool and devices). cfg may be NULL for the defaults.
+ * A context serves one call at a time: use one context per calling thread. */
 hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out);
 void hpr_ctx_destroy(hpr_ctx *ctx);
 /* Detail of the last failure on this context ("" if none). Valid until the next call. */
