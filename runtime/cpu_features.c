@@ -28,6 +28,12 @@ static void read_brand(char *brand)
         __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
     memcpy(brand, regs, 48);
     brand[48] = '\0';
+    size_t len = strlen(brand), start = 0;
+    while (len > 0 && brand[len - 1] == ' ')
+        brand[--len] = '\0';
+    while (brand[start] == ' ')
+        start++;
+    memmove(brand, brand + start, len - start + 1);
 }
 
 void rt_cpu_features_detect(rt_cpu_features *f)
