@@ -8,6 +8,9 @@
  * hpr_u64/u32   unsigned 64/32-bit words; HPR_U64(x) a 64-bit literal
  * hpr_mac       (hi, lo) = a*b + c + d, which cannot overflow 128 bits
  * hpr_adc/sbb   add with carry / subtract with borrow, carry and borrow in {0, 1}
+ *
+ * HPR_PORTABLE_WORDS (host only) forces the word primitives that OpenCL and compilers without
+ * a 128-bit type use, so that the tests exercise them on the host (ctest test_field_portable).
  */
 #ifndef HPR_COMPAT_H
 #define HPR_COMPAT_H
@@ -51,7 +54,7 @@ typedef uint32_t hpr_u32;
 /* adc/sbb through the compiler's carry intrinsics on x86-64 (baseline ISA, no -madx needed):
  * gcc 12 turns the portable carry expressions into setc/movzx chains (measured about 1.5x
  * slower point additions here). */
-#if !HPR_IS_OPENCL && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if !HPR_IS_OPENCL && !defined(HPR_PORTABLE_WORDS) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <x86intrin.h>
 #define HPR_X86_CARRY_INTRINSICS 1
 #else
@@ -61,7 +64,7 @@ typedef uint32_t hpr_u32;
 /* Returns the low word of a*b + c + d; *hi receives the high word. */
 HPR_FN hpr_u64 hpr_mac(hpr_u64 a, hpr_u64 b, hpr_u64 c, hpr_u64 d, hpr_u64 *hi)
 {
-#if HPR_IS_OPENCL || !defined(__SIZEOF_INT128__)
+#if HPR_IS_OPENCL || !defined(__SIZEOF_INT128__) || defined(HPR_PORTABLE_WORDS)
 #if HPR_IS_OPENCL
     hpr_u64 h = mul_hi(a, b);
     hpr_u64 lo = a * b;
