@@ -130,12 +130,7 @@ static hpr_status prepare_scalars(hpr_ctx *ctx, msm_job *job, const unsigned cha
     job->ngeneral = job->nones = 0;
     for (size_t i = 0; i < job->n; i++) {
         msm_scalar *k = &scalars[i];
-        for (int l = 0; l < 4; l++) {
-            uint64_t w = 0;
-            for (int b = 7; b >= 0; b--)
-                w = (w << 8) | in[32 * i + 8 * l + b];
-            k->l[l] = w;
-        }
+        msm_scalar_from_bytes(k, in + 32 * i);
         if (!scalar_below(k, job->ops->order))
             return hpr_fail(ctx, HPR_ERR_SCALAR_OUT_OF_RANGE,
                             "scalar %zu is not below the group order r of %s (scalars are canonical little-endian)",

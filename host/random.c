@@ -140,11 +140,9 @@ hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
         unsigned char *out = scalars;
         rng_seed(&r, seed, ~(uint64_t)0);
         for (size_t i = 0; i < n; i++) {
-            uint64_t k[4];
-            random_below(k, &r, ops->order, ops->scalar_bits);
-            for (int l = 0; l < 4; l++)
-                for (int b = 0; b < 8; b++)
-                    out[32 * i + 8 * l + b] = (unsigned char)(k[l] >> (8 * b));
+            msm_scalar k;
+            random_below(k.l, &r, ops->order, ops->scalar_bits);
+            msm_scalar_to_bytes(out + 32 * i, &k);
         }
     }
     return HPR_OK;

@@ -21,6 +21,17 @@ unsigned msm_window_count(unsigned bits, unsigned c)
     return hpr_msm_window_count(bits, c);
 }
 
+/* Both curves' scalars have 4 limbs: the byte conversion of the 4-limb fields serves them. */
+void msm_scalar_from_bytes(msm_scalar *k, const unsigned char *bytes)
+{
+    bn254_fr_limbs_from_bytes(k->l, bytes);
+}
+
+void msm_scalar_to_bytes(unsigned char *bytes, const msm_scalar *k)
+{
+    bn254_fr_limbs_to_bytes(bytes, k->l);
+}
+
 static const uint64_t bn254_order[4] = BN254_G1_ORDER;
 static const uint64_t bls12_381_order[4] = BLS12_381_G1_ORDER;
 

@@ -57,6 +57,10 @@ typedef struct {
 
 #define MSM_MAX_WINDOW_BITS 20 /* == HPR_MSM_MAX_WINDOW_BITS of the shared source */
 
+/* 32-byte little-endian scalar bytes <-> limbs (no range check, no change of form). */
+void msm_scalar_from_bytes(msm_scalar *k, const unsigned char *bytes);
+void msm_scalar_to_bytes(unsigned char *bytes, const msm_scalar *k);
+
 /* Windows needed for scalars below 2^bits with c-bit signed (Booth) digits. */
 unsigned msm_window_count(unsigned bits, unsigned c);
 

@@ -7,6 +7,7 @@
 
 #include "../kernels_cl/arith/curves.h"
 #include "hyprove.h"
+#include "../kernels_cpu/msm_cpu.h"
 
 #include <string.h>
 
@@ -20,15 +21,6 @@ typedef struct {
     void (*naive)(unsigned char *out, const unsigned char *points, const unsigned char *scalars, size_t n);
 } curve_t;
 
-static void scalar_limbs(uint64_t *k, const unsigned char *bytes)
-{
-    for (int l = 0; l < 4; l++) {
-        k[l] = 0;
-        for (int b = 7; b >= 0; b--)
-            k[l] = (k[l] << 8) | bytes[8 * l + b];
-    }
-}
-
 /* The reference: sum of k_i * P_i, each by double-and-add in Jacobian form. */
 #define NAIVE(EC, K)                                                                                          \
     static const uint64_t EC##_order[] = K##_ORDER;                                                          \
@@ -38,10 +30,10 @@ static void scalar_limbs(uint64_t *k, const unsigned char *bytes)
         EC##_affine a;                                                                                       \
         EC##_jac_set_inf(&acc);                                                                              \
         for (size_t i = 0; i < n; i++) {                                                                     \
-            uint64_t k[4];                                                                                   \
+            msm_scalar k;                                                                                    \
             memcpy(&a, points + i * sizeof a, sizeof a);                                                     \
-            scalar_limbs(k, scalars + 32 * i);                                                               \
-            EC##_jac_mul_var(&t, &a, k);                                                                     \
+            msm_scalar_from_bytes(&k, scalars + 32 * i);                                                     \
+            EC##_jac_mul_var(&t, &a, k.l);                                                                   \
             EC##_jac_add(&acc, &acc, &t);                                                                    \
         }                                                                                                    \
         EC##_jac_to_affine(&a, &acc);                                                                        \
@@ -63,9 +55,8 @@ typedef struct {
 
 static void set_scalar(unsigned char *s, const uint64_t *k)
 {
-    for (int l = 0; l < 4; l++)
-        for (int b = 0; b < 8; b++)
-            s[8 * l + b] = (unsigned char)(k[l] >> (8 * b));
+    msm_scalar m = {{k[0], k[1], k[2], k[3]}};
+    msm_scalar_to_bytes(s, &m);
 }
 
 static void set_small_scalar(unsigned char *s, uint64_t v)

@@ -56,22 +56,30 @@ int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max
     return 0;
 }
 
+/* Copies a comma-separated list into buf (size cap) after checking its shape: not empty, no
+ * empty item. Returns 0 or -1. Items are then taken with strtok_r(buf, ",", ...). */
+static int copy_list(const char *s, char *buf, size_t cap)
+{
+    size_t len = s ? strlen(s) : 0;
+    if (len == 0 || len >= cap || s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
+        return -1;
+    memcpy(buf, s, len + 1);
+    return 0;
+}
+
 int cli_parse_uint_list(const char *s, unsigned long long min, unsigned long long max, unsigned *out, size_t cap,
                         size_t *count)
 {
     char buf[256];
     size_t n = 0;
-    if (!s || strlen(s) >= sizeof buf)
+    if (copy_list(s, buf, sizeof buf))
         return -1;
-    strcpy(buf, s);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         unsigned long long v;
         if (n == cap || cli_parse_uint(tok, min, max, &v) != 0)
             return -1;
         out[n++] = (unsigned)v;
     }
-    if (n == 0 || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))
-        return -1;
     *count = n;
     return 0;
 }
@@ -91,9 +99,8 @@ int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *coun
 {
     char buf[64];
     size_t n = 0;
-    if (!s || strlen(s) >= sizeof buf || !*s || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+    if (copy_list(s, buf, sizeof buf))
         return -1;
-    strcpy(buf, s);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         if (n == cap || cli_parse_curve(tok, &out[n++]))
             return -1;
