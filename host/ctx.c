@@ -47,11 +47,9 @@ void hpr_config_default(hpr_config *cfg)
     cfg->devices = NULL;
 }
 
-static hpr_status check_devices(const char *devices)
+static int is_cpu_name(const char *devices)
 {
-    if (!devices || strcmp(devices, "cpu") == 0 || strcmp(devices, "all") == 0)
-        return HPR_OK;
-    return HPR_ERR_UNKNOWN_DEVICE;
+    return strcmp(devices, "cpu") == 0 || strcmp(devices, "all") == 0;
 }
 
 hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
@@ -59,6 +57,7 @@ hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
     hpr_config defaults;
     hpr_ctx *ctx = NULL;
     hpr_status st = HPR_OK;
+    cl_dev *dev;
     if (!out)
         return HPR_ERR_INVALID_ARGUMENT;
     *out = NULL;
@@ -66,11 +65,17 @@ hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
         hpr_config_default(&defaults);
         cfg = &defaults;
     }
-    if (check_devices(cfg->devices) != HPR_OK)
+    const char *devices = cfg->devices ? cfg->devices : "all";
+    if (!is_cpu_name(devices) && strncmp(devices, "cl:", 3) != 0)
         return HPR_ERR_UNKNOWN_DEVICE; /* no context yet to hold a detail: the status says it */
     ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return HPR_ERR_OUT_OF_MEMORY;
+    snprintf(ctx->device, sizeof ctx->device, "%s", devices);
+    if (!is_cpu_name(devices) && (hpr_resolve_device(ctx, devices, &dev) != HPR_OK || strlen(devices) >= sizeof ctx->device)) {
+        st = HPR_ERR_UNKNOWN_DEVICE;
+        goto out;
+    }
     ctx->threads = cfg->threads ? cfg->threads : rt_online_cpus();
     if (rt_pool_create(&ctx->pool, ctx->threads) != 0) {
         st = HPR_ERR_THREADS;
@@ -87,7 +92,9 @@ void hpr_ctx_destroy(hpr_ctx *ctx)
 {
     if (!ctx)
         return;
-    rt_pool_destroy(ctx->pool);
+    if (ctx->pool)
+        rt_pool_destroy(ctx->pool);
+    cl_runtime_close(ctx->cl);
     free(ctx);
 }
 
@@ -99,6 +106,11 @@ const char *hpr_ctx_error_detail(const hpr_ctx *ctx)
 unsigned hpr_ctx_threads(const hpr_ctx *ctx)
 {
     return ctx->threads;
+}
+
+const char *hpr_ctx_notice(const hpr_ctx *ctx)
+{
+    return ctx ? ctx->notice : "";
 }
 
 const msm_curve_ops *hpr_g1_ops(hpr_curve curve)

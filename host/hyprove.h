@@ -50,9 +50,14 @@ typedef enum { HPR_G1 = 1, HPR_G2 = 2 } hpr_group;
 
 typedef struct hpr_ctx hpr_ctx;
 
+/*
+ * Devices are named "cpu" (the native kernels on the thread pool), "cl:P.D" (OpenCL device D
+ * of platform P, as hpr_device_info lists them) or "all" (every usable device; until the
+ * hybrid scheduler exists, "all" runs on the CPU).
+ */
 typedef struct {
     unsigned threads;    /* CPU worker threads; 0 = every online core */
-    const char *devices; /* "cpu", "all" or NULL (default: all usable devices; today the CPU) */
+    const char *devices; /* default device of the calls: "cpu", "cl:P.D", "all" or NULL (= "all") */
 } hpr_config;
 
 /* Fills *cfg with the defaults (all cores, all devices). */
@@ -65,6 +70,42 @@ void hpr_ctx_destroy(hpr_ctx *ctx);
 /* Detail of the last failure on this context ("" if none). Valid until the next call. */
 const char *hpr_ctx_error_detail(const hpr_ctx *ctx);
 unsigned hpr_ctx_threads(const hpr_ctx *ctx);
+/* A non-fatal event of the last call ("" if none): an OpenCL device that failed, and that its
+ * work was redone on the CPU (the result is still exact). Valid until the next call. */
+const char *hpr_ctx_notice(const hpr_ctx *ctx);
+
+/* ---- OpenCL devices ---- */
+
+typedef struct {
+    char id[16];             /* "cl:P.D" */
+    char kind[16];           /* "gpu", "cpu", "accelerator" or "other" */
+    char name[128], vendor[128], driver[128], platform[128], c_version[64];
+    unsigned compute_units, clock_mhz;
+    unsigned long long global_mem, local_mem, max_alloc; /* bytes */
+    int int64;               /* 64-bit integer support */
+    int usable;              /* 0 once the device failed (status says why) */
+    char status[512];
+} hpr_device_info;
+
+/* Number of OpenCL devices found (0 without OpenCL; hpr_opencl_notice says why). Loads the
+ * OpenCL ICD loader on first use. */
+unsigned hpr_device_count(hpr_ctx *ctx);
+hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info);
+/* Why no OpenCL device can be used ("" when some are found). */
+const char *hpr_opencl_notice(hpr_ctx *ctx);
+
+typedef struct {
+    int cache_hit;       /* the program came from the binary cache */
+    int cache_rebuilt;   /* a cache entry was corrupt or stale and was rebuilt */
+    int cache_written;   /* a freshly built binary was stored in the cache */
+    double seconds;      /* program load or build time */
+    char words[16];      /* the 64-bit word variant of the kernels: "standard" or "int128" */
+} hpr_device_report;
+
+/* Builds (or loads) the MSM program of curve on the device and runs its self-test (a field
+ * multiplication and a small MSM against the CPU). HPR_ERR_DEVICE with the reason if the
+ * device fails; it is then marked unusable for the context's lifetime. */
+hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve, hpr_device_report *report);
 
 /* Byte size of one point of (curve, group) in the interchange form; 0 if unsupported. */
 size_t hpr_point_size(hpr_curve curve, hpr_group group);
@@ -73,7 +114,8 @@ size_t hpr_point_size(hpr_curve curve, hpr_group group);
 typedef struct {
     unsigned window_bits;       /* Pippenger window c, 1..20; 0 = chosen from n */
     unsigned point_chunks;      /* tiles along the points; 0 = chosen from n and threads */
-    unsigned windows_per_tile;  /* tiles along the windows; 0 = chosen */
+    unsigned windows_per_tile;  /* tiles along the windows; 0 = chosen (CPU only) */
+    const char *device;         /* "cpu", "cl:P.D", "all"; NULL = the context's default */
 } hpr_msm_opts;
 
 /*
@@ -82,7 +124,9 @@ typedef struct {
  * Rejects (and names the index in the detail): a scalar >= r, a coordinate >= p, a point off
  * the curve. Points are not checked for subgroup membership (that would cost a scalar
  * multiplication each); hpr_point_check does. n = 0 gives the point at infinity.
- * Scalars 0 and 1 take fast paths. The result is identical for every thread count and tiling.
+ * Scalars 0 and 1 take fast paths. The result is identical for every thread count, tiling
+ * and device. An OpenCL device that fails is marked unusable and the MSM is redone on the CPU
+ * (hpr_ctx_notice names the failure); an unknown device is HPR_ERR_UNKNOWN_DEVICE.
  */
 hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                    size_t n, void *out);

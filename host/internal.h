@@ -9,6 +9,7 @@
 #include "hyprove.h"
 #include "../runtime/rt_pool.h"
 #include "../kernels_cpu/msm_cpu.h"
+#include "../runtime/cl_device.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "hyprove assumes a little-endian host: structs of 64-bit limbs are the interchange bytes"
@@ -17,8 +18,30 @@
 struct hpr_ctx {
     rt_pool *pool;
     unsigned threads;
-    char detail[512];
+    char device[16];  /* default device: "cpu", "all" or "cl:P.D" */
+    cl_runtime *cl;   /* opened on first need; NULL before */
+    char detail[CL_DETAIL_LEN];
+    char notice[CL_DETAIL_LEN];
 };
+
+/* Opens the OpenCL runtime of ctx if not yet done (a runtime without devices when OpenCL is
+ * absent). HPR_ERR_OUT_OF_MEMORY otherwise. */
+hpr_status hpr_ctx_opencl(hpr_ctx *ctx);
+
+/* Resolves a device name: *dev = NULL for the CPU ("cpu", "all"), the OpenCL device for
+ * "cl:P.D"; HPR_ERR_UNKNOWN_DEVICE (with detail) for anything else. */
+hpr_status hpr_resolve_device(hpr_ctx *ctx, const char *name, cl_dev **dev);
+
+/* Makes dev ready for MSMs of curve: program built, self-test passed (once per curve).
+ * HPR_ERR_DEVICE with detail if not; the device is then marked failed. */
+hpr_status hpr_device_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve);
+
+/* The MSM on the CPU thread pool (arguments already checked by the caller). */
+hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars, size_t n,
+                       void *out, const hpr_msm_opts *opts);
+
+/* The message of an invalid point (range or curve) at index, as every device reports it. */
+hpr_status hpr_point_error(hpr_ctx *ctx, const msm_curve_ops *ops, size_t index, msm_point_check kind);
 
 /* Records a printf-style detail on ctx (if not NULL) and returns status unchanged. */
 hpr_status hpr_fail(hpr_ctx *ctx, hpr_status status, const char *fmt, ...)

@@ -1,5 +1,6 @@
 /*
- * msm.c: hpr_msm, the multi-scalar multiplication entry point, on the CPU thread pool.
+ * msm.c: hpr_msm, the multi-scalar multiplication entry point: device choice, and the MSM on
+ * the CPU thread pool (OpenCL devices: runtime/cl_msm.c).
  *
  * Steps: (1) decode scalars, reject any >= r, and sort indices into zeros (dropped), ones
  * (summed directly with one mixed addition each) and the rest; (2) decode and validate the
@@ -17,8 +18,10 @@
  * 15: 2950 ms, 16: 3403 ms.
  */
 #include "internal.h"
+#include "../runtime/cl_msm.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,23 +148,22 @@ static hpr_status prepare_scalars(hpr_ctx *ctx, msm_job *job, const unsigned cha
     return HPR_OK;
 }
 
+hpr_status hpr_point_error(hpr_ctx *ctx, const msm_curve_ops *ops, size_t index, msm_point_check kind)
+{
+    if (kind == MSM_POINT_COORD_RANGE)
+        return hpr_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE,
+                        "point %zu has a coordinate >= p of %s (expected Montgomery form, little-endian)", index,
+                        ops->name);
+    return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "point %zu is not on the %s G1 curve", index, ops->name);
+}
+
 static hpr_status prepare_points(hpr_ctx *ctx, msm_job *job)
 {
     size_t blocks = (job->n + DECODE_BLOCK - 1) / DECODE_BLOCK;
     rt_pool_run(ctx->pool, blocks, decode_task, job);
-    for (size_t b = 0; b < blocks; b++) {
-        if (job->first_bad[b] == SIZE_MAX)
-            continue;
-        size_t i = job->first_bad[b];
-        switch (job->bad_kind[b]) {
-        case MSM_POINT_COORD_RANGE:
-            return hpr_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE,
-                            "point %zu has a coordinate >= p of %s (expected Montgomery form, little-endian)", i,
-                            job->ops->name);
-        default:
-            return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "point %zu is not on the %s G1 curve", i, job->ops->name);
-        }
-    }
+    for (size_t b = 0; b < blocks; b++)
+        if (job->first_bad[b] != SIZE_MAX)
+            return hpr_point_error(ctx, job->ops, job->first_bad[b], job->bad_kind[b]);
     return HPR_OK;
 }
 
@@ -223,15 +225,14 @@ static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
     return HPR_OK;
 }
 
-hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
-                      size_t n, void *out, const hpr_msm_opts *opts)
+hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars, size_t n,
+                       void *out, const hpr_msm_opts *opts)
 {
     msm_job job = {0};
     uint32_t *general = NULL, *ones = NULL;
     size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
-    hpr_status st = check_msm_args(ctx, curve, group, points, scalars, n, out, opts, &job.ops);
-    if (st != HPR_OK)
-        return st;
+    hpr_status st = HPR_OK;
+    job.ops = ops;
     job.n = n;
     job.in_points = points;
     job.scalars = malloc(n ? n * sizeof(msm_scalar) : 1);
@@ -272,6 +273,62 @@ out:
     free(job.ones_partials);
     free(job.buckets);
     return st;
+}
+
+/* The first scalar >= r, checked on the host before a device sees the scalars. */
+static hpr_status check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars, size_t n)
+{
+    msm_scalar k;
+    for (size_t i = 0; i < n; i++) {
+        msm_scalar_from_bytes(&k, scalars + 32 * i);
+        if (!scalar_below(&k, ops->order))
+            return hpr_fail(ctx, HPR_ERR_SCALAR_OUT_OF_RANGE,
+                            "scalar %zu is not below the group order r of %s (scalars are canonical little-endian)",
+                            i, ops->name);
+    }
+    return HPR_OK;
+}
+
+/* The MSM on an OpenCL device. HPR_ERR_DEVICE (with detail) asks the caller to fall back. */
+static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const msm_curve_ops *ops,
+                                const void *points, const void *scalars, size_t n, void *out, const hpr_msm_opts *opts)
+{
+    char why[CL_DETAIL_LEN];
+    size_t bad_index = 0;
+    msm_point_check bad_kind = MSM_POINT_OK;
+    hpr_status st;
+    if ((st = check_scalars(ctx, ops, scalars, n)) != HPR_OK || (st = hpr_device_ready(ctx, dev, curve)) != HPR_OK)
+        return st;
+    switch (cl_msm(ctx->cl, dev, (int)curve, ops, points, scalars, n, opts ? opts->window_bits : 0, out, &bad_index,
+                   &bad_kind, NULL, why)) {
+    case CL_MSM_OK: return HPR_OK;
+    case CL_MSM_BAD_POINT: return hpr_point_error(ctx, ops, bad_index, bad_kind);
+    default:
+        dev->failed = 1;
+        snprintf(dev->failure, sizeof dev->failure, "%s", why);
+        return hpr_fail(ctx, HPR_ERR_DEVICE, "%s: %s", dev->id, why);
+    }
+}
+
+hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                      size_t n, void *out, const hpr_msm_opts *opts)
+{
+    const msm_curve_ops *ops;
+    cl_dev *dev = NULL;
+    hpr_status st = check_msm_args(ctx, curve, group, points, scalars, n, out, opts, &ops);
+    if (st != HPR_OK)
+        return st;
+    ctx->notice[0] = '\0';
+    if ((st = hpr_resolve_device(ctx, opts && opts->device ? opts->device : ctx->device, &dev)) != HPR_OK)
+        return st;
+    if (dev && n > 0) {
+        st = msm_on_device(ctx, dev, curve, ops, points, scalars, n, out, opts);
+        if (st != HPR_ERR_DEVICE)
+            return st;
+        snprintf(ctx->notice, sizeof ctx->notice, "%.400s; the MSM was computed on the CPU instead", ctx->detail);
+        ctx->detail[0] = '\0';
+    }
+    return hpr_msm_cpu(ctx, ops, points, scalars, n, out, opts);
 }
 
 hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,

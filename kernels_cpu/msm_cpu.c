@@ -53,6 +53,7 @@ static const uint64_t bls12_381_order[4] = BLS12_381_G1_ORDER;
         .affine_to_canonical = curve##_cpu_affine_to_canonical,                                    \
         .affine_from_canonical = curve##_cpu_affine_from_canonical,                                \
         .in_subgroup = curve##_cpu_in_subgroup,                                                    \
+        .fp_mul = curve##_cpu_fp_mul,                                                              \
     }
 
 OPS(bn254_g1, bn254_fp, bn254_order, BN254_FR_BITS, "bn254");

@@ -53,6 +53,8 @@ typedef struct {
     msm_point_check (*affine_from_canonical)(void *affine, const uint64_t *x, const uint64_t *y);
     /* 1 if the (validated) affine point is in the prime-order subgroup. Costs a scalar mul. */
     int (*in_subgroup)(const void *affine);
+    /* r = a * b in the base field (Montgomery, reduced): the known answers of device self-tests. */
+    void (*fp_mul)(void *r, const void *a, const void *b);
 } msm_curve_ops;
 
 #define MSM_MAX_WINDOW_BITS 20 /* == HPR_MSM_MAX_WINDOW_BITS of the shared source */

@@ -103,6 +103,11 @@ static int CPU_FN(in_subgroup)(const void *affine)
     return CPU_EC_FN(affine_in_subgroup_var)(affine);
 }
 
+static void CPU_FN(fp_mul)(void *r, const void *a, const void *b)
+{
+    CPU_F_FN(mul)(r, a, b);
+}
+
 #undef CPU_FN
 #undef CPU_TY
 #undef CPU_EC_FN

@@ -12,7 +12,7 @@
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
-    "                   [--threads T] [--device cpu|all] [--window-bits C] [--out FILE]\n"
+    "                   [--threads T] [--device cpu|all|cl:P.D] [--window-bits C] [--out FILE]\n"
     "\n"
     "Computes sum_i scalars[i] * points[i] on G1 and prints the affine result as snarkjs JSON\n"
     "([\"x\",\"y\",\"1\"] in decimal, [\"0\",\"1\",\"0\"] for infinity) to FILE or stdout; the time goes\n"
@@ -22,12 +22,15 @@ static const char *msm_help =
     "  --scalars FILE  n scalars back to back: 32 bytes each, canonical little-endian, < r\n"
     "  --log-n N       instead of files: 2^N random valid inputs (N <= 26) from --seed (default 1)\n"
     "  --threads T     CPU threads (default: all cores)\n"
+    "  --device D      cpu, an OpenCL device cl:P.D ('hyprove devices' lists them) or all\n"
+    "                  (default; until the hybrid scheduler: the CPU). A failing OpenCL device\n"
+    "                  is reported and the MSM is redone on the CPU.\n"
     "  --window-bits C Pippenger window size, 1..20 (default: chosen from n)\n"
     "  --out FILE      write the result to FILE (atomically) instead of stdout\n";
 
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
-    "                         [--device cpu|all] [--seed S] [--window-bits C] [--json FILE]\n"
+    "                         [--device cpu|all|cl:P.D] [--seed S] [--window-bits C] [--json FILE]\n"
     "\n"
     "Times G1 MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
@@ -55,20 +58,51 @@ typedef struct {
 
 static int parse_device(const char *cmd, const char *s)
 {
+    unsigned p, d;
+    char end;
     if (strcmp(s, "cpu") == 0 || strcmp(s, "all") == 0)
         return 0;
-    if (strncmp(s, "cl:", 3) == 0)
-        return cli_error("device '%s': OpenCL devices are not available in this build yet (use cpu or all)", s);
+    if (sscanf(s, "cl:%u.%u%c", &p, &d, &end) == 2 && strncmp(s, "cl:", 3) == 0)
+        return 0;
     return cli_usage_error(cmd, "unknown device '%s' (expected cpu, all or cl:P.D)", s);
 }
 
-/* Runs one MSM; returns 0 or prints the error. */
+/* Runs one MSM; returns 0 or prints the error. A device failure that the CPU made good is
+ * printed as a warning. */
 static int run_msm(hpr_ctx *ctx, hpr_curve curve, const void *points, const void *scalars, size_t n,
                    unsigned window_bits, unsigned char *out)
 {
-    hpr_msm_opts opts = {window_bits, 0, 0};
+    hpr_msm_opts opts = {window_bits, 0, 0, NULL};
     hpr_status st = hpr_msm_ex(ctx, curve, HPR_G1, points, scalars, n, out, &opts);
+    if (st == HPR_OK && hpr_ctx_notice(ctx)[0])
+        fprintf(stderr, "hyprove: warning: %s\n", hpr_ctx_notice(ctx));
     return st == HPR_OK ? 0 : cli_status_error("msm", st, ctx);
+}
+
+/* Explains why an OpenCL device name did not resolve. */
+static int unknown_device_error(const char *device)
+{
+    hpr_config cfg;
+    hpr_ctx *probe = NULL;
+    char list[256] = "";
+    size_t used = 0;
+    hpr_config_default(&cfg);
+    cfg.devices = "cpu";
+    cfg.threads = 1;
+    if (hpr_ctx_create(&cfg, &probe) != HPR_OK)
+        return cli_error("device '%s' is not available", device);
+    unsigned count = hpr_device_count(probe);
+    for (unsigned i = 0; i < count && used + 20 < sizeof list; i++) {
+        hpr_device_info info;
+        if (hpr_device_get_info(probe, i, &info) == HPR_OK)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", info.id);
+    }
+    if (count == 0)
+        cli_error("device '%s' is not available: %s", device, hpr_opencl_notice(probe));
+    else
+        cli_error("device '%s' is not available (OpenCL devices: %s)", device, list);
+    hpr_ctx_destroy(probe);
+    return CLI_EXIT_FAILURE;
 }
 
 static int make_ctx(unsigned threads, const char *device, hpr_ctx **ctx)
@@ -78,6 +112,8 @@ static int make_ctx(unsigned threads, const char *device, hpr_ctx **ctx)
     cfg.threads = threads;
     cfg.devices = device;
     hpr_status st = hpr_ctx_create(&cfg, ctx);
+    if (st == HPR_ERR_UNKNOWN_DEVICE)
+        return unknown_device_error(device);
     return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
 }
 
@@ -179,7 +215,8 @@ int cmd_msm(int argc, char **argv)
     if ((rc = run_msm(ctx, curve, points, scalars, n, (unsigned)wb, result)) != 0)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
-    fprintf(stderr, "msm: %s G1, n = %zu, %u threads: %.3f ms\n", cli_curve_name(curve), n, hpr_ctx_threads(ctx), ms);
+    fprintf(stderr, "msm: %s G1, n = %zu, device %s, %u threads: %.3f ms\n", cli_curve_name(curve), n,
+            strcmp(device, "all") == 0 ? "cpu" : device, hpr_ctx_threads(ctx), ms);
     rc = write_point_json(curve, result, out_path ? &out : NULL);
 out:
     cli_output_abort(&out); /* no-op after a commit */
@@ -265,7 +302,7 @@ static int run_bench(const bench_args *a, const unsigned *threads, size_t nthrea
             hpr_ctx *gen = NULL;
             unsigned char *points = NULL, *scalars = NULL;
             size_t n = (size_t)1 << a->log_n[li];
-            rc = make_ctx(0, a->device, &gen);
+            rc = make_ctx(0, "cpu", &gen);
             if (!rc)
                 rc = random_inputs(gen, a->curves[ci], n, a->seed, &points, &scalars);
             hpr_ctx_destroy(gen);
@@ -274,7 +311,8 @@ static int run_bench(const bench_args *a, const unsigned *threads, size_t nthrea
                 bench_record *r = &recs[*nrecs];
                 if ((rc = make_ctx(threads[ti], a->device, &ctx)) != 0)
                     break;
-                *r = (bench_record){a->curves[ci], a->log_n[li], hpr_ctx_threads(ctx), a->repeat, "cpu", 0, 0};
+                *r = (bench_record){a->curves[ci], a->log_n[li], hpr_ctx_threads(ctx), a->repeat,
+                                    strcmp(a->device, "all") == 0 ? "cpu" : a->device, 0, 0};
                 rc = measure(ctx, a->curves[ci], points, scalars, n, a->repeat, a->window_bits, r);
                 hpr_ctx_destroy(ctx);
                 if (!rc) {

@@ -9,6 +9,7 @@
  * hpr_mac       (hi, lo) = a*b + c + d, which cannot overflow 128 bits
  * hpr_adc/sbb   add with carry / subtract with borrow, carry and borrow in {0, 1}
  *
+ * HPR_CL_INT128 (OpenCL only, set by the host for POCL) makes hpr_mac use unsigned __int128.
  * HPR_PORTABLE_WORDS (host only) forces the word primitives that OpenCL and compilers without
  * a 128-bit type use, so that the tests exercise them on the host (ctest test_field_portable).
  */
@@ -64,7 +65,13 @@ typedef uint32_t hpr_u32;
 /* Returns the low word of a*b + c + d; *hi receives the high word. */
 HPR_FN hpr_u64 hpr_mac(hpr_u64 a, hpr_u64 b, hpr_u64 c, hpr_u64 d, hpr_u64 *hi)
 {
-#if HPR_IS_OPENCL || !defined(__SIZEOF_INT128__) || defined(HPR_PORTABLE_WORDS)
+#if HPR_IS_OPENCL && defined(HPR_CL_INT128) && HPR_CL_INT128
+    /* Vendor-guarded fast path: POCL's compiler accepts unsigned __int128 although standard
+     * OpenCL C does not (the host enables it only for POCL; the mul_hi path stays tested). */
+    unsigned __int128 t = (unsigned __int128)a * b + c + d;
+    *hi = (hpr_u64)(t >> 64);
+    return (hpr_u64)t;
+#elif HPR_IS_OPENCL || !defined(__SIZEOF_INT128__) || defined(HPR_PORTABLE_WORDS)
 #if HPR_IS_OPENCL
     hpr_u64 h = mul_hi(a, b);
     hpr_u64 lo = a * b;

@@ -1,0 +1,102 @@
+/*
+ * msm.cl: Pippenger MSM on an OpenCL device, one curve per program (curve_select.h).
+ *
+ * What: for a chunk of n points (interchange form: affine, Montgomery limbs, little-endian,
+ * exactly the host's bytes) and n canonical 4-limb scalars, one partial window sum per
+ * (segment of points, window); the host adds the segments in order and combines windows.
+ * Method: work-item g = seg * nwin + wi owns segment seg (seg_len consecutive points) and
+ * window w_begin + wi, and 2^(c-1) private buckets in global memory. It walks its points in
+ * index order, recodes the signed (Booth) digit on the device, adds +-P to bucket |d| with
+ * one mixed XYZZ addition, then reduces its buckets by running sums (two additions per
+ * bucket) into its window sum.
+ * Determinism: every bucket is summed in point-index order by one work-item and every
+ * reduction runs in a fixed order; no atomics touch points, so the bits of every partial are
+ * the same on every run and device (the only atomics are atomic_min on the index of the first
+ * invalid point, whose result is order-independent).
+ * Cost per work-item: seg_len mixed additions + 2^c full additions; the host chooses c and
+ * the segment count so that bucket reduction stays a small share (see cl_msm.c).
+ * Why owner-computes rather than sorting points by bucket: it needs no device-wide sort and
+ * no synchronisation, and it is exact on every OpenCL 1.2 device; sort-based accumulation
+ * (sppark, ICICLE) is the known next step for large GPUs.
+ */
+#include "curve_select.h"
+
+/* first_bad[0]: lowest index with a coordinate >= p; first_bad[1]: lowest index off the
+ * curve. The host initialises both to 0xffffffff. */
+__kernel void msm_check_points(__global const g1_affine *points, uint n, __global uint *first_bad)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    g1_affine p = points[i];
+    if (!FP(limbs_are_reduced)(p.x.l) || !FP(limbs_are_reduced)(p.y.l))
+        atomic_min(&first_bad[0], i);
+    else if (!G1(affine_on_curve)(&p))
+        atomic_min(&first_bad[1], i);
+}
+
+HPR_FN void bucket_reduce(g1_xyzz *sum, __global const g1_xyzz *buckets, uint nbuckets)
+{
+    g1_xyzz running, b;
+    G1(xyzz_set_inf)(&running);
+    G1(xyzz_set_inf)(sum);
+    for (uint j = nbuckets; j-- > 0;) {
+        b = buckets[j];
+        G1(xyzz_add)(&running, &running, &b);
+        G1(xyzz_add)(sum, sum, &running);
+    }
+}
+
+__kernel void msm_segments(__global const g1_affine *points, __global const ulong *scalars, uint n, uint c,
+                           uint w_begin, uint nwin, uint seg_len, __global g1_xyzz *buckets,
+                           __global g1_xyzz *partials)
+{
+    uint g = get_global_id(0);
+    uint seg = g / nwin, w = w_begin + g % nwin;
+    uint nbuckets = 1u << (c - 1);
+    ulong begin = (ulong)seg * seg_len, end = begin + seg_len;
+    __global g1_xyzz *mine = buckets + (ulong)g * nbuckets;
+    g1_xyzz acc;
+    if (end > n)
+        end = n;
+    G1(xyzz_set_inf)(&acc);
+    for (uint j = 0; j < nbuckets; j++)
+        mine[j] = acc;
+    for (ulong i = begin; i < end; i++) {
+        ulong k[4] = {scalars[4 * i], scalars[4 * i + 1], scalars[4 * i + 2], scalars[4 * i + 3]};
+        int d = hpr_booth_digit(k, w, c);
+        if (d == 0)
+            continue;
+        g1_affine p = points[i];
+        uint b = (uint)(d > 0 ? d : -d) - 1;
+        if (d < 0)
+            G1(affine_neg)(&p, &p);
+        acc = mine[b];
+        G1(xyzz_add_affine)(&acc, &acc, &p);
+        mine[b] = acc;
+    }
+    bucket_reduce(&acc, mine, nbuckets);
+    partials[g] = acc;
+}
+
+/* Self-test: out[i] = a[i] * b[i] in the base field (Montgomery). */
+__kernel void fp_mul_selftest(__global const fp *a, __global const fp *b, __global fp *out)
+{
+    uint i = get_global_id(0);
+    fp x = a[i], y = b[i], r;
+    FP(mul)(&r, &x, &y);
+    out[i] = r;
+}
+
+/* sums[w] = sum over segments s (in order) of partials[s * nwin + w]. */
+__kernel void msm_sum_segments(__global const g1_xyzz *partials, uint nseg, uint nwin, __global g1_xyzz *sums)
+{
+    uint w = get_global_id(0);
+    g1_xyzz acc, t;
+    G1(xyzz_set_inf)(&acc);
+    for (uint s = 0; s < nseg; s++) {
+        t = partials[(ulong)s * nwin + w];
+        G1(xyzz_add)(&acc, &acc, &t);
+    }
+    sums[w] = acc;
+}

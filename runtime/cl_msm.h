@@ -1,0 +1,42 @@
+/*
+ * cl_msm.h: one MSM on one OpenCL device (kernels_cl/msm.cl), in chunks when the inputs
+ * exceed what the device can allocate, with transfers overlapped with compute.
+ */
+#ifndef HPR_CL_MSM_H
+#define HPR_CL_MSM_H
+
+#include "cl_device.h"
+#include "../kernels_cpu/msm_cpu.h"
+
+typedef struct {
+    size_t chunk_points; /* points per chunk (the last may be shorter) */
+    unsigned chunks;
+    unsigned c, nwin, nseg; /* window bits, windows, segments per chunk */
+    size_t seg_len;         /* points per segment */
+} cl_msm_plan;
+
+typedef enum { CL_MSM_OK = 0, CL_MSM_BAD_POINT = 1, CL_MSM_DEVICE_ERROR = -1 } cl_msm_result;
+
+/* Plans an MSM of n points on dev (c = 0: chosen). HPR_CL_MAX_ALLOC (bytes, environment)
+ * lowers the device's max allocation, to exercise chunking in tests. */
+void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c);
+
+/*
+ * out (interchange bytes) = sum scalars[i] * points[i] on dev for curve id `curve`, with the
+ * final window combination on the host through ops. Contracts: n >= 1; scalars are canonical
+ * (< r, checked by the caller); points are in the interchange form and are validated on the
+ * device: CL_MSM_BAD_POINT sets *bad_index (the lowest invalid index) and *bad_kind.
+ * CL_MSM_DEVICE_ERROR leaves the failing call in detail. plan_out (may be NULL) receives the
+ * plan used.
+ */
+cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
+                     const unsigned char *scalars, size_t n, unsigned c, unsigned char *out, size_t *bad_index,
+                     msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail);
+
+/* Known-answer checks before first use: field multiplications against expected products
+ * and a small MSM against expected_msm (computed by the caller on the CPU). 0 passed, or
+ * -1 with the reason in detail. */
+int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned char *a, const unsigned char *b,
+                       const unsigned char *expected, size_t count, size_t elem_size, char *detail);
+
+#endif

@@ -1,0 +1,456 @@
+/*
+ * test_opencl.c: the OpenCL backend on every OpenCL device found (POCL's CPU device in CI):
+ * one kernel per primitive compared bit for bit with the host build of the same arithmetic
+ * (both word variants where the device offers two), the MSM against the CPU over the edge
+ * matrix and random sizes up to 2^14, chunking forced by a small max allocation, the binary
+ * cache (hit, truncated entry rebuilt), OpenCL absent, injected device faults and bad inputs.
+ * Check forks each test, so every OpenCL context is created inside the test that uses it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+#include "msm_test_inputs.h"
+
+#include "../runtime/cl_device.h"
+#include "../runtime/cl_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PRIM_N 64
+
+static hpr_ctx *make_ctx(const char *devices)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_config_default(&cfg);
+    cfg.threads = 2;
+    cfg.devices = devices;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    return ctx;
+}
+
+/* The first OpenCL device's id; the suite fails if there is none (CI installs POCL). */
+static void first_device(char *id)
+{
+    hpr_ctx *ctx = make_ctx("cpu");
+    hpr_device_info info;
+    ck_assert_msg(hpr_device_count(ctx) > 0, "no OpenCL device: %s", hpr_opencl_notice(ctx));
+    ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
+    strcpy(id, info.id);
+    hpr_ctx_destroy(ctx);
+}
+
+/* ---- primitives: runs kernel `name` of the test program over buffers, on the raw runtime ---- */
+
+typedef struct {
+    cl_runtime *rt;
+    cl_dev *dev;
+    cl_program prog;
+} prim_env;
+
+static void prim_open(prim_env *e, int curve, int words)
+{
+    char id[16], detail[CL_DETAIL_LEN] = "";
+    first_device(id);
+    ck_assert_int_eq(cl_runtime_open(&e->rt), 0);
+    e->dev = cl_runtime_find(e->rt, id);
+    ck_assert_ptr_nonnull(e->dev);
+    ck_assert_msg(cl_dev_program(e->rt, e->dev, CL_PROG_TEST, curve, words, &e->prog, detail) == 0, "%s", detail);
+}
+
+/* out = kernel(op, in0, in1[, in2]) over count elements; sizes in bytes per element. */
+static void prim_run(prim_env *e, const char *name, cl_uint op, const void *const *ins, const size_t *in_sizes,
+                     int nins, void *out, size_t out_size, size_t count)
+{
+    const cl_api *api = &e->rt->api;
+    cl_int rc;
+    cl_kernel k = api->clCreateKernel(e->prog, name, &rc);
+    cl_mem bufs[4] = {0};
+    ck_assert_int_eq(rc, CL_SUCCESS);
+    ck_assert_int_eq(api->clSetKernelArg(k, 0, sizeof op, &op), CL_SUCCESS);
+    for (int i = 0; i < nins; i++) {
+        bufs[i] = api->clCreateBuffer(e->dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_sizes[i] * count,
+                                      (void *)ins[i], &rc);
+        ck_assert_int_eq(rc, CL_SUCCESS);
+        ck_assert_int_eq(api->clSetKernelArg(k, (cl_uint)i + 1, sizeof(cl_mem), &bufs[i]), CL_SUCCESS);
+    }
+    bufs[nins] = api->clCreateBuffer(e->dev->context, CL_MEM_WRITE_ONLY, out_size * count, NULL, &rc);
+    ck_assert_int_eq(rc, CL_SUCCESS);
+    ck_assert_int_eq(api->clSetKernelArg(k, (cl_uint)nins + 1, sizeof(cl_mem), &bufs[nins]), CL_SUCCESS);
+    ck_assert_int_eq(api->clEnqueueNDRangeKernel(e->dev->queue[0], k, 1, NULL, &count, NULL, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(api->clEnqueueReadBuffer(e->dev->queue[0], bufs[nins], CL_TRUE, 0, out_size * count, out, 0, NULL, NULL),
+                     CL_SUCCESS);
+    for (int i = 0; i <= nins; i++)
+        api->clReleaseMemObject(bufs[i]);
+    api->clReleaseKernel(k);
+}
+
+/* Field elements: edges (0, 1, p-1, R mod p as raw limbs, 2^64-1 below p) then random. */
+#define FIELD_PRIMS(F, K, N)                                                                                    \
+    static void F##_fill(F *v, size_t count, test_rng *rng)                                                 \
+    {                                                                                                       \
+        const uint64_t p[N] = K##_P;                                                                        \
+        for (size_t i = 0; i < count; i++) {                                                                \
+            uint64_t l[N];                                                                                  \
+            for (int j = 0; j < N; j++)                                                                     \
+                l[j] = test_rng_next(rng);                                                                  \
+            l[N - 1] %= p[N - 1];                                                                           \
+            switch (i) {                                                                                    \
+            case 0: memset(l, 0, sizeof l); break;                                                          \
+            case 1: memset(l, 0, sizeof l); l[0] = 1; break;                                                \
+            case 2: memcpy(l, p, sizeof l); l[0] -= 1; break;                                               \
+            case 3: memset(l, 0xff, sizeof l); l[N - 1] = p[N - 1] - 1; break;                              \
+            case 4: memset(l, 0, sizeof l); l[0] = ~0ull; break;                                            \
+            default: break;                                                                                 \
+            }                                                                                               \
+            F##_set_limbs(&v[i], l);                                                                        \
+        }                                                                                                   \
+    }                                                                                                       \
+    static void F##_host_op(F *r, unsigned op, const F *a, const F *b)                                      \
+    {                                                                                                       \
+        switch (op) {                                                                                       \
+        case 0: F##_add(r, a, b); break;                                                                    \
+        case 1: F##_sub(r, a, b); break;                                                                    \
+        case 2: F##_mul(r, a, b); break;                                                                    \
+        case 3: F##_sqr(r, a); break;                                                                       \
+        case 4: F##_inv(r, a); break;                                                                       \
+        case 5: F##_neg(r, a); break;                                                                       \
+        default: F##_dbl(r, a); break;                                                                      \
+        }                                                                                                   \
+    }                                                                                                       \
+    static void F##_check_all_ops(prim_env *e, const char *kernel, test_rng *rng)                           \
+    {                                                                                                       \
+        F a[PRIM_N], b[PRIM_N], got[PRIM_N], want;                                                          \
+        F##_fill(a, PRIM_N, rng);                                                                           \
+        F##_fill(b, PRIM_N, rng);                                                                           \
+        b[0] = a[5]; /* a - a, a + (p - a) style coincidences */                                            \
+        for (unsigned op = 0; op < 7; op++) {                                                               \
+            const void *ins[2] = {a, b};                                                                    \
+            size_t sizes[2] = {sizeof(F), sizeof(F)};                                                       \
+            prim_run(e, kernel, op, ins, sizes, 2, got, sizeof(F), PRIM_N);                                 \
+            for (size_t i = 0; i < PRIM_N; i++) {                                                           \
+                F##_host_op(&want, op, &a[i], &b[i]);                                                       \
+                assert_seeded(memcmp(&want, &got[i], sizeof want) == 0, "%s op %u element %zu differs",     \
+                              #F, op, i);                                                                   \
+            }                                                                                               \
+        }                                                                                                   \
+    }
+
+FIELD_PRIMS(bn254_fp, BN254_FP, 4)
+FIELD_PRIMS(bn254_fr, BN254_FR, 4)
+FIELD_PRIMS(bls12_381_fp, BLS12_381_FP, 6)
+FIELD_PRIMS(bls12_381_fr, BLS12_381_FR, 4)
+
+/* Points: random multiples of the generator as XYZZ with non-trivial zz, plus infinity,
+ * equal pairs (doubling inside add) and P beside -P (cancellation). */
+#define POINT_PRIMS(EC)                                                                                          \
+    static void EC##_check_all_ops(prim_env *e, test_rng *rng)                                                \
+    {                                                                                                         \
+        EC##_xyzz p[PRIM_N], q[PRIM_N], got[PRIM_N], want;                                                    \
+        EC##_affine a[PRIM_N], g;                                                                             \
+        EC##_affine_generator(&g);                                                                            \
+        for (size_t i = 0; i < PRIM_N; i++) {                                                                 \
+            uint64_t k[4] = {test_rng_next(rng), test_rng_next(rng), 0, 0};                                   \
+            EC##_jac j;                                                                                       \
+            EC##_jac_mul_var(&j, &g, k);                                                                      \
+            EC##_jac_to_affine(&a[i], &j);                                                                    \
+            EC##_xyzz_from_affine(&p[i], &a[i]);                                                              \
+            EC##_xyzz_dbl(&p[i], &p[i]);                                                                      \
+            EC##_xyzz_add_affine(&q[i], &p[i], &g);                                                           \
+        }                                                                                                     \
+        EC##_xyzz_set_inf(&p[0]);                                                                             \
+        EC##_affine_set_inf(&a[1]);                                                                           \
+        q[2] = p[2];                                                                                          \
+        EC##_xyzz_neg(&q[3], &p[3]);                                                                          \
+        EC##_xyzz_to_affine(&a[4], &p[4]);                                                                    \
+        EC##_affine_neg(&a[5], &a[4]);                                                                        \
+        EC##_xyzz_from_affine(&p[5], &a[4]);                                                                  \
+        for (unsigned op = 0; op < 5; op++) {                                                                 \
+            const void *ins[3] = {p, q, a};                                                                   \
+            size_t sizes[3] = {sizeof p[0], sizeof q[0], sizeof a[0]};                                        \
+            prim_run(e, "g1_op", op, ins, sizes, 3, got, sizeof got[0], PRIM_N);                              \
+            for (size_t i = 0; i < PRIM_N; i++) {                                                             \
+                switch (op) {                                                                                 \
+                case 0: EC##_xyzz_add(&want, &p[i], &q[i]); break;                                            \
+                case 1: EC##_xyzz_dbl(&want, &p[i]); break;                                                   \
+                case 2: EC##_xyzz_add_affine(&want, &p[i], &a[i]); break;                                     \
+                case 3: EC##_xyzz_dbl_affine(&want, &a[i]); break;                                            \
+                default: {                                                                                    \
+                    EC##_affine t;                                                                            \
+                    EC##_xyzz_to_affine(&t, &p[i]);                                                           \
+                    EC##_xyzz_set_inf(&want);                                                                 \
+                    want.x = t.x;                                                                             \
+                    want.y = t.y;                                                                             \
+                }                                                                                             \
+                }                                                                                             \
+                assert_seeded(memcmp(&want, &got[i], sizeof want) == 0, "%s op %u point %zu differs", #EC, op, i); \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+
+POINT_PRIMS(bn254_g1)
+POINT_PRIMS(bls12_381_g1)
+
+/* _i = curve index * 2 + word variant */
+START_TEST(primitives_match_the_host_bit_for_bit)
+{
+    int curve = _i / 2 + 1, words = _i % 2;
+    prim_env e;
+    test_rng rng;
+    test_rng_init(&rng, 100 + (uint64_t)_i);
+    prim_open(&e, curve, CL_WORDS_STANDARD);
+    if (words == CL_WORDS_INT128) {
+        if (!e.dev->is_pocl) {
+            cl_runtime_close(e.rt);
+            return; /* the int128 words exist on POCL only */
+        }
+        char detail[CL_DETAIL_LEN] = "";
+        ck_assert_msg(cl_dev_program(e.rt, e.dev, CL_PROG_TEST, curve, words, &e.prog, detail) == 0, "%s", detail);
+    }
+    if (curve == HPR_CURVE_BN254) {
+        bn254_fp_check_all_ops(&e, "fp_op", &rng);
+        bn254_fr_check_all_ops(&e, "fr_op", &rng);
+        bn254_g1_check_all_ops(&e, &rng);
+    } else {
+        bls12_381_fp_check_all_ops(&e, "fp_op", &rng);
+        bls12_381_fr_check_all_ops(&e, "fr_op", &rng);
+        bls12_381_g1_check_all_ops(&e, &rng);
+    }
+    cl_runtime_close(e.rt);
+}
+END_TEST
+
+/* ---- MSM ---- */
+
+static void cpu_reference(const curve_t *c, const inputs *in, unsigned char *want)
+{
+    hpr_ctx *cpu = make_ctx("cpu");
+    ck_assert_int_eq(hpr_msm(cpu, c->curve, HPR_G1, in->points, in->scalars, in->n, want), HPR_OK);
+    hpr_ctx_destroy(cpu);
+}
+
+static void expect_device_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, const char *what)
+{
+    unsigned char want[MAXP];
+    cpu_reference(c, in, want);
+    expect_msm(ctx, c, in, want, NULL, what);
+    assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: the device was not used: %s", what, hpr_ctx_notice(ctx));
+}
+
+static const unsigned edge_sets[] = {0, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1, EDGE_EQUAL_POINTS | EDGE_R_MINUS_1,
+                                     EDGE_NEG_PAIRS | EDGE_ONES, EDGE_INFINITY | EDGE_ZEROS, 63};
+
+START_TEST(msm_edge_matrix_matches_the_cpu)
+{
+    const curve_t *c = &curves[_i];
+    static const size_t sizes[] = {1, 2, 3, 7, 64, 1000};
+    char id[16];
+    first_device(id);
+    hpr_ctx *ctx = make_ctx(id);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
+            inputs in = make_inputs(ctx, c, sizes[s], 1000 + 10 * s + e, edge_sets[e]);
+            char what[64];
+            snprintf(what, sizeof what, "%s edges %u", id, edge_sets[e]);
+            expect_device_msm(ctx, c, &in, what);
+            if (sizes[s] <= 64) {
+                unsigned char naive[MAXP];
+                c->naive(naive, in.points, in.scalars, in.n);
+                expect_msm(ctx, c, &in, naive, NULL, "vs naive");
+            }
+            free_inputs(&in);
+        }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(msm_random_sizes_and_window_bits_match_the_cpu)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    test_rng rng;
+    test_rng_init(&rng, 200 + (uint64_t)_i);
+    first_device(id);
+    hpr_ctx *ctx = make_ctx("cpu");
+    const size_t n_values[] = {(size_t)(1 + test_rng_next(&rng) % 5000), 1u << 14};
+    for (size_t k = 0; k < 2; k++) {
+        inputs in = make_inputs(ctx, c, n_values[k], 300 + k, 0);
+        unsigned char want[MAXP];
+        cpu_reference(c, &in, want);
+        for (unsigned t = 0; t < 3; t++) {
+            hpr_msm_opts opts = {t == 0 ? 0 : (unsigned)(1 + test_rng_next(&rng) % 16), 0, 0, id};
+            char what[64];
+            snprintf(what, sizeof what, "%s c=%u", id, opts.window_bits);
+            expect_msm(ctx, c, &in, want, &opts, what);
+            assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: %s", what, hpr_ctx_notice(ctx));
+        }
+        free_inputs(&in);
+    }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(chunked_msm_matches_and_reports_global_indices)
+{
+    const curve_t *c = &curves[_i];
+    char id[16], what[64];
+    first_device(id);
+    /* chunks of 100 points: 1000 points take 10 chunks on two alternating queues */
+    snprintf(what, sizeof what, "%zu", 100 * c->point_size);
+    setenv("HPR_CL_MAX_ALLOC", what, 1);
+    hpr_ctx *ctx = make_ctx(id);
+    inputs in = make_inputs(ctx, c, 1000, 400, EDGE_ZEROS | EDGE_INFINITY | EDGE_ONES);
+    expect_device_msm(ctx, c, &in, "chunked");
+    in.points[c->point_size * 777 + 5] ^= 1; /* off the curve, in chunk 7 */
+    in.points[c->point_size * 912 + c->point_size - 1] = 0xff; /* y >= p, in chunk 9 */
+    unsigned char got[MAXP];
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_POINT_NOT_ON_CURVE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 777 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    in.points[c->point_size * 777 + 5] ^= 1;
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_COORDINATE_OUT_OF_RANGE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 912 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(bad_scalars_are_rejected_before_the_device)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    unsigned char got[MAXP];
+    first_device(id);
+    hpr_ctx *ctx = make_ctx(id);
+    inputs in = make_inputs(ctx, c, 50, 500, 0);
+    memcpy(in.scalars + 32 * 17, c->order, 32); /* r itself */
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_SCALAR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "scalar 17 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ---- faults, cache, absence ---- */
+
+START_TEST(a_failing_device_is_reported_and_the_cpu_redoes_the_work)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    first_device(id);
+    setenv("HPR_CL_INJECT_FAULT", id, 1);
+    hpr_ctx *ctx = make_ctx(id);
+    inputs in = make_inputs(ctx, c, 300, 600, EDGE_ONES);
+    unsigned char want[MAXP];
+    cpu_reference(c, &in, want);
+    for (int call = 0; call < 2; call++) {
+        expect_msm(ctx, c, &in, want, NULL, "with an injected fault");
+        ck_assert_msg(strstr(hpr_ctx_notice(ctx), id) && strstr(hpr_ctx_notice(ctx), "computed on the CPU"), "notice: %s",
+                      hpr_ctx_notice(ctx));
+    }
+    ck_assert_msg(strstr(hpr_ctx_notice(ctx), "unusable") != NULL, "second call: %s", hpr_ctx_notice(ctx));
+    hpr_device_info info;
+    ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
+    ck_assert_int_eq(info.usable, 0);
+    ck_assert_msg(strstr(info.status, "HPR_CL_INJECT_FAULT") != NULL, "%s", info.status);
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+static void prepare(const char *id, hpr_device_report *rep)
+{
+    hpr_ctx *ctx = make_ctx("cpu");
+    ck_assert_msg(hpr_device_prepare(ctx, id, HPR_CURVE_BN254, rep) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    hpr_ctx_destroy(ctx);
+}
+
+START_TEST(binary_cache_hits_and_rebuilds_a_truncated_entry)
+{
+    char dir[] = "/tmp/hpr-cache-test-XXXXXX", id[16], path[4096], cmd[4200];
+    hpr_device_report rep;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("HPR_CACHE_DIR", dir, 1);
+    first_device(id);
+    prepare(id, &rep);
+    ck_assert_int_eq(rep.cache_hit, 0);
+    ck_assert_int_eq(rep.cache_written, 1);
+    prepare(id, &rep);
+    ck_assert_int_eq(rep.cache_hit, 1);
+    /* truncate the one entry to half its size */
+    snprintf(cmd, sizeof cmd, "f=$(ls %s/cl-*.bin) && test $(echo \"$f\" | wc -l) = 1 && truncate -s $(( $(stat -c %%s \"$f\") / 2 )) \"$f\"", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    prepare(id, &rep);
+    ck_assert_int_eq(rep.cache_hit, 0);
+    ck_assert_int_eq(rep.cache_rebuilt, 1);
+    ck_assert_int_eq(rep.cache_written, 1);
+    prepare(id, &rep);
+    ck_assert_int_eq(rep.cache_hit, 1);
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+START_TEST(without_opencl_the_cpu_still_runs)
+{
+    char dir[] = "/tmp/hpr-no-vendors-XXXXXX";
+    unsigned char got[MAXP];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("OCL_ICD_VENDORS", dir, 1);
+    hpr_ctx *ctx = make_ctx(NULL);
+    ck_assert_int_eq(hpr_device_count(ctx), 0);
+    ck_assert_msg(strstr(hpr_opencl_notice(ctx), "no OpenCL platform") != NULL, "%s", hpr_opencl_notice(ctx));
+    inputs in = make_inputs(ctx, &curves[0], 10, 700, 0);
+    hpr_msm_opts opts = {0, 0, 0, "cl:0.0"};
+    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, in.points, in.scalars, in.n, got, &opts),
+                     HPR_ERR_UNKNOWN_DEVICE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "no OpenCL platform") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    ck_assert_int_eq(hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, in.points, in.scalars, in.n, got), HPR_OK);
+    hpr_config cfg;
+    hpr_ctx *bad = NULL;
+    hpr_config_default(&cfg);
+    cfg.devices = "cl:0.0";
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &bad), HPR_ERR_UNKNOWN_DEVICE);
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(unknown_device_names_are_rejected)
+{
+    hpr_ctx *ctx = make_ctx("cpu");
+    unsigned char pts[64] = {0}, sc[32] = {0}, got[64];
+    const char *names[] = {"cl:99.0", "gpu", "cl:", ""};
+    for (size_t i = 0; i < 4; i++) {
+        hpr_msm_opts opts = {0, 0, 0, names[i]};
+        ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 1, got, &opts), HPR_ERR_UNKNOWN_DEVICE);
+        ck_assert_msg(hpr_ctx_error_detail(ctx)[0] != '\0', "no detail for '%s'", names[i]);
+    }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+static Suite *opencl_suite(void)
+{
+    Suite *s = suite_create("opencl");
+    TCase *tc = tcase_create("opencl");
+    tcase_set_timeout(tc, 900);
+    tcase_add_loop_test(tc, primitives_match_the_host_bit_for_bit, 0, 4);
+    tcase_add_loop_test(tc, msm_edge_matrix_matches_the_cpu, 0, 2);
+    tcase_add_loop_test(tc, msm_random_sizes_and_window_bits_match_the_cpu, 0, 2);
+    tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 2);
+    tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
+    tcase_add_loop_test(tc, a_failing_device_is_reported_and_the_cpu_redoes_the_work, 0, 2);
+    tcase_add_test(tc, binary_cache_hits_and_rebuilds_a_truncated_entry);
+    tcase_add_test(tc, without_opencl_the_cpu_still_runs);
+    tcase_add_test(tc, unknown_device_names_are_rejected);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    test_seed_init();
+    return run_suite(opencl_suite());
+}
