@@ -49,10 +49,11 @@ int cl_api_open(cl_api *api, char *why, size_t whylen)
     return 0;
 }
 
+/* The loader stays mapped: ICD loaders and vendor drivers keep process-wide state (ocl-icd's
+ * vendor table, POCL's LLVM) that is neither freed nor safe to unload, and a second context
+ * reuses it. dlopen reference counting makes the next cl_api_open cheap. */
 void cl_api_close(cl_api *api)
 {
-    if (api->lib)
-        dlclose(api->lib);
     memset(api, 0, sizeof *api);
 }
 

@@ -60,8 +60,9 @@ def encode_point(c, pt):
     return b"".join((v * rr % c["p"]).to_bytes(c["size"], "little") for v in pt)
 
 
-def run(*args):
-    return subprocess.run([HYPROVE, *args], capture_output=True, text=True, timeout=600)
+def run(*args, env=None):
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([HYPROVE, *args], capture_output=True, text=True, timeout=600, env=full_env)
 
 
 def check(name, cond, detail=""):
@@ -98,7 +99,10 @@ def test_help_and_usage():
     expect_error("msm option without value", run("msm", "--curve"), 2, "--curve")
     expect_error("msm bad threads", run("msm", "--curve", "bn254", "--log-n", "3", "--threads", "0"), 2, "--threads")
     expect_error("msm bad window", run("msm", "--curve", "bn254", "--log-n", "3", "--window-bits", "21"), 2, "--window-bits")
-    expect_error("msm opencl device", run("msm", "--curve", "bn254", "--log-n", "3", "--device", "cl:0.0"), 1, "cl:0.0")
+    expect_error("msm missing opencl device", run("msm", "--curve", "bn254", "--log-n", "3", "--device", "cl:7.7"), 1,
+                 "cl:7.7")
+    expect_error("msm bad device name", run("msm", "--curve", "bn254", "--log-n", "3", "--device", "gpu0"), 2, "gpu0")
+    expect_error("devices bad prepare", run("devices", "--prepare", "bn256"), 2, "bn256")
     expect_error("bench bad list", run("bench", "msm", "--log-n", "3,,4"), 2, "--log-n")
     expect_error("bench unknown", run("bench", "ntt"), 2, "ntt")
 
@@ -169,11 +173,45 @@ def test_random_and_bench(tmp):
     check("bench values", all(r["op"] == "msm" and r["repeat"] == 2 and r["min_ms"] <= r["median_ms"] for r in recs), recs)
 
 
+def test_opencl(tmp):
+    """The OpenCL device (POCL in CI) gives the CPU's bytes; without OpenCL the CLI runs CPU-only."""
+    empty = os.path.join(tmp, "no-vendors")
+    os.mkdir(empty)
+    res = run("devices", env={"OCL_ICD_VENDORS": empty})
+    check("devices without opencl", res.returncode == 0 and "running CPU-only" in res.stdout
+          and "no OpenCL platform" in res.stdout, res.stdout + res.stderr)
+    expect_error("msm on cl without opencl", run("msm", "--curve", "bn254", "--log-n", "3", "--device", "cl:0.0",
+                                                 env={"OCL_ICD_VENDORS": empty}), 1, "cl:0.0", "no OpenCL platform")
+    res = run("msm", "--curve", "bn254", "--log-n", "3", env={"OCL_ICD_VENDORS": empty})
+    check("default msm without opencl", res.returncode == 0, res.stderr)
+    res = run("devices", "--prepare", "bn254")
+    check("devices lists cl:0.0 with its self-test", res.returncode == 0 and "cl:0.0" in res.stdout
+          and "self-test passed" in res.stdout, res.stdout + res.stderr)
+    res = run("devices", "--prepare", "bn254")
+    check("second devices run hits the cache", "from the binary cache" in res.stdout, res.stdout)
+    for name in CURVES:
+        cpu = run("msm", "--curve", name, "--log-n", "8", "--seed", "3", "--device", "cpu")
+        cl = run("msm", "--curve", name, "--log-n", "8", "--seed", "3", "--device", "cl:0.0")
+        check("%s msm on cl:0.0 equals the cpu" % name, cpu.returncode == 0 and cl.returncode == 0
+              and cl.stdout == cpu.stdout and "warning" not in cl.stderr, cpu.stderr + cl.stderr)
+        fault = run("msm", "--curve", name, "--log-n", "8", "--seed", "3", "--device", "cl:0.0",
+                    env={"HPR_CL_INJECT_FAULT": "cl:0.0"})
+        check("%s injected fault: same result, a warning" % name, fault.returncode == 0 and fault.stdout == cpu.stdout
+              and "warning" in fault.stderr and "HPR_CL_INJECT_FAULT" in fault.stderr, fault.stderr)
+    jpath = os.path.join(tmp, "bench-cl.json")
+    res = run("bench", "msm", "--curve", "bn254", "--log-n", "6", "--repeat", "1", "--device", "cl:0.0", "--json", jpath)
+    check("bench on cl:0.0", res.returncode == 0 and "cl:0.0" in res.stdout, res.stdout + res.stderr)
+    with open(jpath) as fh:
+        recs = json.load(fh)
+    check("bench json names the device", len(recs) == 1 and recs[0]["device"] == "cl:0.0", recs)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_help_and_usage()
         test_files(tmp)
         test_random_and_bench(tmp)
+        test_opencl(tmp)
     print("%d passed, %d failed" % (PASSED[0], len(FAILED)))
     return 1 if FAILED else 0
 
