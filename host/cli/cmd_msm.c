@@ -372,26 +372,54 @@ int cmd_bench(int argc, char **argv)
     return rc;
 }
 
+/* The OpenCL devices that pass their self-test on both curves. */
+static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, char *notice, size_t notice_len)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    *count = 0;
+    notice[0] = '\0';
+    hpr_config_default(&cfg);
+    cfg.devices = "cpu";
+    if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
+        return;
+    unsigned n = hpr_device_count(ctx);
+    if (n == 0)
+        snprintf(notice, notice_len, "%s", hpr_opencl_notice(ctx));
+    for (unsigned i = 0; i < n && *count < max; i++) {
+        hpr_device_info info;
+        if (hpr_device_get_info(ctx, i, &info) != HPR_OK ||
+            hpr_device_prepare(ctx, info.id, HPR_CURVE_BN254, NULL) != HPR_OK ||
+            hpr_device_prepare(ctx, info.id, HPR_CURVE_BLS12_381, NULL) != HPR_OK) {
+            fprintf(stderr, "hyprove: warning: %s left out: %s\n", info.id, hpr_ctx_error_detail(ctx));
+            continue;
+        }
+        snprintf(ids[(*count)++], 16, "%s", info.id);
+    }
+    hpr_ctx_destroy(ctx);
+}
+
 int cmd_default_job(void)
 {
-    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "all"};
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu"};
     unsigned threads[2] = {1, 0};
     bench_record recs[4];
-    size_t nrecs;
+    char ids[8][16], notice[512];
+    size_t nrecs, nids;
+    int rc;
     printf("hyprove %s: MSM on every device found (G1, 2^16 random points, median of 3)\n", HPR_VERSION_STRING);
-    printf("devices: cpu (portable C kernels); OpenCL devices: not built into this version yet\n\n");
-    int rc = run_bench(&a, threads, 2, recs, &nrecs);
+    usable_opencl_devices(ids, 8, &nids, notice, sizeof notice);
+    printf("devices: cpu (portable C kernels)");
+    for (size_t i = 0; i < nids; i++)
+        printf(", %s", ids[i]);
+    printf(nids ? "\n\n" : "; no OpenCL device (%s)\n\n", notice);
+    rc = run_bench(&a, threads, 2, recs, &nrecs);
+    for (size_t i = 0; i < nids && !rc; i++) {
+        a.device = ids[i];
+        printf("\n");
+        rc = run_bench(&a, threads + 1, 1, recs, &nrecs);
+    }
     if (!rc)
         printf("\nrun 'hyprove --help' for the commands, 'hyprove devices' for what was detected\n");
     return rc;
-}
-
-const char *cli_msm_help(void)
-{
-    return msm_help;
-}
-
-const char *cli_bench_help(void)
-{
-    return bench_help;
 }

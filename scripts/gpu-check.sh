@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# gpu-check.sh: the prepared check for a lent GPU machine (NVIDIA H200 with CUDA, no internet).
+#
+# Builds hyprove (with the Check suites only if Check is installed), makes NVIDIA's OpenCL
+# driver visible to the ICD loader, lists the devices, compares GPU and CPU MSM results bit for
+# bit on random inputs for both curves, runs the OpenCL test suite on the GPU when it was built,
+# and benchmarks the GPU MSM at 2^16, 2^20, 2^22 and 2^24 (and the CPU at 2^16..2^22 for a
+# same-run baseline). Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
+# printed last. Usage: OUT=/some/dir scripts/gpu-check.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/gpu-check-out}"
+mkdir -p "$OUT"
+LOG="$OUT/gpu-check.log"
+exec > >(tee -a "$LOG") 2>&1
+step() { echo; echo "=== $*"; }
+fail=0
+
+step "OpenCL loader and NVIDIA driver"
+loader=""
+for cand in /usr/local/cuda/lib64/libOpenCL.so.1 /usr/local/cuda/targets/x86_64-linux/lib/libOpenCL.so.1 \
+            /usr/lib/x86_64-linux-gnu/libOpenCL.so.1; do
+  [ -e "$cand" ] && { loader="$cand"; break; }
+done
+vendor_lib="$(find /usr/local/nvidia /usr/lib/x86_64-linux-gnu -name 'libnvidia-opencl.so*' 2>/dev/null | sort | head -n 1)"
+echo "loader: ${loader:-none}; NVIDIA OpenCL driver: ${vendor_lib:-none}"
+if [ -n "$loader" ]; then export HPR_OPENCL_LIBRARY="$loader"; fi
+if [ -n "$vendor_lib" ]; then
+  mkdir -p "$OUT/icd"
+  echo "$vendor_lib" > "$OUT/icd/nvidia.icd"
+  export OCL_ICD_VENDORS="$OUT/icd" OCL_ICD_FILENAMES="$vendor_lib"
+fi
+export LD_LIBRARY_PATH="$(dirname "${vendor_lib:-/x}"):${LD_LIBRARY_PATH:-}"
+export HPR_CACHE_DIR="$OUT/cl-cache"
+
+step "build"
+tests=OFF
+if pkg-config --exists check 2>/dev/null && [ -e /usr/include/gmp.h ]; then tests=ON; fi
+inc=/usr/local/cuda/include
+[ -e "$inc/CL/cl.h" ] || inc=/usr/include
+cmake -S . -B build/gpu -DCMAKE_BUILD_TYPE=Release -DHPR_TESTS="$tests" -DOPENCL_INCLUDE_DIR="$inc" > "$OUT/cmake.log" 2>&1 \
+  && cmake --build build/gpu -j "$(nproc)" >> "$OUT/cmake.log" 2>&1 || { echo "build failed (see cmake.log)"; tail -n 30 "$OUT/cmake.log"; exit 1; }
+HP=build/gpu/hyprove
+echo "built; Check suites: $tests"
+
+step "devices"
+timeout 300 "$HP" devices | tee "$OUT/devices.txt"
+gpu="$(awk '/^cl:[0-9]+\.[0-9]+ .*\(gpu\)$/ {print $1; exit}' "$OUT/devices.txt")"
+if [ -z "$gpu" ]; then echo "no OpenCL GPU found"; exit 1; fi
+echo "GPU device: $gpu"
+
+step "MSM correctness: $gpu vs cpu, random inputs"
+for curve in bn254 bls12-381; do
+  for log_n in 1 10 16 20; do
+    for seed in 1 2; do
+      a="$(timeout 300 "$HP" msm --curve "$curve" --log-n "$log_n" --seed "$seed" --device cpu 2>>"$OUT/msm.log")"
+      b="$(timeout 300 "$HP" msm --curve "$curve" --log-n "$log_n" --seed "$seed" --device "$gpu" 2>>"$OUT/msm.log")"
+      if [ -n "$a" ] && [ "$a" = "$b" ]; then r=same; else r=DIFFERENT; fail=1; fi
+      echo "$curve 2^$log_n seed $seed: $r" | tee -a "$OUT/correctness.txt"
+    done
+  done
+done
+grep -i warning "$OUT/msm.log" && fail=1
+
+if [ "$tests" = ON ]; then
+  step "OpenCL test suite on $gpu"
+  (cd build/gpu && HPR_CACHE_DIR="$OUT/cl-cache" timeout 600 ctest -R test_opencl --output-on-failure) \
+    > "$OUT/test_opencl.log" 2>&1 && echo passed || { echo FAILED; tail -n 40 "$OUT/test_opencl.log"; fail=1; }
+fi
+
+step "benchmarks"
+timeout 600 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22,24 --repeat 5 --device "$gpu" \
+  --json "$OUT/bench-gpu.json" | tee "$OUT/bench-gpu.txt" || fail=1
+timeout 400 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22 --repeat 3 --device cpu \
+  --json "$OUT/bench-cpu.json" | tee "$OUT/bench-cpu.txt" || fail=1
+
+step "summary"
+cat "$OUT/correctness.txt" | sort | uniq -c | awk '{print "  " $0}'
+echo "GPU ($gpu):"; grep -E "^msm" "$OUT/bench-gpu.txt" || true
+echo "CPU (all cores):"; grep -E '^msm' "$OUT/bench-cpu.txt" || true
+[ "$fail" = 0 ] && echo "gpu-check: OK" || echo "gpu-check: FAILURES (see $OUT)"
+exit "$fail"
