@@ -197,7 +197,8 @@ hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve,
             report->cache_rebuilt = r->cache_rebuilt;
             report->cache_written = r->cache_written;
             report->seconds = r->seconds;
-            snprintf(report->words, sizeof report->words, "%s", r->words == CL_WORDS_INT128 ? "int128" : "standard");
+            static const char *const names[CL_WORDS_VARIANTS] = {"standard", "int128", "limb32"};
+            snprintf(report->words, sizeof report->words, "%s", names[r->words]);
         }
     }
     return st;

@@ -99,7 +99,7 @@ typedef struct {
     int cache_rebuilt;   /* a cache entry was corrupt or stale and was rebuilt */
     int cache_written;   /* a freshly built binary was stored in the cache */
     double seconds;      /* program load or build time */
-    char words[16];      /* the 64-bit word variant of the kernels: "standard" or "int128" */
+    char words[16];      /* the word variant of the kernels: "standard", "int128" or "limb32" */
 } hpr_device_report;
 
 /* Builds (or loads) the MSM program of curve on the device and runs its self-test (a field

@@ -20,10 +20,11 @@
  * (sppark, ICICLE) is the known next step for large GPUs.
  * Word variants, measured on POCL 3.1 (2 threads, Zen 4; `hyprove bench msm --repeat 3`,
  * ns/point at 2^16 / 2^18): int128 words (HPR_CL_INT128, POCL only) BN254 8935 / 8299,
- * BLS12-381 15010 / 14292; standard mul_hi words BN254 23435, BLS12-381 54850 at 2^16. So
- * POCL gets int128 and every other device mul_hi. A 32-bit-limb variant (8x32 for BN254) is
- * not written yet: on POCL it cannot beat int128 (issue measurement: 28 ns vs 11 ns per Fq
- * multiplication); on GPUs it is the variant to measure next.
+ * BLS12-381 15010 / 14292; standard mul_hi words BN254 23435, BLS12-381 54850 at 2^16;
+ * 32-bit words (HPR_CL_LIMB32) BN254 34546, BLS12-381 64371 at 2^16 (that run shared the
+ * cores with a build: an upper bound). So POCL gets int128 and every other device the
+ * standard words until a GPU measurement (scripts/gpu-check.sh benchmarks limb32 against
+ * standard) says otherwise; HPR_CL_WORDS=standard|int128|limb32 selects one.
  */
 #include "curve_select.h"
 

@@ -189,8 +189,10 @@ int cl_dev_default_words(const cl_dev *dev)
     const char *forced = getenv("HPR_CL_WORDS");
     if (forced && strcmp(forced, "standard") == 0)
         return CL_WORDS_STANDARD;
-    if (forced && strcmp(forced, "int128") == 0)
+    if (forced && strcmp(forced, "int128") == 0 && dev->is_pocl)
         return CL_WORDS_INT128;
+    if (forced && strcmp(forced, "limb32") == 0)
+        return CL_WORDS_LIMB32;
     return dev->is_pocl ? CL_WORDS_INT128 : CL_WORDS_STANDARD;
 }
 
@@ -210,7 +212,8 @@ int cl_cache_dir(char *buf, size_t len)
 
 static void build_options(char *buf, size_t len, int curve, int words)
 {
-    snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_CURVE=%d -DHPR_CL_INT128=%d", curve, words == CL_WORDS_INT128);
+    snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_CURVE=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d", curve,
+             words == CL_WORDS_INT128, words == CL_WORDS_LIMB32);
 }
 
 static uint64_t cache_key(const cl_dev *dev, const char *options, int kind)

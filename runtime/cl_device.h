@@ -16,7 +16,9 @@
 
 enum { CL_PROG_MSM = 0, CL_PROG_TEST = 1, CL_PROG_KINDS = 2 };
 enum { CL_CURVES = 3 };                                 /* indexed by curve id 1, 2 */
-enum { CL_WORDS_STANDARD = 0, CL_WORDS_INT128 = 1, CL_WORDS_VARIANTS = 2 };
+/* Word variants of the field multiplication: 64-bit words with mul_hi (standard OpenCL C),
+ * 64-bit words with unsigned __int128 (POCL only), 32-bit words (8x32 for BN254). */
+enum { CL_WORDS_STANDARD = 0, CL_WORDS_INT128 = 1, CL_WORDS_LIMB32 = 2, CL_WORDS_VARIANTS = 3 };
 
 typedef struct {
     int cache_hit;      /* 1: loaded from the binary cache */
@@ -66,8 +68,8 @@ cl_dev *cl_runtime_find(cl_runtime *rt, const char *id);
 /* Creates the device's context and queues if needed. 0, or -1 with detail. */
 int cl_dev_open(cl_runtime *rt, cl_dev *dev, char *detail);
 
-/* The word variant used for new programs on dev: HPR_CL_WORDS=standard|int128 forces it,
- * otherwise int128 on POCL and standard elsewhere. */
+/* The word variant used for new programs on dev: HPR_CL_WORDS=standard|int128|limb32 forces
+ * it (int128 only where the device is POCL), otherwise int128 on POCL and standard elsewhere. */
 int cl_dev_default_words(const cl_dev *dev);
 
 /* The program of (kind, curve id, words) for dev: cached in memory, else loaded from the disk

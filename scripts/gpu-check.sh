@@ -71,12 +71,17 @@ fi
 step "benchmarks"
 timeout 600 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22,24 --repeat 5 --device "$gpu" \
   --json "$OUT/bench-gpu.json" | tee "$OUT/bench-gpu.txt" || fail=1
+for words in limb32 standard; do  # the word variants, same run (standard = 64-bit mul_hi, the default)
+  HPR_CL_WORDS=$words timeout 300 "$HP" bench msm --curve bn254,bls12-381 --log-n 20 --repeat 3 --device "$gpu" \
+    --json "$OUT/bench-gpu-$words.json" | tee "$OUT/bench-gpu-$words.txt" || fail=1
+done
 timeout 400 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22 --repeat 3 --device cpu \
   --json "$OUT/bench-cpu.json" | tee "$OUT/bench-cpu.txt" || fail=1
 
 step "summary"
 cat "$OUT/correctness.txt" | sort | uniq -c | awk '{print "  " $0}'
 echo "GPU ($gpu):"; grep -E "^msm" "$OUT/bench-gpu.txt" || true
+for words in limb32 standard; do echo "GPU 2^20 with $words words:"; grep -E "^msm" "$OUT/bench-gpu-$words.txt" || true; done
 echo "CPU (all cores):"; grep -E '^msm' "$OUT/bench-cpu.txt" || true
 [ "$fail" = 0 ] && echo "gpu-check: OK" || echo "gpu-check: FAILURES (see $OUT)"
 exit "$fail"

@@ -192,16 +192,16 @@ FIELD_PRIMS(bls12_381_fr, BLS12_381_FR, 4)
 POINT_PRIMS(bn254_g1)
 POINT_PRIMS(bls12_381_g1)
 
-/* _i = curve index * 2 + word variant */
+/* _i = curve index * CL_WORDS_VARIANTS + word variant */
 START_TEST(primitives_match_the_host_bit_for_bit)
 {
-    int curve = _i / 2 + 1, words = _i % 2;
+    int curve = _i / CL_WORDS_VARIANTS + 1, words = _i % CL_WORDS_VARIANTS;
     prim_env e;
     test_rng rng;
     test_rng_init(&rng, 100 + (uint64_t)_i);
     prim_open(&e, curve, CL_WORDS_STANDARD);
-    if (words == CL_WORDS_INT128) {
-        if (!e.dev->is_pocl) {
+    if (words != CL_WORDS_STANDARD) {
+        if (words == CL_WORDS_INT128 && !e.dev->is_pocl) {
             cl_runtime_close(e.rt);
             return; /* the int128 words exist on POCL only */
         }
@@ -287,6 +287,23 @@ START_TEST(msm_random_sizes_and_window_bits_match_the_cpu)
         }
         free_inputs(&in);
     }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(msm_with_32_bit_words_matches_the_cpu)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    first_device(id);
+    setenv("HPR_CL_WORDS", "limb32", 1);
+    hpr_ctx *ctx = make_ctx(id);
+    inputs in = make_inputs(ctx, c, 700, 800, 63);
+    expect_device_msm(ctx, c, &in, "limb32 words");
+    hpr_device_report rep;
+    ck_assert_int_eq(hpr_device_prepare(ctx, id, c->curve, &rep), HPR_OK);
+    ck_assert_str_eq(rep.words, "limb32");
+    free_inputs(&in);
     hpr_ctx_destroy(ctx);
 }
 END_TEST
@@ -436,9 +453,10 @@ static Suite *opencl_suite(void)
     Suite *s = suite_create("opencl");
     TCase *tc = tcase_create("opencl");
     tcase_set_timeout(tc, 900);
-    tcase_add_loop_test(tc, primitives_match_the_host_bit_for_bit, 0, 4);
+    tcase_add_loop_test(tc, primitives_match_the_host_bit_for_bit, 0, 2 * CL_WORDS_VARIANTS);
     tcase_add_loop_test(tc, msm_edge_matrix_matches_the_cpu, 0, 2);
     tcase_add_loop_test(tc, msm_random_sizes_and_window_bits_match_the_cpu, 0, 2);
+    tcase_add_loop_test(tc, msm_with_32_bit_words_matches_the_cpu, 0, 2);
     tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 2);
     tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
     tcase_add_loop_test(tc, a_failing_device_is_reported_and_the_cpu_redoes_the_work, 0, 2);

@@ -123,6 +123,49 @@ HPR_FN void FE_FN(neg)(FE_T *r, const FE_T *a)
     FE_FN(sub)(r, &zero, a);
 }
 
+#if HPR_IS_OPENCL && defined(HPR_CL_LIMB32) && HPR_CL_LIMB32
+/* OpenCL variant with 32-bit words (build option -DHPR_CL_LIMB32=1): the same CIOS over
+ * 2*FE_N words. R = 2^(64*FE_N) = 2^(32*2*FE_N) and -p^-1 mod 2^32 is the low half of INV, so
+ * the result has the very same bits; the no-final-carry condition holds for the top 32-bit
+ * word of every modulus too. Each product is one 32x32->64 multiplication, which GPUs issue
+ * natively, where the 64-bit path needs mul_hi on 64-bit words (emulated). */
+HPR_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    const hpr_u64 p64[FE_N] = FE_CONST(P);
+    hpr_u32 p[2 * FE_N], x[2 * FE_N], y[2 * FE_N], t[2 * FE_N];
+    hpr_u64 t64[FE_N];
+    hpr_u32 inv = (hpr_u32)FE_CONST(INV);
+    for (int j = 0; j < FE_N; j++) {
+        p[2 * j] = (hpr_u32)p64[j];
+        p[2 * j + 1] = (hpr_u32)(p64[j] >> 32);
+        x[2 * j] = (hpr_u32)a->l[j];
+        x[2 * j + 1] = (hpr_u32)(a->l[j] >> 32);
+        y[2 * j] = (hpr_u32)b->l[j];
+        y[2 * j + 1] = (hpr_u32)(b->l[j] >> 32);
+        t[2 * j] = t[2 * j + 1] = 0;
+    }
+    for (int i = 0; i < 2 * FE_N; i++) {
+        hpr_u64 s = (hpr_u64)x[0] * y[i] + t[0];
+        hpr_u32 carry_ab = (hpr_u32)(s >> 32), carry_mp, m;
+        t[0] = (hpr_u32)s;
+        m = t[0] * inv;
+        s = (hpr_u64)m * p[0] + t[0];
+        carry_mp = (hpr_u32)(s >> 32);
+        for (int j = 1; j < 2 * FE_N; j++) {
+            s = (hpr_u64)x[j] * y[i] + t[j] + carry_ab;
+            t[j] = (hpr_u32)s;
+            carry_ab = (hpr_u32)(s >> 32);
+            s = (hpr_u64)m * p[j] + t[j] + carry_mp;
+            t[j - 1] = (hpr_u32)s;
+            carry_mp = (hpr_u32)(s >> 32);
+        }
+        t[2 * FE_N - 1] = carry_ab + carry_mp;
+    }
+    for (int j = 0; j < FE_N; j++)
+        t64[j] = (hpr_u64)t[2 * j] | ((hpr_u64)t[2 * j + 1] << 32);
+    FE_FN(reduce_once)(r, t64);
+}
+#else
 HPR_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     const hpr_u64 p[FE_N] = FE_CONST(P);
@@ -142,6 +185,7 @@ HPR_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
     }
     FE_FN(reduce_once)(r, t);
 }
+#endif
 
 HPR_FN void FE_FN(sqr)(FE_T *r, const FE_T *a)
 {
