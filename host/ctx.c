@@ -129,3 +129,11 @@ size_t hpr_point_size(hpr_curve curve, hpr_group group)
         return 0;
     return ops->affine_size;
 }
+
+hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report)
+{
+    if (!ctx || !report || !ctx->have_report)
+        return HPR_ERR_INVALID_ARGUMENT;
+    *report = ctx->report;
+    return HPR_OK;
+}

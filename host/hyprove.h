@@ -52,8 +52,11 @@ typedef struct hpr_ctx hpr_ctx;
 
 /*
  * Devices are named "cpu" (the native kernels on the thread pool), "cl:P.D" (OpenCL device D
- * of platform P, as hpr_device_info lists them) or "all" (every usable device; until the
- * hybrid scheduler exists, "all" runs on the CPU).
+ * of platform P, as hpr_device_info lists them) or "all": every usable device at once, one
+ * MSM split by measured throughput and rebalanced while it runs. "all" leaves out an OpenCL
+ * device that runs on the same cores as the native pool when together they would ask for
+ * more cores than the machine has (POCL with the pool on every core), and says so in the
+ * run report.
  */
 typedef struct {
     unsigned threads;    /* CPU worker threads; 0 = every online core */
@@ -73,6 +76,30 @@ unsigned hpr_ctx_threads(const hpr_ctx *ctx);
 /* A non-fatal event of the last call ("" if none): an OpenCL device that failed, and that its
  * work was redone on the CPU (the result is still exact). Valid until the next call. */
 const char *hpr_ctx_notice(const hpr_ctx *ctx);
+
+/* ---- run reports ---- */
+
+#define HPR_REPORT_MAX_DEVICES 8
+typedef struct {
+    char device[16];              /* "cpu" or "cl:P.D" */
+    unsigned tiles, failures;     /* tiles completed; tiles that failed on this device */
+    unsigned long long points;    /* points in the completed tiles */
+    double busy_s, wait_s;        /* computing (transfers included), waiting for work */
+    double points_per_s;          /* points / busy_s */
+    int dropped;                  /* failed twice: no more work for the rest of the run */
+    char failure[256];            /* the last failure ("" if none) */
+} hpr_device_run;
+
+typedef struct {
+    unsigned ndevices;
+    hpr_device_run devices[HPR_REPORT_MAX_DEVICES];
+    double seconds;               /* wall time of the call */
+    char notes[512];              /* devices left out and why, faults that the others made good */
+} hpr_run_report;
+
+/* The report of the context's last MSM (devices, tiles, times). HPR_ERR_INVALID_ARGUMENT
+ * before any MSM. */
+hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report);
 
 /* ---- OpenCL devices ---- */
 

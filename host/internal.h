@@ -22,7 +22,22 @@ struct hpr_ctx {
     cl_runtime *cl;   /* opened on first need; NULL before */
     char detail[CL_DETAIL_LEN];
     char notice[CL_DETAIL_LEN];
+    hpr_run_report report;
+    int have_report;
 };
+
+/* The MSM over every usable device (hybrid scheduler). Arguments checked by the caller. */
+hpr_status hpr_msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops, const unsigned char *points,
+                          const unsigned char *scalars, size_t n, unsigned char *out);
+
+/* The first scalar >= r, if any (HPR_ERR_SCALAR_OUT_OF_RANGE with its index). */
+hpr_status hpr_check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars, size_t n);
+
+/* Validates all points on the pool; the first invalid one is the error (with its index). */
+hpr_status hpr_validate_points(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n);
+
+/* Starts a one-device report for device name. */
+void hpr_report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds);
 
 /* Opens the OpenCL runtime of ctx if not yet done (a runtime without devices when OpenCL is
  * absent). HPR_ERR_OUT_OF_MEMORY otherwise. */

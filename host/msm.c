@@ -276,7 +276,7 @@ out:
 }
 
 /* The first scalar >= r, checked on the host before a device sees the scalars. */
-static hpr_status check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars, size_t n)
+hpr_status hpr_check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars, size_t n)
 {
     msm_scalar k;
     for (size_t i = 0; i < n; i++) {
@@ -297,7 +297,7 @@ static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, cons
     size_t bad_index = 0;
     msm_point_check bad_kind = MSM_POINT_OK;
     hpr_status st;
-    if ((st = check_scalars(ctx, ops, scalars, n)) != HPR_OK || (st = hpr_device_ready(ctx, dev, curve)) != HPR_OK)
+    if ((st = hpr_check_scalars(ctx, ops, scalars, n)) != HPR_OK || (st = hpr_device_ready(ctx, dev, curve)) != HPR_OK)
         return st;
     switch (cl_msm(ctx->cl, dev, (int)curve, ops, points, scalars, n, opts ? opts->window_bits : 0, out, &bad_index,
                    &bad_kind, NULL, why)) {
@@ -310,25 +310,84 @@ static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, cons
     }
 }
 
+hpr_status hpr_validate_points(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n)
+{
+    msm_job job = {0};
+    size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
+    hpr_status st;
+    job.ops = ops;
+    job.n = n;
+    job.in_points = points;
+    job.points = malloc(n ? n * ops->affine_size : 1);
+    job.first_bad = malloc((blocks ? blocks : 1) * sizeof(size_t));
+    job.bad_kind = malloc((blocks ? blocks : 1) * sizeof(msm_point_check));
+    if (!job.points || !job.first_bad || !job.bad_kind)
+        st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "validating %zu points: out of memory", n);
+    else
+        st = prepare_points(ctx, &job);
+    free(job.points);
+    free(job.first_bad);
+    free(job.bad_kind);
+    return st;
+}
+
+void hpr_report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds)
+{
+    hpr_run_report *r = &ctx->report;
+    memset(r, 0, sizeof *r);
+    r->ndevices = 1;
+    snprintf(r->devices[0].device, sizeof r->devices[0].device, "%s", device);
+    r->devices[0].tiles = 1;
+    r->devices[0].points = n;
+    r->devices[0].busy_s = seconds;
+    r->devices[0].points_per_s = seconds > 0 ? (double)n / seconds : 0;
+    r->seconds = seconds;
+    ctx->have_report = 1;
+}
+
+static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const msm_curve_ops *ops,
+                                    const void *points, const void *scalars, size_t n, void *out,
+                                    const hpr_msm_opts *opts)
+{
+    double t0 = rt_now_seconds();
+    hpr_status st;
+    if (dev && n > 0) {
+        st = msm_on_device(ctx, dev, curve, ops, points, scalars, n, out, opts);
+        if (st != HPR_ERR_DEVICE) {
+            hpr_report_single(ctx, dev->id, n, rt_now_seconds() - t0);
+            return st;
+        }
+        snprintf(ctx->notice, sizeof ctx->notice, "%.400s; the MSM was computed on the CPU instead", ctx->detail);
+        ctx->detail[0] = '\0';
+    }
+    st = hpr_msm_cpu(ctx, ops, points, scalars, n, out, opts);
+    hpr_report_single(ctx, "cpu", n, rt_now_seconds() - t0);
+    if (dev) {
+        snprintf(ctx->report.notes, sizeof ctx->report.notes, "%s", ctx->notice);
+        if (n > 0)
+            snprintf(ctx->report.devices[0].failure, sizeof ctx->report.devices[0].failure, "%.255s", dev->failure);
+    }
+    return st;
+}
+
 hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                       size_t n, void *out, const hpr_msm_opts *opts)
 {
     const msm_curve_ops *ops;
     cl_dev *dev = NULL;
+    const char *device;
     hpr_status st = check_msm_args(ctx, curve, group, points, scalars, n, out, opts, &ops);
     if (st != HPR_OK)
         return st;
     ctx->notice[0] = '\0';
-    if ((st = hpr_resolve_device(ctx, opts && opts->device ? opts->device : ctx->device, &dev)) != HPR_OK)
+    ctx->have_report = 0;
+    device = opts && opts->device ? opts->device : ctx->device;
+    if ((st = hpr_resolve_device(ctx, device, &dev)) != HPR_OK)
         return st;
-    if (dev && n > 0) {
-        st = msm_on_device(ctx, dev, curve, ops, points, scalars, n, out, opts);
-        if (st != HPR_ERR_DEVICE)
-            return st;
-        snprintf(ctx->notice, sizeof ctx->notice, "%.400s; the MSM was computed on the CPU instead", ctx->detail);
-        ctx->detail[0] = '\0';
-    }
-    return hpr_msm_cpu(ctx, ops, points, scalars, n, out, opts);
+    /* the hybrid scheduler for "all", unless the caller shapes the CPU's tiles by hand */
+    if (strcmp(device, "all") == 0 && n > 0 && !(opts && (opts->window_bits || opts->point_chunks || opts->windows_per_tile)))
+        return hpr_msm_hybrid(ctx, curve, ops, points, scalars, n, out);
+    return msm_single_device(ctx, dev, curve, ops, points, scalars, n, out, opts);
 }
 
 hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,

@@ -23,4 +23,7 @@ void rt_pool_run(rt_pool *pool, size_t ntasks, rt_task_fn fn, void *arg);
 /* Number of online processors (at least 1). */
 unsigned rt_online_cpus(void);
 
+/* Monotonic seconds. */
+double rt_now_seconds(void);
+
 #endif

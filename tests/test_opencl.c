@@ -448,6 +448,126 @@ START_TEST(unknown_device_names_are_rejected)
 }
 END_TEST
 
+/* ---- the hybrid scheduler over the CPU and the OpenCL device ---- */
+
+/* A context whose "all" includes the first OpenCL device: one CPU thread, and POCL limited
+ * to one thread (set before OpenCL loads, in this forked test). */
+static hpr_ctx *hybrid_ctx(void)
+{
+    setenv("POCL_MAX_PTHREAD_COUNT", "1", 1);
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_config_default(&cfg);
+    cfg.threads = 1;
+    cfg.devices = "all";
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    return ctx;
+}
+
+static void expect_both_devices_used(hpr_ctx *ctx, const char *what)
+{
+    hpr_run_report rep;
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+    ck_assert_msg(rep.ndevices == 2, "%s: %u devices in the run (%s)", what, rep.ndevices, rep.notes);
+    for (unsigned d = 0; d < rep.ndevices; d++)
+        ck_assert_msg(rep.devices[d].tiles > 0 || rep.devices[d].failures > 0, "%s: %s got no tile", what,
+                      rep.devices[d].device);
+}
+
+START_TEST(hybrid_splits_give_the_cpu_result)
+{
+    const curve_t *c = &curves[_i];
+    test_rng rng;
+    test_rng_init(&rng, 900 + (uint64_t)_i);
+    hpr_ctx *ctx = hybrid_ctx();
+    for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
+        size_t n = 600 + test_rng_next(&rng) % 1400;
+        char tiles[64], what[96];
+        /* random tile shapes: min tile and probe sizes from the seed */
+        snprintf(tiles, sizeof tiles, "%u,%u", (unsigned)(16 + test_rng_next(&rng) % 200),
+                 (unsigned)(8 + test_rng_next(&rng) % 100));
+        setenv("HPR_SCHED_TILES", tiles, 1);
+        inputs in = make_inputs(ctx, c, n, 950 + e, edge_sets[e]);
+        snprintf(what, sizeof what, "hybrid n=%zu tiles %s edges %u", n, tiles, edge_sets[e]);
+        unsigned char want[MAXP];
+        cpu_reference(c, &in, want);
+        expect_msm(ctx, c, &in, want, NULL, what);
+        expect_both_devices_used(ctx, what);
+        free_inputs(&in);
+    }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* _i: curve index * 3 + k; k = 1, 2 fails the device's k-th tile, k = 0 every tile */
+START_TEST(hybrid_survives_device_faults)
+{
+    const curve_t *c = &curves[_i / 3];
+    unsigned k = (unsigned)(_i % 3);
+    char fault[32];
+    hpr_run_report rep;
+    snprintf(fault, sizeof fault, k ? "cl:0.0@%u" : "cl:0.0", k);
+    setenv("HPR_SCHED_INJECT_FAULT", fault, 1);
+    setenv("HPR_SCHED_TILES", "300,150", 1);
+    hpr_ctx *ctx = hybrid_ctx();
+    inputs in = make_inputs(ctx, c, 3000, 990 + k, EDGE_ONES | EDGE_ZEROS);
+    unsigned char want[MAXP];
+    cpu_reference(c, &in, want);
+    expect_msm(ctx, c, &in, want, NULL, fault);
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+    ck_assert_uint_eq(rep.ndevices, 2);
+    ck_assert_msg(rep.devices[1].failures >= 1 && strstr(rep.devices[1].failure, "HPR_SCHED_INJECT_FAULT"),
+                  "%s: report: failures %u '%s'", fault, rep.devices[1].failures, rep.devices[1].failure);
+    ck_assert_msg(strstr(rep.notes, "cl:0.0") != NULL, "%s: notes '%s'", fault, rep.notes);
+    if (k == 0) {
+        ck_assert_int_eq(rep.devices[1].dropped, 1);
+        ck_assert_uint_eq(rep.devices[1].tiles, 0);
+    }
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(hybrid_reports_the_first_invalid_point)
+{
+    const curve_t *c = &curves[_i];
+    unsigned char got[MAXP];
+    setenv("HPR_SCHED_TILES", "50,25", 1);
+    hpr_ctx *ctx = hybrid_ctx();
+    inputs in = make_inputs(ctx, c, 1200, 1100, 0);
+    in.points[c->point_size * 1111 + 3] ^= 1;
+    in.points[c->point_size * 333 + 3] ^= 1;
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_POINT_NOT_ON_CURVE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 333 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_run_report rep;
+    hpr_device_info info;
+    hpr_config_default(&cfg);
+    cfg.threads = 64; /* more than the cores: POCL cannot fit beside the pool */
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
+    inputs in = make_inputs(ctx, &curves[0], 20000, 1200, 0);
+    unsigned char want[MAXP];
+    cpu_reference(&curves[0], &in, want);
+    expect_msm(ctx, &curves[0], &in, want, NULL, "oversubscribed");
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+    if (strcmp(info.kind, "cpu") == 0) {
+        ck_assert_uint_eq(rep.ndevices, 1);
+        ck_assert_msg(strstr(rep.notes, "left out") != NULL, "notes: %s", rep.notes);
+    }
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *opencl_suite(void)
 {
     Suite *s = suite_create("opencl");
@@ -463,6 +583,10 @@ static Suite *opencl_suite(void)
     tcase_add_test(tc, binary_cache_hits_and_rebuilds_a_truncated_entry);
     tcase_add_test(tc, without_opencl_the_cpu_still_runs);
     tcase_add_test(tc, unknown_device_names_are_rejected);
+    tcase_add_loop_test(tc, hybrid_splits_give_the_cpu_result, 0, 2);
+    tcase_add_loop_test(tc, hybrid_survives_device_faults, 0, 6);
+    tcase_add_loop_test(tc, hybrid_reports_the_first_invalid_point, 0, 2);
+    tcase_add_test(tc, hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 /*
  * cmd_msm.c: `hyprove msm`, `hyprove bench msm` and the default job (no arguments).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #define MAX_LIST 16
 #define MAX_LOG_N 26
+#define MAX_DEVICES 8
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
@@ -30,14 +32,17 @@ static const char *msm_help =
 
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
-    "                         [--device cpu|all|cl:P.D] [--seed S] [--window-bits C] [--json FILE]\n"
+    "                         [--devices D[,D...] | --device D] [--seed S] [--window-bits C] [--json FILE]\n"
     "\n"
     "Times G1 MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
     "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16.\n"
     "  --json FILE   also write the records as a JSON list (atomically): op, curve, group,\n"
     "                log_n, n, device, threads, repeat, median_ms, min_ms, ns_per_point,\n"
-    "                points_per_s\n";
+    "                points_per_s, and hybrid_efficiency on \"all\" records\n"
+    "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
+    "                rows get the hybrid efficiency: their throughput over the sum of the\n"
+    "                single devices' throughputs in the same run (default device: all)\n";
 
 typedef struct {
     hpr_curve curves[2];
@@ -47,6 +52,8 @@ typedef struct {
     unsigned repeat, threads, window_bits;
     unsigned long long seed;
     const char *json_path, *device;
+    char devices[MAX_DEVICES][16];
+    size_t ndevices;
 } bench_args;
 
 typedef struct {
@@ -54,6 +61,7 @@ typedef struct {
     unsigned log_n, threads, repeat;
     const char *device;
     double median_ms, min_ms;
+    double efficiency; /* "all" records: hybrid throughput / sum of the single devices'; < 0: none */
 } bench_record;
 
 static int parse_device(const char *cmd, const char *s)
@@ -216,7 +224,7 @@ int cmd_msm(int argc, char **argv)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
     fprintf(stderr, "msm: %s G1, n = %zu, device %s, %u threads: %.3f ms\n", cli_curve_name(curve), n,
-            strcmp(device, "all") == 0 ? "cpu" : device, hpr_ctx_threads(ctx), ms);
+            device, hpr_ctx_threads(ctx), ms);
     rc = write_point_json(curve, result, out_path ? &out : NULL);
 out:
     cli_output_abort(&out); /* no-op after a commit */
@@ -259,16 +267,36 @@ out:
 
 static void print_table_header(void)
 {
-    printf("%-4s %-10s %5s %-7s %7s %6s %11s %11s %10s %10s\n", "op", "curve", "log_n", "device", "threads", "repeat",
-           "median_ms", "min_ms", "ns/point", "Mpoints/s");
+    printf("%-4s %-10s %5s %-7s %7s %6s %11s %11s %10s %10s %10s\n", "op", "curve", "log_n", "device", "threads",
+           "repeat", "median_ms", "min_ms", "ns/point", "Mpoints/s", "hybrid_eff");
 }
 
 static void print_record(const bench_record *r)
 {
     double n = (double)((size_t)1 << r->log_n);
-    printf("%-4s %-10s %5u %-7s %7u %6u %11.3f %11.3f %10.1f %10.3f\n", "msm", cli_curve_name(r->curve), r->log_n,
-           r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / n, n / (r->median_ms * 1e3));
+    char eff[16] = "-";
+    if (r->efficiency >= 0)
+        snprintf(eff, sizeof eff, "%.3f", r->efficiency);
+    printf("%-4s %-10s %5u %-7s %7u %6u %11.3f %11.3f %10.1f %10.3f %10s\n", "msm", cli_curve_name(r->curve), r->log_n,
+           r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / n, n / (r->median_ms * 1e3),
+           eff);
     fflush(stdout);
+}
+
+/* Per-device shares of the last hybrid run, and the devices left out (stderr). */
+static void print_hybrid_report(hpr_ctx *ctx)
+{
+    hpr_run_report rep;
+    if (hpr_ctx_last_report(ctx, &rep) != HPR_OK)
+        return;
+    fprintf(stderr, "  all:");
+    for (unsigned d = 0; d < rep.ndevices; d++) {
+        const hpr_device_run *x = &rep.devices[d];
+        fprintf(stderr, " %s %u tiles %llu points (%.0f/s busy %.3f s, waited %.3f s)%s", x->device, x->tiles,
+                x->points, x->points_per_s, x->busy_s, x->wait_s, d + 1 < rep.ndevices ? ";" : "\n");
+    }
+    if (rep.notes[0])
+        fprintf(stderr, "  note: %s\n", rep.notes);
 }
 
 static int write_json(const char *path, const bench_record *recs, size_t count)
@@ -283,15 +311,53 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
         fprintf(o.fp,
                 "  {\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"g1\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
                 "\"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_point\": %.3f, "
-                "\"points_per_s\": %.1f}%s\n",
+                "\"points_per_s\": %.1f",
                 cli_curve_name(r->curve), r->log_n, n, r->device, r->threads, r->repeat, r->median_ms, r->min_ms,
-                r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), i + 1 < count ? "," : "");
+                r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3));
+        if (r->efficiency >= 0)
+            fprintf(o.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
+        fprintf(o.fp, "}%s\n", i + 1 < count ? "," : "");
     }
     fprintf(o.fp, "]\n");
     return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
 }
 
-/* Runs every (curve, size) for each thread count in threads[]; records go to recs. */
+/* Hybrid efficiency of the "all" records among recs[first..last): its throughput over the
+ * sum of the single devices' throughputs at the same thread count. */
+static void set_efficiency(bench_record *recs, size_t first, size_t last)
+{
+    for (size_t i = first; i < last; i++) {
+        double sum = 0;
+        int singles = 0;
+        if (strcmp(recs[i].device, "all") != 0)
+            continue;
+        for (size_t j = first; j < last; j++)
+            if (strcmp(recs[j].device, "all") != 0 && recs[j].threads == recs[i].threads) {
+                sum += 1.0 / recs[j].median_ms;
+                singles++;
+            }
+        recs[i].efficiency = singles > 1 ? (1.0 / recs[i].median_ms) / sum : -1;
+    }
+}
+
+/* One (curve, size, device, threads) measurement appended to recs. */
+static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const char *device, unsigned threads,
+                     const unsigned char *points, const unsigned char *scalars, bench_record *r)
+{
+    hpr_ctx *ctx = NULL;
+    int rc = make_ctx(threads, device, &ctx);
+    if (rc)
+        return rc;
+    *r = (bench_record){curve, log_n, hpr_ctx_threads(ctx), a->repeat, device, 0, 0, -1};
+    rc = measure(ctx, curve, points, scalars, (size_t)1 << log_n, a->repeat, a->window_bits, r);
+    if (!rc && strcmp(device, "all") == 0)
+        print_hybrid_report(ctx);
+    hpr_ctx_destroy(ctx);
+    return rc;
+}
+
+/* Runs every (curve, size) on each device for each thread count in threads[]; records go
+ * to recs (room for curves x sizes x devices x thread counts). */
 static int run_bench(const bench_args *a, const unsigned *threads, size_t nthreads, bench_record *recs, size_t *nrecs)
 {
     int rc = 0;
@@ -301,25 +367,19 @@ static int run_bench(const bench_args *a, const unsigned *threads, size_t nthrea
         for (size_t li = 0; li < a->nlog_n && !rc; li++) {
             hpr_ctx *gen = NULL;
             unsigned char *points = NULL, *scalars = NULL;
-            size_t n = (size_t)1 << a->log_n[li];
+            size_t n = (size_t)1 << a->log_n[li], first = *nrecs;
             rc = make_ctx(0, "cpu", &gen);
             if (!rc)
                 rc = random_inputs(gen, a->curves[ci], n, a->seed, &points, &scalars);
             hpr_ctx_destroy(gen);
-            for (size_t ti = 0; ti < nthreads && !rc; ti++) {
-                hpr_ctx *ctx = NULL;
-                bench_record *r = &recs[*nrecs];
-                if ((rc = make_ctx(threads[ti], a->device, &ctx)) != 0)
-                    break;
-                *r = (bench_record){a->curves[ci], a->log_n[li], hpr_ctx_threads(ctx), a->repeat,
-                                    strcmp(a->device, "all") == 0 ? "cpu" : a->device, 0, 0};
-                rc = measure(ctx, a->curves[ci], points, scalars, n, a->repeat, a->window_bits, r);
-                hpr_ctx_destroy(ctx);
-                if (!rc) {
-                    print_record(r);
-                    (*nrecs)++;
-                }
-            }
+            for (size_t di = 0; di < a->ndevices && !rc; di++)
+                for (size_t ti = 0; ti < nthreads && !rc; ti++)
+                    if ((rc = bench_one(a, a->curves[ci], a->log_n[li], a->devices[di], threads[ti], points, scalars,
+                                        &recs[*nrecs])) == 0)
+                        (*nrecs)++;
+            set_efficiency(recs, first, *nrecs);
+            for (size_t i = first; i < *nrecs; i++)
+                print_record(&recs[i]);
             free(points);
             free(scalars);
         }
@@ -327,12 +387,35 @@ static int run_bench(const bench_args *a, const unsigned *threads, size_t nthrea
     return rc;
 }
 
+/* --devices D[,D...] (or --device D) into a->devices. */
+static int parse_devices(bench_args *a, const char *list)
+{
+    char buf[256], *save = NULL;
+    if (strlen(list) >= sizeof buf)
+        return cli_usage_error("bench msm ", "--devices '%s' is too long", list);
+    strcpy(buf, list);
+    a->ndevices = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (a->ndevices == MAX_DEVICES)
+            return cli_usage_error("bench msm ", "--devices: at most %d devices", MAX_DEVICES);
+        if (parse_device("bench msm ", tok))
+            return CLI_EXIT_USAGE;
+        snprintf(a->devices[a->ndevices++], sizeof a->devices[0], "%s", tok);
+    }
+    if (a->ndevices == 0 || list[strlen(list) - 1] == ',' || list[0] == ',' || strstr(list, ",,"))
+        return cli_usage_error("bench msm ", "--devices '%s': expected a comma-separated list of devices", list);
+    return 0;
+}
+
+static const char bench_default_device[] = "all";
+
 int cmd_bench(int argc, char **argv)
 {
     const char *curve_s = NULL, *log_n_s = NULL, *repeat_s = NULL, *threads_s = NULL, *seed_s = NULL, *wb_s = NULL;
-    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, "all"};
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, bench_default_device, {{0}}, 0};
+    const char *devices_s = NULL;
     unsigned long long v;
-    bench_record recs[2 * MAX_LIST];
+    static bench_record recs[2 * MAX_LIST * MAX_DEVICES];
     size_t nrecs;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(bench_help, argc < 2 ? stderr : stdout);
@@ -342,7 +425,7 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm)", argv[1]);
     cli_opt opts[] = {{"--curve", &curve_s},     {"--log-n", &log_n_s}, {"--repeat", &repeat_s},
                       {"--threads", &threads_s}, {"--seed", &seed_s},   {"--window-bits", &wb_s},
-                      {"--json", &a.json_path},  {"--device", &a.device}};
+                      {"--json", &a.json_path},  {"--device", &a.device},   {"--devices", &devices_s}};
     int parsed = cli_parse_options(argc - 1, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
@@ -364,7 +447,9 @@ int cmd_bench(int argc, char **argv)
         a.window_bits = (unsigned)v;
     else if (wb_s)
         return cli_usage_error("bench msm ", "--window-bits '%s' is not an integer in 1..20", wb_s);
-    if (parse_device("bench msm ", a.device))
+    if (devices_s && a.device != bench_default_device)
+        return cli_usage_error("bench msm ", "give --device or --devices, not both");
+    if (parse_devices(&a, devices_s ? devices_s : a.device))
         return CLI_EXIT_USAGE;
     int rc = run_bench(&a, &a.threads, 1, recs, &nrecs);
     if (!rc && a.json_path)
@@ -401,7 +486,7 @@ static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, cha
 
 int cmd_default_job(void)
 {
-    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu"};
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1};
     unsigned threads[2] = {1, 0};
     bench_record recs[4];
     char ids[8][16], notice[512];
@@ -415,7 +500,7 @@ int cmd_default_job(void)
     printf(nids ? "\n\n" : "; no OpenCL device (%s)\n\n", notice);
     rc = run_bench(&a, threads, 2, recs, &nrecs);
     for (size_t i = 0; i < nids && !rc; i++) {
-        a.device = ids[i];
+        snprintf(a.devices[0], sizeof a.devices[0], "%s", ids[i]);
         printf("\n");
         rc = run_bench(&a, threads + 1, 1, recs, &nrecs);
     }

@@ -1,0 +1,233 @@
+/*
+ * test_sched.c: the scheduler's policy driven by simulated devices in virtual time (no curve
+ * arithmetic, no clock): completion within 10% of the ideal (all items / sum of speeds) for
+ * speed ratios 1:1, 1:4, 1:20 and three devices, with and without calibrated speeds, a device
+ * that slows down mid-run, and devices that fail (tiles move, a device failing twice is
+ * dropped, every item is done exactly once).
+ */
+#include "test_util.h"
+
+#include "../runtime/sched.h"
+
+#include <string.h>
+
+#define N_ITEMS ((size_t)1 << 22)
+#define TILE_OVERHEAD_S 0.0005 /* launch and transfer cost per tile */
+
+typedef struct {
+    double speed[SCHED_MAX_DEVICES];     /* items/s */
+    double slow_after_s;                 /* from this time on, device 0 runs at slow_factor */
+    double slow_factor;
+    int fail_on_tile[SCHED_MAX_DEVICES]; /* 1-based tile number that fails; -1: every tile */
+} sim_setup;
+
+typedef struct {
+    double makespan, ideal;
+    unsigned tiles[SCHED_MAX_DEVICES];
+    int dropped[SCHED_MAX_DEVICES];
+    int finished;
+} sim_result;
+
+static double speed_at(const sim_setup *s, unsigned d, double t)
+{
+    return d == 0 && s->slow_after_s > 0 && t >= s->slow_after_s ? s->speed[0] * s->slow_factor : s->speed[d];
+}
+
+/* Discrete-event run; also checks that every item is done exactly once. */
+static sim_result simulate(const sim_setup *s, unsigned ndev, int calibrated)
+{
+    sched_policy p;
+    double init[SCHED_MAX_DEVICES], busy_until[SCHED_MAX_DEVICES], started[SCHED_MAX_DEVICES], now = 0, total = 0;
+    sched_range running[SCHED_MAX_DEVICES];
+    int busy[SCHED_MAX_DEVICES] = {0}, done[SCHED_MAX_DEVICES] = {0};
+    unsigned started_tiles[SCHED_MAX_DEVICES] = {0};
+    unsigned char *covered = calloc(N_ITEMS, 1);
+    sim_result r;
+    memset(&r, 0, sizeof r);
+    for (unsigned d = 0; d < ndev; d++) {
+        init[d] = calibrated ? s->speed[d] : 0;
+        total += s->speed[d];
+    }
+    sched_policy_init(&p, N_ITEMS, ndev, init, N_ITEMS / 32, N_ITEMS / 64); /* as host/hybrid.c */
+    for (;;) {
+        for (unsigned d = 0; d < ndev; d++) {
+            if (busy[d] || done[d])
+                continue;
+            sched_next_result nr = sched_policy_next(&p, d, &running[d]);
+            if (nr == SCHED_DONE)
+                done[d] = 1;
+            if (nr != SCHED_TILE)
+                continue;
+            size_t len = running[d].end - running[d].begin;
+            busy[d] = 1;
+            started[d] = now;
+            started_tiles[d]++;
+            busy_until[d] = now + TILE_OVERHEAD_S + (double)len / speed_at(s, d, now);
+        }
+        int next = -1;
+        for (unsigned d = 0; d < ndev; d++)
+            if (busy[d] && (next < 0 || busy_until[d] < busy_until[next]))
+                next = (int)d;
+        if (next < 0)
+            break; /* nobody busy: finished, or every device waits (a deadlock the test reports) */
+        now = busy_until[next];
+        busy[next] = 0;
+        int fail = s->fail_on_tile[next] == -1 || (s->fail_on_tile[next] > 0 && (unsigned)s->fail_on_tile[next] == started_tiles[next]);
+        if (fail) {
+            sched_policy_failed(&p, (unsigned)next, running[next]);
+        } else {
+            for (size_t i = running[next].begin; i < running[next].end; i++)
+                covered[i]++;
+            sched_policy_done(&p, (unsigned)next, running[next], now - started[next]);
+            r.tiles[next]++;
+        }
+    }
+    r.finished = sched_policy_finished(&p);
+    for (size_t i = 0; i < N_ITEMS && r.finished == 1; i++)
+        if (covered[i] != 1)
+            r.finished = 0;
+    for (unsigned d = 0; d < ndev; d++)
+        r.dropped[d] = p.dropped[d];
+    r.makespan = now;
+    r.ideal = (double)N_ITEMS / total;
+    free(covered);
+    return r;
+}
+
+static void expect_near_ideal(const sim_setup *s, unsigned ndev, int calibrated, const char *what)
+{
+    sim_result r = simulate(s, ndev, calibrated);
+    ck_assert_msg(r.finished == 1, "%s: the run did not finish with every item done once", what);
+    ck_assert_msg(r.makespan <= 1.10 * r.ideal, "%s (%s): makespan %.4f s > 1.10 x ideal %.4f s", what,
+                  calibrated ? "calibrated" : "probed", r.makespan, r.ideal);
+}
+
+START_TEST(speed_ratios_finish_near_the_ideal)
+{
+    static const double ratios[][3] = {{1, 1, 0}, {1, 4, 0}, {4, 1, 0}, {1, 20, 0}, {20, 1, 0}, {1, 2, 5}, {5, 1, 20}};
+    for (size_t i = 0; i < sizeof ratios / sizeof ratios[0]; i++) {
+        sim_setup s;
+        char what[64];
+        unsigned ndev = ratios[i][2] > 0 ? 3 : 2;
+        memset(&s, 0, sizeof s);
+        for (unsigned d = 0; d < ndev; d++)
+            s.speed[d] = ratios[i][d] * 1e6;
+        snprintf(what, sizeof what, "speeds %g:%g:%g", ratios[i][0], ratios[i][1], ratios[i][2]);
+        expect_near_ideal(&s, ndev, 1, what);
+        expect_near_ideal(&s, ndev, 0, what);
+    }
+}
+END_TEST
+
+START_TEST(a_device_that_slows_down_is_compensated)
+{
+    sim_setup s;
+    memset(&s, 0, sizeof s);
+    s.speed[0] = 4e6;
+    s.speed[1] = 2e6;
+    s.slow_after_s = 0.2; /* device 0 drops to a quarter of its speed a third of the way in */
+    s.slow_factor = 0.25;
+    sim_result r = simulate(&s, 2, 1);
+    double work_before = 0.2 * 6e6, ideal = 0.2 + ((double)N_ITEMS - work_before) / (1e6 + 2e6);
+    ck_assert_int_eq(r.finished, 1);
+    ck_assert_msg(r.makespan <= 1.10 * ideal, "makespan %.4f s > 1.10 x ideal %.4f s", r.makespan, ideal);
+}
+END_TEST
+
+START_TEST(failed_tiles_move_and_a_device_failing_twice_is_dropped)
+{
+    for (int k = 1; k <= 4; k++) {
+        sim_setup s;
+        memset(&s, 0, sizeof s);
+        s.speed[0] = 1e6;
+        s.speed[1] = 3e6;
+        s.fail_on_tile[1] = k;
+        sim_result r = simulate(&s, 2, k % 2);
+        ck_assert_msg(r.finished == 1, "fault on tile %d: not every item done exactly once", k);
+        ck_assert_int_eq(r.dropped[1], 0);
+    }
+    sim_setup s;
+    memset(&s, 0, sizeof s);
+    s.speed[0] = 1e6;
+    s.speed[1] = 3e6;
+    s.fail_on_tile[1] = -1; /* fails every tile: dropped after two, the other finishes */
+    sim_result r = simulate(&s, 2, 1);
+    ck_assert_int_eq(r.finished, 1);
+    ck_assert_int_eq(r.dropped[1], 1);
+    ck_assert_uint_eq(r.tiles[1], 0);
+    s.fail_on_tile[0] = -1; /* both fail always: the run ends unfinished, no deadlock */
+    sched_policy p;
+    sched_range t;
+    sched_policy_init(&p, 100, 1, NULL, 10, 10);
+    ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_TILE);
+    ck_assert_int_eq(sched_policy_failed(&p, 0, t), 0);
+    ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_TILE); /* alone: takes its own failed tile back */
+    ck_assert_int_eq(sched_policy_failed(&p, 0, t), 1);
+    ck_assert_int_eq(sched_policy_finished(&p), -1);
+    ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_DONE);
+}
+END_TEST
+
+/* The threaded runner with trivial devices: results sorted by range and covering all. */
+static int sum_tile(void *impl, sched_range r, void *result, char *detail, size_t len)
+{
+    int *fail_first = impl;
+    unsigned long long s = 0;
+    if (*fail_first > 0) {
+        (*fail_first)--;
+        snprintf(detail, len, "simulated fault");
+        return -1;
+    }
+    for (size_t i = r.begin; i < r.end; i++)
+        s += i;
+    memcpy(result, &s, sizeof s);
+    return 0;
+}
+
+START_TEST(the_runner_covers_every_item_once)
+{
+    int fails[3] = {1, 1, 1};
+    sched_device devs[3] = {{"a", &fails[0], sum_tile, 0}, {"b", &fails[1], sum_tile, 0}, {"c", &fails[2], sum_tile, 0}};
+    sched_device_report reps[3];
+    sched_tile_record *tiles;
+    void *results;
+    size_t ntiles, n = 100000;
+    char detail[256];
+    ck_assert_int_eq(sched_run(devs, 3, n, 1000, 700, sizeof(unsigned long long), &results, &tiles, &ntiles, reps,
+                               detail, sizeof detail), 0);
+    unsigned long long total = 0, v;
+    size_t expect_begin = 0;
+    for (size_t i = 0; i < ntiles; i++) {
+        ck_assert_uint_eq(tiles[i].range.begin, expect_begin);
+        expect_begin = tiles[i].range.end;
+        memcpy(&v, (unsigned char *)results + i * sizeof v, sizeof v);
+        total += v;
+    }
+    ck_assert_uint_eq(expect_begin, n);
+    ck_assert_uint_eq(total, (unsigned long long)n * (n - 1) / 2);
+    unsigned failures = 0, injected = 3 - (unsigned)(fails[0] + fails[1] + fails[2]);
+    for (int d = 0; d < 3; d++) {
+        failures += reps[d].failures;
+        if (reps[d].failures)
+            ck_assert_str_eq(reps[d].failure, "simulated fault");
+    }
+    ck_assert_uint_eq(failures, injected);
+    ck_assert_uint_ge(injected, 1);
+    free(results);
+    free(tiles);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sched");
+    TCase *tc = tcase_create("sched");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, speed_ratios_finish_near_the_ideal);
+    tcase_add_test(tc, a_device_that_slows_down_is_compensated);
+    tcase_add_test(tc, failed_tiles_move_and_a_device_failing_twice_is_dropped);
+    tcase_add_test(tc, the_runner_covers_every_item_once);
+    suite_add_tcase(s, tc);
+    test_seed_init();
+    return run_suite(s);
+}
