@@ -13,6 +13,8 @@
  * OpenCL CPU device (POCL) runs on the native pool's cores: it joins only if the pool's
  * threads plus its compute units fit the machine's cores; otherwise it is left out, since
  * the native kernels are faster per core (README: 2-3x), and the report says so.
+ * Speeds: from the calibration profile (hpr_calibrate) at the size of an even share, else
+ * probed by each device's first tile.
  * Tiles: min_tile = max(n/32, 4096) points, probe = max(n/64, 2048) (HPR_SCHED_TILES=MIN,PROBE
  * overrides them for tests). Below 2 * min_tile points the CPU runs alone.
  */
@@ -207,9 +209,13 @@ hpr_status hpr_msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *op
         return st;
     if (n >= 2 * min_tile)
         ndev += pick_opencl_devices(ctx, curve, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
+    unsigned log_share = 0; /* log2 of an even share: the size class of the first tiles */
+    while (log_share < 40 && ((size_t)2 << log_share) <= n / ndev)
+        log_share++;
     for (unsigned d = 0; d < ndev; d++) {
+        const char *id = d ? cl_devs[d - 1]->id : "cpu";
         tds[d] = (tile_device){ctx, curve, ops, points, scalars, d ? cl_devs[d - 1] : NULL, 0};
-        devs[d] = (sched_device){d ? cl_devs[d - 1]->id : "cpu", &tds[d], run_tile, 0};
+        devs[d] = (sched_device){id, &tds[d], run_tile, ndev > 1 ? hpr_calibrated_speed(ctx, id, curve, log_share) : 0};
     }
     int rc = sched_run(devs, ndev, n, min_tile, probe, ops->affine_size, &results, &tiles, &ntiles, reps, why, sizeof why);
     fill_report(ctx, tds, ndev, reps, rt_now_seconds() - t0);

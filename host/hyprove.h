@@ -101,6 +101,20 @@ typedef struct {
  * before any MSM. */
 hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report);
 
+/* ---- calibration ---- */
+
+/* Measures the MSM throughput of one device ("cpu" with this context's threads, or "cl:P.D")
+ * on curve at 2^log_n[i] points (a warm-up, then the median of 3 runs) and stores it in the
+ * calibration profile (profile.json in the cache directory: HPR_CACHE_DIR, else
+ * $XDG_CACHE_HOME/hyprove, else ~/.cache/hyprove), keyed by the device's identity and driver.
+ * points_per_s (count entries, may be NULL) receives the figures. Sizes up to 2^24. */
+hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
+                         double *points_per_s);
+
+/* The calibrated throughput (points/s) of device on curve at the measured size nearest to
+ * 2^log_n, or 0 when the profile has none. The hybrid scheduler starts from these. */
+double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n);
+
 /* ---- OpenCL devices ---- */
 
 typedef struct {

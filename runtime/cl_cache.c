@@ -3,12 +3,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cl_cache.h"
+#include "rt_fs.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define CACHE_MAGIC "HPRCLB01"
@@ -81,33 +80,13 @@ out:
     return res;
 }
 
-/* mkdir -p for the cache directory. */
-static int make_dirs(const char *dir)
-{
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return -1;
-        buf[i] = saved;
-    }
-    return 0;
-}
-
 int cl_cache_store(const char *dir, uint64_t key, const unsigned char *payload, size_t len)
 {
     char path[4096], tmp[4200];
     unsigned char header[CACHE_HEADER];
     int rc = -1;
     FILE *f = NULL;
-    if (make_dirs(dir) != 0)
+    if (rt_make_dirs(dir) != 0)
         return -1;
     cl_cache_path(path, sizeof path, dir, key);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());

@@ -8,14 +8,14 @@
  *
  * Policy (sched_policy, pure and clock-free so tests can drive it with simulated time):
  * - Guided self-scheduling weighted by speed: an idle device with speed s_d (items/s) takes
- *   GUIDE * remaining * s_d / sum(s) items, at least min_tile; so tiles start large and shrink
+ *   GUIDE * remaining * s_d / sum(s) items (see sched.c); so tiles start large and shrink
  *   towards the end, and every device keeps pulling from the shared pool while it is fast
  *   enough to matter.
  * - Tail rule: a device does not take a tile that it would finish later than the other
  *   devices would finish all that remains without it; it waits (and takes work back if a
  *   device fails).
- * - Unknown speed: the device's first tile is a probe of probe_tile items; its measured time
- *   gives the speed. Speeds are smoothed over the tiles a device completes, so a device that
+ * - Unknown speed: the device's first tile is a probe of probe_tile items (others take at
+ *   most 2 * probe_tile until every speed is known); its measured time gives the speed. Speeds are smoothed over the tiles a device completes, so a device that
  *   slows down mid-run gets smaller tiles.
  * - Faults: a failed tile goes back to a queue that every device serves first; a device that
  *   fails twice is dropped for the rest of the run. If all devices are dropped, the job fails.

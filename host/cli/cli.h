@@ -19,6 +19,7 @@ int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, 
 int cmd_msm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_default_job(void);
 
 #endif

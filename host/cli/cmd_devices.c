@@ -51,6 +51,19 @@ static void print_prepare(hpr_ctx *ctx, const char *id, hpr_curve curve)
         printf("            %s\n", hpr_ctx_error_detail(ctx));
 }
 
+/* The calibrated throughput at the measured size nearest to 2^16 and 2^20, per curve. */
+static void print_calibration(hpr_ctx *ctx, const char *id)
+{
+    static const hpr_curve curves[2] = {HPR_CURVE_BN254, HPR_CURVE_BLS12_381};
+    for (int c = 0; c < 2; c++) {
+        double s16 = hpr_calibrated_speed(ctx, id, curves[c], 16), s20 = hpr_calibrated_speed(ctx, id, curves[c], 20);
+        if (s16 > 0)
+            printf("  calibrated %-9s %.0f points/s near 2^16, %.0f near 2^20\n", cli_curve_name(curves[c]), s16, s20);
+        else
+            printf("  calibrated %-9s no (run 'hyprove calibrate')\n", cli_curve_name(curves[c]));
+    }
+}
+
 static void print_device(hpr_ctx *ctx, const hpr_device_info *d, const hpr_curve *curves, size_t ncurves)
 {
     printf("%-9s %s (%s)\n", d->id, d->name, d->kind);
@@ -65,6 +78,7 @@ static void print_device(hpr_ctx *ctx, const hpr_device_info *d, const hpr_curve
     }
     for (size_t i = 0; i < ncurves; i++)
         print_prepare(ctx, d->id, curves[i]);
+    print_calibration(ctx, d->id);
 }
 
 int cmd_devices(int argc, char **argv)
@@ -91,6 +105,7 @@ int cmd_devices(int argc, char **argv)
     cfg.devices = "cpu";
     if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
         return cli_error("cannot create a context");
+    print_calibration(ctx, "cpu");
     unsigned count = hpr_device_count(ctx);
     if (count == 0)
         printf("opencl    none: %s; running CPU-only\n", hpr_opencl_notice(ctx));

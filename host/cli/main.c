@@ -15,7 +15,8 @@ static const char *main_help =
     "commands:\n"
     "  devices      the CPU (model, cores, instruction sets from CPUID and XCR0) and devices\n"
     "  msm          one multi-scalar multiplication from files or random inputs\n"
-    "  bench msm    time MSMs over sizes and curves (table, and JSON with --json)\n"
+    "  bench msm    time MSMs over sizes, curves and devices (table, and JSON with --json)\n"
+    "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
     "  --version    print the version\n"
     "\n"
     "'hyprove COMMAND --help' describes each command.\n";
@@ -65,5 +66,7 @@ int main(int argc, char **argv)
         return cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "devices") == 0)
         return cmd_devices(argc - 1, argv + 1);
+    if (strcmp(cmd, "calibrate") == 0)
+        return cmd_calibrate(argc - 1, argv + 1);
     return cli_usage_error("", "unknown command '%s'", cmd);
 }
