@@ -86,7 +86,8 @@ def json_point(pt):
 
 
 def test_help_and_usage():
-    for args in (["--help"], ["msm", "--help"], ["bench", "--help"], ["bench", "msm", "--help"], ["devices", "--help"]):
+    for args in (["--help"], ["msm", "--help"], ["bench", "--help"], ["bench", "msm", "--help"], ["devices", "--help"],
+                 ["calibrate", "--help"]):
         res = run(*args)
         check("help %s" % args, res.returncode == 0 and "usage" in res.stdout, res.stderr)
     res = run("devices")
@@ -204,6 +205,26 @@ def test_opencl(tmp):
     with open(jpath) as fh:
         recs = json.load(fh)
     check("bench json names the device", len(recs) == 1 and recs[0]["device"] == "cl:0.0", recs)
+    hybrid_env = {"POCL_MAX_PTHREAD_COUNT": "1"}
+    jpath = os.path.join(tmp, "bench-hybrid.json")
+    res = run("bench", "msm", "--curve", "bn254", "--log-n", "13", "--repeat", "1", "--threads", "1",
+              "--devices", "cpu,cl:0.0,all", "--json", jpath, env=hybrid_env)
+    check("bench --devices cpu,cl:0.0,all", res.returncode == 0 and "hybrid_eff" in res.stdout, res.stdout + res.stderr)
+    with open(jpath) as fh:
+        recs = json.load(fh)
+    check("bench hybrid records", [r["device"] for r in recs] == ["cpu", "cl:0.0", "all"], recs)
+    check("hybrid_efficiency only on the all record",
+          "hybrid_efficiency" not in recs[0] and "hybrid_efficiency" not in recs[1]
+          and 0 < recs[2].get("hybrid_efficiency", 0) < 2, recs)
+    check("bench all reports the split", "all: cpu" in res.stderr and "cl:0.0" in res.stderr, res.stderr)
+    res = run("calibrate", "--curve", "bn254", "--log-n", "6,7", "--devices", "cpu,cl:0.0")
+    check("calibrate", res.returncode == 0 and res.stdout.count("bn254") == 4, res.stdout + res.stderr)
+    res = run("devices", "--prepare", "none")
+    check("devices shows the calibration", "calibrated bn254" in res.stdout and "points/s" in res.stdout, res.stdout)
+    expect_error("calibrate bad device", run("calibrate", "--devices", "gpu"), 2, "gpu")
+    expect_error("bench devices and device", run("bench", "msm", "--device", "cpu", "--devices", "cpu,all"), 2,
+                 "--devices")
+    expect_error("bench empty devices item", run("bench", "msm", "--devices", "cpu,,all"), 2, "--devices")
 
 
 def main():

@@ -3,7 +3,9 @@
  * one kernel per primitive compared bit for bit with the host build of the same arithmetic
  * (both word variants where the device offers two), the MSM against the CPU over the edge
  * matrix and random sizes up to 2^14, chunking forced by a small max allocation, the binary
- * cache (hit, truncated entry rebuilt), OpenCL absent, injected device faults and bad inputs.
+ * cache (hit, truncated entry rebuilt), OpenCL absent, injected device faults and bad inputs;
+ * then the hybrid scheduler over the CPU and the device (random splits give the CPU's bits,
+ * faults on the k-th tile, core sharing) and calibration profiles.
  * Check forks each test, so every OpenCL context is created inside the test that uses it.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -568,6 +570,49 @@ START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
 }
 END_TEST
 
+START_TEST(calibration_is_stored_per_device_and_survives_a_corrupt_profile)
+{
+    char dir[] = "/tmp/hpr-profile-test-XXXXXX", id[16], path[256];
+    unsigned sizes[2] = {8, 10};
+    double speeds[2];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("HPR_CACHE_DIR", dir, 1);
+    first_device(id);
+    hpr_ctx *ctx = make_ctx("cpu");
+    ck_assert_double_eq(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 10), 0);
+    ck_assert_int_eq(hpr_calibrate(ctx, "cpu", HPR_CURVE_BN254, sizes, 2, speeds), HPR_OK);
+    ck_assert_int_eq(hpr_calibrate(ctx, id, HPR_CURVE_BN254, sizes, 2, NULL), HPR_OK);
+    ck_assert(speeds[0] > 0 && speeds[1] > 0);
+    /* the profile keeps one decimal */
+    ck_assert_double_eq_tol(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 10), speeds[1], 0.1);
+    ck_assert_double_eq_tol(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 20), speeds[1], 0.1); /* nearest */
+    ck_assert(hpr_calibrated_speed(ctx, id, HPR_CURVE_BN254, 8) > 0);
+    ck_assert_double_eq(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BLS12_381, 10), 0);
+    ck_assert_int_eq(hpr_calibrate(ctx, "all", HPR_CURVE_BN254, sizes, 2, NULL), HPR_ERR_INVALID_ARGUMENT);
+    /* another thread count is another CPU identity */
+    hpr_config cfg;
+    hpr_ctx *one = NULL;
+    hpr_config_default(&cfg);
+    cfg.threads = 1;
+    cfg.devices = "cpu";
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &one), HPR_OK);
+    ck_assert_double_eq(hpr_calibrated_speed(one, "cpu", HPR_CURVE_BN254, 10), 0);
+    hpr_ctx_destroy(one);
+    /* garbage in the profile is ignored, and the next calibration rewrites it */
+    snprintf(path, sizeof path, "%s/profile.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("[\n  {\"key\": \"cpu|trunc", f);
+    fclose(f);
+    ck_assert_double_eq(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 10), 0);
+    ck_assert_int_eq(hpr_calibrate(ctx, "cpu", HPR_CURVE_BN254, sizes, 1, NULL), HPR_OK);
+    ck_assert(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 8) > 0);
+    hpr_ctx_destroy(ctx);
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 static Suite *opencl_suite(void)
 {
     Suite *s = suite_create("opencl");
@@ -587,6 +632,7 @@ static Suite *opencl_suite(void)
     tcase_add_loop_test(tc, hybrid_survives_device_faults, 0, 6);
     tcase_add_loop_test(tc, hybrid_reports_the_first_invalid_point, 0, 2);
     tcase_add_test(tc, hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores);
+    tcase_add_test(tc, calibration_is_stored_per_device_and_survives_a_corrupt_profile);
     suite_add_tcase(s, tc);
     return s;
 }
