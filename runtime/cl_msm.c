@@ -25,6 +25,8 @@
 #define CPU_ITEMS_PER_CU 2
 #define MIN_AUTO_C 2
 #define MAX_AUTO_C 16
+/* CPU devices (POCL): one work-item's buckets stay within a core's L2 (1 MiB on Zen 4). */
+#define CPU_BUCKET_BYTES (1u << 20)
 
 typedef struct {
     cl_mem points, scalars, buckets, partials, sums, bad;
@@ -76,7 +78,8 @@ void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops 
         unsigned nseg = segments_for(dev, nwin, chunk);
         double buckets = (double)nwin * nseg * (double)(1u << (cc - 1)) * (double)ops->xyzz_size;
         double cost = (double)nwin * (double)chunk + (double)nwin * nseg * 1.5 * (double)(1u << cc);
-        if (!c && buckets > (double)budget)
+        if (!c && (buckets > (double)budget || ((dev->type & CL_DEVICE_TYPE_CPU) &&
+                                                 (double)(1u << (cc - 1)) * (double)ops->xyzz_size > CPU_BUCKET_BYTES)))
             continue;
         if (best < 0 || cost < best) {
             best = cost;

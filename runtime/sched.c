@@ -20,6 +20,7 @@
 
 #define GUIDE 0.9
 #define SMOOTH 0.5
+#define MAX_TILE_DIVISOR 8
 
 void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *speeds, size_t min_tile,
                        size_t probe_tile)
@@ -29,6 +30,7 @@ void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *s
     p->ndev = ndev > SCHED_MAX_DEVICES ? SCHED_MAX_DEVICES : ndev;
     p->min_tile = min_tile ? min_tile : 1;
     p->probe_tile = probe_tile ? probe_tile : p->min_tile;
+    p->max_tile = n / MAX_TILE_DIVISOR > p->min_tile ? n / MAX_TILE_DIVISOR : p->min_tile;
     for (unsigned d = 0; d < p->ndev; d++)
         p->speed[d] = speeds ? speeds[d] : 0;
 }
@@ -91,6 +93,8 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
                 total += p->speed[e];
         double share = (double)remaining * p->speed[d] / total; /* finishes with the others */
         size = (size_t)(GUIDE * share);
+        if (size > p->max_tile)
+            size = p->max_tile;
         if (size < p->min_tile) {
             /* the tail: a min_tile, but never beyond the share that ends with the others */
             size = p->min_tile < (size_t)share + 1 ? p->min_tile : (size_t)share + 1;
@@ -112,7 +116,8 @@ void sched_policy_done(sched_policy *p, unsigned d, sched_range tile, double sec
 {
     size_t len = tile.end - tile.begin;
     double inst = (double)len / (seconds > 1e-9 ? seconds : 1e-9);
-    p->speed[d] = p->speed[d] > 0 ? SMOOTH * p->speed[d] + (1 - SMOOTH) * inst : inst;
+    p->speed[d] = p->measured[d] ? SMOOTH * p->speed[d] + (1 - SMOOTH) * inst : inst;
+    p->measured[d] = 1;
     p->done_items += len;
     p->busy[d] = 0;
 }

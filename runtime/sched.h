@@ -15,7 +15,10 @@
  *   devices would finish all that remains without it; it waits (and takes work back if a
  *   device fails).
  * - Unknown speed: the device's first tile is a probe of probe_tile items (others take at
- *   most 2 * probe_tile until every speed is known); its measured time gives the speed. Speeds are smoothed over the tiles a device completes, so a device that
+ *   most 2 * probe_tile until every speed is known); its measured time gives the speed.
+ *   Calibrated speeds are only a start: a device running beside others can be much slower
+ *   than alone (shared memory bandwidth), so the first measured tile replaces the calibrated
+ *   figure, and no tile exceeds n / 8, so that a wrong estimate costs at most one such tile. Speeds are smoothed over the tiles a device completes, so a device that
  *   slows down mid-run gets smaller tiles.
  * - Faults: a failed tile goes back to a queue that every device serves first; a device that
  *   fails twice is dropped for the rest of the run. If all devices are dropped, the job fails.
@@ -38,6 +41,8 @@ typedef struct {
     size_t n, next, done_items, min_tile, probe_tile;
     unsigned ndev;
     double speed[SCHED_MAX_DEVICES];  /* items per second; 0 = not yet known */
+    int measured[SCHED_MAX_DEVICES];  /* speed[d] comes from this run (not only calibration) */
+    size_t max_tile;                  /* n / MAX_TILE_DIVISOR: the first tiles re-measure */
     unsigned failures[SCHED_MAX_DEVICES];
     int dropped[SCHED_MAX_DEVICES];
     int busy[SCHED_MAX_DEVICES];
