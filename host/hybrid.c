@@ -209,6 +209,14 @@ hpr_status hpr_msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *op
         return st;
     if (n >= 2 * min_tile)
         ndev += pick_opencl_devices(ctx, curve, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
+    if (ndev == 1) { /* the CPU alone: one MSM, no tiles (smaller tiles would cost it speed) */
+        char notes[sizeof ctx->report.notes];
+        memcpy(notes, ctx->report.notes, sizeof notes);
+        st = hpr_msm_cpu(ctx, ops, points, scalars, n, out, NULL);
+        hpr_report_single(ctx, "cpu", n, rt_now_seconds() - t0);
+        memcpy(ctx->report.notes, notes, sizeof notes);
+        return st;
+    }
     unsigned log_share = 0; /* log2 of an even share: the size class of the first tiles */
     while (log_share < 40 && ((size_t)2 << log_share) <= n / ndev)
         log_share++;
