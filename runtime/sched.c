@@ -216,7 +216,7 @@ static int run_one(run_state *st, unsigned d, sched_range r, unsigned char *buf,
         st->input_error = 1;
     } else {
         rep->failures++;
-        snprintf(rep->failure, sizeof rep->failure, "%s", why);
+        snprintf(rep->failure, sizeof rep->failure, "%.255s", why);
         rep->dropped = sched_policy_failed(&st->policy, d, r);
     }
     pthread_cond_broadcast(&st->changed);

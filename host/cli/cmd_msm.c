@@ -500,7 +500,7 @@ int cmd_default_job(void)
     printf(nids ? "\n\n" : "; no OpenCL device (%s)\n\n", notice);
     rc = run_bench(&a, threads, 2, recs, &nrecs);
     for (size_t i = 0; i < nids && !rc; i++) {
-        snprintf(a.devices[0], sizeof a.devices[0], "%s", ids[i]);
+        snprintf(a.devices[0], sizeof a.devices[0], "%.15s", ids[i]);
         printf("\n");
         rc = run_bench(&a, threads + 1, 1, recs, &nrecs);
     }
