@@ -5,7 +5,8 @@
 # driver visible to the ICD loader, lists the devices, compares GPU and CPU MSM results bit for
 # bit on random inputs for both curves, runs the OpenCL test suite on the GPU when it was built,
 # and benchmarks the GPU MSM at 2^16, 2^20, 2^22 and 2^24 (and the CPU at 2^16..2^22 for a
-# same-run baseline). Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
+# same-run baseline), then the hybrid split GPU + CPU at 2^22 and 2^24 with its efficiency.
+# Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
 # printed last. Usage: OUT=/some/dir scripts/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -78,10 +79,15 @@ done
 timeout 400 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22 --repeat 3 --device cpu \
   --json "$OUT/bench-cpu.json" | tee "$OUT/bench-cpu.txt" || fail=1
 
+step "hybrid: GPU + all CPU cores"
+timeout 500 "$HP" bench msm --curve bn254,bls12-381 --log-n 22,24 --repeat 2 --devices "cpu,$gpu,all" \
+  --json "$OUT/bench-hybrid.json" 2>&1 | tee "$OUT/bench-hybrid.txt" || fail=1
+
 step "summary"
 cat "$OUT/correctness.txt" | sort | uniq -c | awk '{print "  " $0}'
 echo "GPU ($gpu):"; grep -E "^msm" "$OUT/bench-gpu.txt" || true
 for words in limb32 standard; do echo "GPU 2^20 with $words words:"; grep -E "^msm" "$OUT/bench-gpu-$words.txt" || true; done
+echo "Hybrid (hybrid_eff on the all rows):"; grep -E "^msm|all:" "$OUT/bench-hybrid.txt" || true
 echo "CPU (all cores):"; grep -E '^msm' "$OUT/bench-cpu.txt" || true
 [ "$fail" = 0 ] && echo "gpu-check: OK" || echo "gpu-check: FAILURES (see $OUT)"
 exit "$fail"
