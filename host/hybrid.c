@@ -15,7 +15,7 @@
  * the native kernels are faster per core (README: 2-3x), and the report says so.
  * Speeds: from the calibration profile (hpr_calibrate) at the size of an even share, else
  * probed by each device's first tile.
- * Tiles: min_tile = max(n/32, 4096) points, probe = max(n/64, 2048) (HPR_SCHED_TILES=MIN,PROBE
+ * Tiles: min_tile = max(n/32, 16384) points, probe = max(n/64, 8192) (HPR_SCHED_TILES=MIN,PROBE
  * overrides them for tests). Below 2 * min_tile points the CPU runs alone.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_TILE_FLOOR 4096
-#define PROBE_FLOOR 2048
+#define MIN_TILE_FLOOR 16384
+#define PROBE_FLOOR 8192
 
 typedef struct {
     hpr_ctx *ctx;

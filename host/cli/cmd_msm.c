@@ -37,6 +37,7 @@ static const char *bench_help =
     "Times G1 MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
     "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16.\n"
+    "  --threads T   CPU threads; an OpenCL device's records show its compute units instead\n"
     "  --json FILE   also write the records as a JSON list (atomically): op, curve, group,\n"
     "                log_n, n, device, threads, repeat, median_ms, min_ms, ns_per_point,\n"
     "                points_per_s, and hybrid_efficiency on \"all\" records\n"
@@ -323,7 +324,7 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
 }
 
 /* Hybrid efficiency of the "all" records among recs[first..last): its throughput over the
- * sum of the single devices' throughputs at the same thread count. */
+ * sum of the single devices' throughputs (CPU records at the same thread count). */
 static void set_efficiency(bench_record *recs, size_t first, size_t last)
 {
     for (size_t i = first; i < last; i++) {
@@ -332,7 +333,8 @@ static void set_efficiency(bench_record *recs, size_t first, size_t last)
         if (strcmp(recs[i].device, "all") != 0)
             continue;
         for (size_t j = first; j < last; j++)
-            if (strcmp(recs[j].device, "all") != 0 && recs[j].threads == recs[i].threads) {
+            if (strcmp(recs[j].device, "all") != 0 && (recs[j].threads == recs[i].threads ||
+                                                     strncmp(recs[j].device, "cl:", 3) == 0)) {
                 sum += 1.0 / recs[j].median_ms;
                 singles++;
             }
@@ -341,6 +343,18 @@ static void set_efficiency(bench_record *recs, size_t first, size_t last)
 }
 
 /* One (curve, size, device, threads) measurement appended to recs. */
+/* The record's threads: the CPU pool's, or the OpenCL device's compute units (POCL: its
+ * threads), which is what runs an OpenCL-only measurement. */
+static unsigned device_threads(hpr_ctx *ctx, const char *device)
+{
+    hpr_device_info info;
+    if (strncmp(device, "cl:", 3) == 0)
+        for (unsigned i = 0; i < hpr_device_count(ctx); i++)
+            if (hpr_device_get_info(ctx, i, &info) == HPR_OK && strcmp(info.id, device) == 0)
+                return info.compute_units;
+    return hpr_ctx_threads(ctx);
+}
+
 static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const char *device, unsigned threads,
                      const unsigned char *points, const unsigned char *scalars, bench_record *r)
 {
@@ -348,7 +362,7 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
     int rc = make_ctx(threads, device, &ctx);
     if (rc)
         return rc;
-    *r = (bench_record){curve, log_n, hpr_ctx_threads(ctx), a->repeat, device, 0, 0, -1};
+    *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device, 0, 0, -1};
     rc = measure(ctx, curve, points, scalars, (size_t)1 << log_n, a->repeat, a->window_bits, r);
     if (!rc && strcmp(device, "all") == 0)
         print_hybrid_report(ctx);
