@@ -207,7 +207,7 @@ def test_opencl(tmp):
     check("bench json names the device", len(recs) == 1 and recs[0]["device"] == "cl:0.0", recs)
     hybrid_env = {"POCL_MAX_PTHREAD_COUNT": "1"}
     jpath = os.path.join(tmp, "bench-hybrid.json")
-    res = run("bench", "msm", "--curve", "bn254", "--log-n", "13", "--repeat", "1", "--threads", "1",
+    res = run("bench", "msm", "--curve", "bn254", "--log-n", "15", "--repeat", "1", "--threads", "1",
               "--devices", "cpu,cl:0.0,all", "--json", jpath, env=hybrid_env)
     check("bench --devices cpu,cl:0.0,all", res.returncode == 0 and "hybrid_eff" in res.stdout, res.stdout + res.stderr)
     with open(jpath) as fh:

@@ -556,7 +556,7 @@ START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
     cfg.threads = 64; /* more than the cores: POCL cannot fit beside the pool */
     ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
     ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
-    inputs in = make_inputs(ctx, &curves[0], 20000, 1200, 0);
+    inputs in = make_inputs(ctx, &curves[0], 40000, 1200, 0); /* above the hybrid threshold */
     unsigned char want[MAXP];
     cpu_reference(&curves[0], &in, want);
     expect_msm(ctx, &curves[0], &in, want, NULL, "oversubscribed");
