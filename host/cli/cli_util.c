@@ -108,6 +108,30 @@ int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *coun
     return 0;
 }
 
+int cli_parse_device(const char *s, int allow_all)
+{
+    unsigned p, d;
+    char end;
+    if (strcmp(s, "cpu") == 0 || (allow_all && strcmp(s, "all") == 0))
+        return 0;
+    return strncmp(s, "cl:", 3) == 0 && sscanf(s, "cl:%u.%u%c", &p, &d, &end) == 2 ? 0 : -1;
+}
+
+int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count)
+{
+    char buf[256];
+    size_t n = 0;
+    if (copy_list(s, buf, sizeof buf))
+        return -1;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n == cap || strlen(tok) >= CLI_DEVICE_NAME_LEN || cli_parse_device(tok, allow_all))
+            return -1;
+        strcpy(out[n++], tok);
+    }
+    *count = n;
+    return 0;
+}
+
 const char *cli_curve_name(hpr_curve curve)
 {
     return curve == HPR_CURVE_BN254 ? "bn254" : "bls12-381";

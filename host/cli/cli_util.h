@@ -37,6 +37,11 @@ int cli_parse_curve(const char *s, hpr_curve *out);
 /* Comma-separated curves, at most cap of them. */
 int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *count);
 const char *cli_curve_name(hpr_curve curve);
+/* A device name: "cpu", "cl:P.D", and "all" when allow_all. Returns 0 or -1. */
+#define CLI_DEVICE_NAME_LEN 16
+int cli_parse_device(const char *s, int allow_all);
+/* Comma-separated device names (as cli_parse_device), at most cap, copied into out. */
+int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 
 /* Whole file into a malloc'd buffer. Returns 0, or -1 after printing an error naming path. */
 int cli_read_file(const char *path, unsigned char **data, size_t *len);

@@ -23,12 +23,12 @@ static const char *calibrate_help =
     "you will run with.\n";
 
 /* Every OpenCL device id of a CPU-only context, after "cpu". */
-static size_t all_devices(char ids[][16], size_t max)
+static size_t all_devices(char ids[][CLI_DEVICE_NAME_LEN], size_t max)
 {
     hpr_config cfg;
     hpr_ctx *ctx = NULL;
     size_t n = 0;
-    snprintf(ids[n++], 16, "cpu");
+    snprintf(ids[n++], CLI_DEVICE_NAME_LEN, "cpu");
     hpr_config_default(&cfg);
     cfg.devices = "cpu";
     if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
@@ -36,7 +36,7 @@ static size_t all_devices(char ids[][16], size_t max)
     for (unsigned i = 0; i < hpr_device_count(ctx) && n < max; i++) {
         hpr_device_info info;
         if (hpr_device_get_info(ctx, i, &info) == HPR_OK && info.usable)
-            snprintf(ids[n++], 16, "%s", info.id);
+            snprintf(ids[n++], CLI_DEVICE_NAME_LEN, "%s", info.id);
     }
     hpr_ctx_destroy(ctx);
     return n;
@@ -76,7 +76,7 @@ int cmd_calibrate(int argc, char **argv)
     unsigned log_n[MAX_SIZES] = {12, 14, 16};
     size_t ncurves = 2, nlog = 3, ndev;
     unsigned long long threads = 0;
-    char ids[MAX_DEVICES][16];
+    char ids[MAX_DEVICES][CLI_DEVICE_NAME_LEN];
     int rc = 0;
     int parsed = cli_parse_options(argc, argv, "calibrate ", calibrate_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
@@ -88,18 +88,9 @@ int cmd_calibrate(int argc, char **argv)
     if (threads_s && cli_parse_uint(threads_s, 1, 1024, &threads))
         return cli_usage_error("calibrate ", "--threads '%s' is not an integer in 1..1024", threads_s);
     if (devices_s) {
-        char buf[256], *save = NULL;
-        ndev = 0;
-        if (strlen(devices_s) >= sizeof buf)
-            return cli_usage_error("calibrate ", "--devices '%s' is too long", devices_s);
-        strcpy(buf, devices_s);
-        for (char *t = strtok_r(buf, ",", &save); t && ndev < MAX_DEVICES; t = strtok_r(NULL, ",", &save)) {
-            if (strcmp(t, "cpu") != 0 && strncmp(t, "cl:", 3) != 0)
-                return cli_usage_error("calibrate ", "--devices: '%s' is not cpu or cl:P.D", t);
-            snprintf(ids[ndev++], sizeof ids[0], "%s", t);
-        }
-        if (ndev == 0)
-            return cli_usage_error("calibrate ", "--devices '%s': no device", devices_s);
+        if (cli_parse_device_list(devices_s, 0, ids, MAX_DEVICES, &ndev))
+            return cli_usage_error("calibrate ", "--devices '%s': expected a comma-separated list of at most %d devices, "
+                                   "each cpu or cl:P.D", devices_s, MAX_DEVICES);
     } else {
         ndev = all_devices(ids, MAX_DEVICES);
     }

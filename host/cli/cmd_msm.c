@@ -53,7 +53,7 @@ typedef struct {
     unsigned repeat, threads, window_bits;
     unsigned long long seed;
     const char *json_path, *device;
-    char devices[MAX_DEVICES][16];
+    char devices[MAX_DEVICES][CLI_DEVICE_NAME_LEN];
     size_t ndevices;
 } bench_args;
 
@@ -67,11 +67,7 @@ typedef struct {
 
 static int parse_device(const char *cmd, const char *s)
 {
-    unsigned p, d;
-    char end;
-    if (strcmp(s, "cpu") == 0 || strcmp(s, "all") == 0)
-        return 0;
-    if (sscanf(s, "cl:%u.%u%c", &p, &d, &end) == 2 && strncmp(s, "cl:", 3) == 0)
+    if (cli_parse_device(s, 1) == 0)
         return 0;
     return cli_usage_error(cmd, "unknown device '%s' (expected cpu, all or cl:P.D)", s);
 }
@@ -404,20 +400,9 @@ static int run_bench(const bench_args *a, const unsigned *threads, size_t nthrea
 /* --devices D[,D...] (or --device D) into a->devices. */
 static int parse_devices(bench_args *a, const char *list)
 {
-    char buf[256], *save = NULL;
-    if (strlen(list) >= sizeof buf)
-        return cli_usage_error("bench msm ", "--devices '%s' is too long", list);
-    strcpy(buf, list);
-    a->ndevices = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (a->ndevices == MAX_DEVICES)
-            return cli_usage_error("bench msm ", "--devices: at most %d devices", MAX_DEVICES);
-        if (parse_device("bench msm ", tok))
-            return CLI_EXIT_USAGE;
-        snprintf(a->devices[a->ndevices++], sizeof a->devices[0], "%s", tok);
-    }
-    if (a->ndevices == 0 || list[strlen(list) - 1] == ',' || list[0] == ',' || strstr(list, ",,"))
-        return cli_usage_error("bench msm ", "--devices '%s': expected a comma-separated list of devices", list);
+    if (cli_parse_device_list(list, 1, a->devices, MAX_DEVICES, &a->ndevices))
+        return cli_usage_error("bench msm ", "--devices '%s': expected a comma-separated list of at most %d devices, "
+                               "each cpu, all or cl:P.D", list, MAX_DEVICES);
     return 0;
 }
 
