@@ -7,21 +7,14 @@
 
 #include "cl_cache.h"
 #include "cl_sources.h"
+#include "rt_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES_PER_PLATFORM 64
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void device_string(const cl_api *api, cl_device_id d, cl_device_info what, char *buf, size_t len)
 {
@@ -309,7 +302,7 @@ static int load_or_build(cl_runtime *rt, cl_dev *dev, int kind, int curve, int w
     cl_build_report *rep = &dev->reports[kind][curve][words];
     char options[160], dir[4096];
     int have_dir = cl_cache_dir(dir, sizeof dir) == 0, corrupt = 0;
-    double t0 = now_seconds();
+    double t0 = rt_now_seconds();
     cl_program prog = NULL;
     uint64_t key;
     build_options(options, sizeof options, curve, words);
@@ -327,7 +320,7 @@ static int load_or_build(cl_runtime *rt, cl_dev *dev, int kind, int curve, int w
         if (have_dir)
             store_binary(api, dev, prog, dir, key, rep);
     }
-    rep->seconds = now_seconds() - t0;
+    rep->seconds = rt_now_seconds() - t0;
     dev->programs[kind][curve][words] = prog;
     return 0;
 }

@@ -11,12 +11,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sched.h"
+#include "rt_pool.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define GUIDE 0.9
 #define SMOOTH 0.5
@@ -165,13 +165,6 @@ typedef struct {
     unsigned d;
 } worker_arg;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Appends a finished tile (lock held). */
 static void record_tile(run_state *st, unsigned d, sched_range r, const unsigned char *result)
 {
@@ -200,9 +193,9 @@ static int run_one(run_state *st, unsigned d, sched_range r, unsigned char *buf,
 {
     sched_device_report *rep = &st->reports[d];
     pthread_mutex_unlock(&st->lock);
-    double t0 = now_s();
+    double t0 = rt_now_seconds();
     int rc = st->devs[d].run_tile(st->devs[d].impl, r, buf, why, why_len);
-    double secs = now_s() - t0;
+    double secs = rt_now_seconds() - t0;
     pthread_mutex_lock(&st->lock);
     rep->busy_s += secs;
     if (rc == 0) {
@@ -241,9 +234,9 @@ static void *worker(void *arg)
         if (nr == SCHED_WAIT) {
             if (sched_policy_finished(&st->policy) != 0)
                 break;
-            double t0 = now_s();
+            double t0 = rt_now_seconds();
             pthread_cond_wait(&st->changed, &st->lock);
-            st->reports[d].wait_s += now_s() - t0;
+            st->reports[d].wait_s += rt_now_seconds() - t0;
             continue;
         }
         why[0] = '\0';
