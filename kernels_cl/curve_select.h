@@ -7,49 +7,20 @@
 #ifndef HPR_CURVE_SELECT_H
 #define HPR_CURVE_SELECT_H
 
-#include "arith/hpr_compat.h"
-
 #if HPR_CL_CURVE == 1
-#define FE_T bn254_fp
-#define FE_N 4
-#define FE_K BN254_FP
-#include "arith/fe_impl.h"
-#define FE_T bn254_fr
-#define FE_N 4
-#define FE_K BN254_FR
-#include "arith/fe_impl.h"
-#define EC_T bn254_g1
-#define EC_F bn254_fp
-#define EC_K BN254_G1
-#define EC_SN 4
-#include "arith/ec_impl.h"
-#define MSM_EC bn254_g1
-#include "arith/msm_impl.h"
 #define CL_EC bn254_g1
 #define CL_FP bn254_fp
 #define CL_FR bn254_fr
 #elif HPR_CL_CURVE == 2
-#define FE_T bls12_381_fp
-#define FE_N 6
-#define FE_K BLS12_381_FP
-#include "arith/fe_impl.h"
-#define FE_T bls12_381_fr
-#define FE_N 4
-#define FE_K BLS12_381_FR
-#include "arith/fe_impl.h"
-#define EC_T bls12_381_g1
-#define EC_F bls12_381_fp
-#define EC_K BLS12_381_G1
-#define EC_SN 4
-#include "arith/ec_impl.h"
-#define MSM_EC bls12_381_g1
-#include "arith/msm_impl.h"
 #define CL_EC bls12_381_g1
 #define CL_FP bls12_381_fp
 #define CL_FR bls12_381_fr
 #else
 #error "build the program with -DHPR_CL_CURVE=1 (bn254) or 2 (bls12-381)"
 #endif
+
+#define HPR_CURVES_ONLY HPR_CL_CURVE
+#include "arith/curves.h"
 
 #define G1(op) HPR_CAT(CL_EC, HPR_CAT(_, op))
 #define FP(op) HPR_CAT(CL_FP, HPR_CAT(_, op))

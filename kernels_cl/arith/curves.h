@@ -4,10 +4,13 @@
  *
  * Fields: bn254_fp, bn254_fr (4 limbs), bls12_381_fp (6 limbs), bls12_381_fr (4 limbs).
  * Curves: bn254_g1 over bn254_fp, bls12_381_g1 over bls12_381_fp; scalars have 4 limbs.
+ * HPR_CURVES_ONLY (1 = BN254, 2 = BLS12-381), when defined, instantiates that curve alone
+ * (an OpenCL program is built per curve: kernels_cl/curve_select.h).
  */
 #ifndef HPR_CURVES_H
 #define HPR_CURVES_H
 
+#if !defined(HPR_CURVES_ONLY) || HPR_CURVES_ONLY == 1
 #define FE_T bn254_fp
 #define FE_N 4
 #define FE_K BN254_FP
@@ -18,6 +21,17 @@
 #define FE_K BN254_FR
 #include "fe_impl.h"
 
+#define EC_T bn254_g1
+#define EC_F bn254_fp
+#define EC_K BN254_G1
+#define EC_SN 4
+#include "ec_impl.h"
+
+#define MSM_EC bn254_g1
+#include "msm_impl.h"
+#endif
+
+#if !defined(HPR_CURVES_ONLY) || HPR_CURVES_ONLY == 2
 #define FE_T bls12_381_fp
 #define FE_N 6
 #define FE_K BLS12_381_FP
@@ -28,22 +42,14 @@
 #define FE_K BLS12_381_FR
 #include "fe_impl.h"
 
-#define EC_T bn254_g1
-#define EC_F bn254_fp
-#define EC_K BN254_G1
-#define EC_SN 4
-#include "ec_impl.h"
-
 #define EC_T bls12_381_g1
 #define EC_F bls12_381_fp
 #define EC_K BLS12_381_G1
 #define EC_SN 4
 #include "ec_impl.h"
 
-#define MSM_EC bn254_g1
-#include "msm_impl.h"
-
 #define MSM_EC bls12_381_g1
 #include "msm_impl.h"
+#endif
 
 #endif
