@@ -20,6 +20,7 @@ const char *hpr_status_str(hpr_status status)
     case HPR_ERR_POINT_NOT_ON_CURVE: return "point not on the curve";
     case HPR_ERR_POINT_NOT_IN_SUBGROUP: return "point not in the prime-order subgroup";
     case HPR_ERR_UNKNOWN_DEVICE: return "unknown or unavailable device";
+    case HPR_ERR_CPU_TIER: return "CPU kernel tier not available on this processor or build";
     case HPR_ERR_FORMAT: return "malformed input";
     case HPR_ERR_IO: return "input/output error";
     case HPR_ERR_OUT_OF_MEMORY: return "out of memory";
@@ -45,6 +46,64 @@ void hpr_config_default(hpr_config *cfg)
 {
     cfg->threads = 0;
     cfg->devices = NULL;
+    cfg->cpu_tier = NULL;
+}
+
+/* Whether this build has the tier's kernels (the same for every curve). */
+static int tier_built(rt_cpu_tier tier)
+{
+    return hpr_g1_ops(HPR_CURVE_BN254)->kernels[tier] != NULL;
+}
+
+hpr_status hpr_cpu_tier_check(const char *name, const char **why)
+{
+    const char *unused;
+    rt_cpu_features f;
+    int tier = name ? rt_cpu_tier_parse(name) : -1;
+    if (!why)
+        why = &unused;
+    *why = "";
+    if (tier < 0) {
+        *why = "unknown CPU tier (expected portable, adx or avx512)";
+        return HPR_ERR_INVALID_ARGUMENT;
+    }
+    rt_cpu_features_detect(&f);
+    if (!rt_cpu_tier_supported(&f, (rt_cpu_tier)tier)) {
+        *why = tier == RT_CPU_ADX ? "this processor lacks ADX or BMI2"
+                                  : "this processor lacks AVX-512 IFMA, or the OS does not enable the ZMM registers";
+        return HPR_ERR_CPU_TIER;
+    }
+    if (!tier_built((rt_cpu_tier)tier)) {
+        *why = "this build of hyprove has no kernels for that tier (compiler without support, or HPR_AVX512=OFF)";
+        return HPR_ERR_CPU_TIER;
+    }
+    return HPR_OK;
+}
+
+/* The requested tier (config, else HPR_CPU) if it can run, else the fastest available. */
+static hpr_status choose_cpu_tier(const hpr_config *cfg, rt_cpu_tier *tier)
+{
+    const char *name = cfg->cpu_tier ? cfg->cpu_tier : getenv("HPR_CPU");
+    if (name && *name) {
+        hpr_status st = hpr_cpu_tier_check(name, NULL);
+        if (st == HPR_OK)
+            *tier = (rt_cpu_tier)rt_cpu_tier_parse(name);
+        return st;
+    }
+    rt_cpu_features f;
+    rt_cpu_features_detect(&f);
+    *tier = RT_CPU_PORTABLE;
+    for (int t = RT_CPU_TIERS - 1; t > RT_CPU_PORTABLE; t--)
+        if (rt_cpu_tier_supported(&f, (rt_cpu_tier)t) && tier_built((rt_cpu_tier)t)) {
+            *tier = (rt_cpu_tier)t;
+            break;
+        }
+    return HPR_OK;
+}
+
+const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx)
+{
+    return rt_cpu_tier_name(ctx->cpu_tier);
 }
 
 static int is_cpu_name(const char *devices)
@@ -71,6 +130,8 @@ hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
     ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return HPR_ERR_OUT_OF_MEMORY;
+    if ((st = choose_cpu_tier(cfg, &ctx->cpu_tier)) != HPR_OK)
+        goto out;
     snprintf(ctx->device, sizeof ctx->device, "%s", devices);
     if (!is_cpu_name(devices) && (hpr_resolve_device(ctx, devices, &dev) != HPR_OK || strlen(devices) >= sizeof ctx->device)) {
         st = HPR_ERR_UNKNOWN_DEVICE;

@@ -34,6 +34,7 @@ typedef enum {
     HPR_ERR_POINT_NOT_ON_CURVE = 105,
     HPR_ERR_POINT_NOT_IN_SUBGROUP = 106,
     HPR_ERR_UNKNOWN_DEVICE = 107,
+    HPR_ERR_CPU_TIER = 108, /* a CPU kernel tier this processor, OS or build cannot run */
     HPR_ERR_FORMAT = 200,
     HPR_ERR_IO = 201,
     HPR_ERR_OUT_OF_MEMORY = 300,
@@ -61,7 +62,17 @@ typedef struct hpr_ctx hpr_ctx;
 typedef struct {
     unsigned threads;    /* CPU worker threads; 0 = every online core */
     const char *devices; /* default device of the calls: "cpu", "cl:P.D", "all" or NULL (= "all") */
+    /* CPU kernel tier: "portable" (plain C), "adx" (mulx/adcx/adox), "avx512" (8-lane IFMA), or
+     * NULL: the environment variable HPR_CPU if set, else the fastest one this processor, its
+     * OS and this build allow. A forced tier that cannot run is HPR_ERR_CPU_TIER. */
+    const char *cpu_tier;
 } hpr_config;
+
+/* Whether the CPU tier name can run here: HPR_OK, or HPR_ERR_CPU_TIER / HPR_ERR_INVALID_ARGUMENT
+ * with *why (static text) saying what is missing. why may be NULL. */
+hpr_status hpr_cpu_tier_check(const char *name, const char **why);
+/* The CPU kernel tier this context uses ("portable", "adx" or "avx512"). */
+const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx);
 
 /* Fills *cfg with the defaults (all cores, all devices). */
 void hpr_config_default(hpr_config *cfg);

@@ -18,6 +18,7 @@
 struct hpr_ctx {
     rt_pool *pool;
     unsigned threads;
+    rt_cpu_tier cpu_tier;
     char device[16];  /* default device: "cpu", "all" or "cl:P.D" */
     cl_runtime *cl;   /* opened on first need; NULL before */
     char detail[CL_DETAIL_LEN];

@@ -30,6 +30,7 @@
 
 typedef struct {
     const msm_curve_ops *ops;
+    const msm_cpu_kernel *kernel; /* the tile kernel of the context's CPU tier */
     const unsigned char *in_points;
     unsigned char *points; /* decoded affine, n of them */
     size_t n;
@@ -41,15 +42,17 @@ typedef struct {
     unsigned c, nwindows, point_chunks, window_groups, ones_chunks;
     unsigned char *partials;      /* [point_chunks][nwindows] XYZZ */
     unsigned char *ones_partials; /* [ones_chunks] XYZZ */
-    unsigned char *buckets;       /* [worker] 2^(c-1) XYZZ */
+    unsigned char *prepared;      /* the points in the kernel's form (NULL if it has none) */
+    unsigned char *scratch;       /* [worker] scratch_bytes */
+    size_t scratch_bytes;
 } msm_job;
 
-static unsigned choose_window_bits(size_t m, unsigned bits)
+static unsigned choose_window_bits(size_t m, unsigned bits, const msm_cpu_kernel *kernel)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= MAX_AUTO_WINDOW_BITS; c++) {
-        double cost = (double)msm_window_count(bits, c) * ((double)m + 3.0 * (double)(1ul << (c - 1)));
+        double cost = (double)msm_window_count(bits, c) * kernel->window_cost(c, m);
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
@@ -103,8 +106,17 @@ static void tile_task(void *arg, size_t t, unsigned worker)
     split_range(job->nwindows, job->window_groups, group, &wb, &we);
     tile.w_begin = (unsigned)wb;
     tile.w_end = (unsigned)we;
-    ops->tile(job->partials + ((size_t)chunk * job->nwindows + tile.w_begin) * ops->xyzz_size, job->points,
-              job->scalars, job->general, &tile, job->c, job->buckets + (size_t)worker * (job->ops->xyzz_size << (job->c - 1)));
+    job->kernel->tile(job->partials + ((size_t)chunk * job->nwindows + tile.w_begin) * ops->xyzz_size, job->points,
+                      job->prepared, job->scalars, job->general, &tile, job->c,
+                      job->scratch + (size_t)worker * job->scratch_bytes);
+}
+
+static void prepare_task(void *arg, size_t block, unsigned worker)
+{
+    msm_job *job = arg;
+    size_t begin = block * DECODE_BLOCK, end = begin + DECODE_BLOCK;
+    (void)worker;
+    job->kernel->prepare_points(job->prepared, job->points, begin, end < job->n ? end : job->n);
 }
 
 static int scalar_is_one(const msm_scalar *k)
@@ -169,7 +181,8 @@ static hpr_status prepare_points(hpr_ctx *ctx, msm_job *job)
 
 static void plan_tiles(msm_job *job, unsigned threads, const hpr_msm_opts *opts)
 {
-    job->c = opts && opts->window_bits ? opts->window_bits : choose_window_bits(job->ngeneral, job->ops->scalar_bits);
+    job->c = opts && opts->window_bits ? opts->window_bits
+                                       : choose_window_bits(job->ngeneral, job->ops->scalar_bits, job->kernel);
     job->nwindows = msm_window_count(job->ops->scalar_bits, job->c);
     job->window_groups = opts && opts->windows_per_tile ? (job->nwindows + opts->windows_per_tile - 1) / opts->windows_per_tile
                                                          : job->nwindows;
@@ -233,6 +246,7 @@ hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *point
     size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
     hpr_status st = HPR_OK;
     job.ops = ops;
+    job.kernel = ops->kernels[ctx->cpu_tier];
     job.n = n;
     job.in_points = points;
     job.scalars = malloc(n ? n * sizeof(msm_scalar) : 1);
@@ -253,13 +267,18 @@ hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *point
     if (st != HPR_OK)
         goto out;
     plan_tiles(&job, ctx->threads, opts);
+    job.scratch_bytes = (job.kernel->scratch_size(job.c, job.ngeneral) + 63) & ~(size_t)63;
     job.partials = malloc((size_t)job.point_chunks * job.nwindows * job.ops->xyzz_size);
     job.ones_partials = malloc(job.ones_chunks * job.ops->xyzz_size);
-    job.buckets = malloc((size_t)ctx->threads * (job.ops->xyzz_size << (job.c - 1)));
-    if (!job.partials || !job.ones_partials || !job.buckets) {
+    job.scratch = malloc((size_t)ctx->threads * job.scratch_bytes);
+    if (job.kernel->prepared_size && job.ngeneral)
+        job.prepared = malloc(n * job.kernel->prepared_size);
+    if (!job.partials || !job.ones_partials || !job.scratch || (job.kernel->prepared_size && job.ngeneral && !job.prepared)) {
         st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", n, job.c);
         goto out;
     }
+    if (job.prepared)
+        rt_pool_run(ctx->pool, blocks, prepare_task, &job);
     rt_pool_run(ctx->pool, (size_t)job.point_chunks * job.window_groups + job.ones_chunks, tile_task, &job);
     combine(&job, out);
 out:
@@ -271,7 +290,8 @@ out:
     free(job.bad_kind);
     free(job.partials);
     free(job.ones_partials);
-    free(job.buckets);
+    free(job.scratch);
+    free(job.prepared);
     return st;
 }
 

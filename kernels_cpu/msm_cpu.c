@@ -35,6 +35,13 @@ void msm_scalar_to_bytes(unsigned char *bytes, const msm_scalar *k)
 static const uint64_t bn254_order[4] = BN254_G1_ORDER;
 static const uint64_t bls12_381_order[4] = BLS12_381_G1_ORDER;
 
+#if HPR_HAVE_IFMA
+extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kernel;
+#define IFMA_KERNEL(curve) &msm_##curve##_ifma_kernel
+#else
+#define IFMA_KERNEL(curve) NULL
+#endif
+
 #define OPS(curve, field, order_limbs, order_bits, label)                                            \
     const msm_curve_ops msm_##curve##_ops = {                                                      \
         .name = label,                                                                             \
@@ -43,7 +50,7 @@ static const uint64_t bls12_381_order[4] = BLS12_381_G1_ORDER;
         .xyzz_size = sizeof(curve##_xyzz),                                                         \
         .scalar_bits = order_bits,                                                                 \
         .order = order_limbs,                                                                      \
-        .tile = curve##_cpu_tile,                                                                  \
+        .kernels = {&curve##_cpu_portable_kernel, NULL, IFMA_KERNEL(curve)},                       \
         .sum_points = curve##_cpu_sum_points,                                                      \
         .xyzz_set_inf = curve##_cpu_xyzz_set_inf,                                                  \
         .xyzz_add = curve##_cpu_xyzz_add,                                                          \

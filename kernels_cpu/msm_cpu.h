@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../runtime/cpu_features.h"
+
 typedef struct {
     uint64_t l[4];
 } msm_scalar;
@@ -24,6 +26,24 @@ typedef struct {
     size_t begin, end;       /* half-open range in the index list */
     unsigned w_begin, w_end; /* half-open range of windows */
 } msm_tile;
+
+/* A tier's tile kernel. Every tier gives the same partial sums bit for bit (they are affine
+ * after normalisation anyway; here the XYZZ sums may differ in representation only). */
+typedef struct {
+    const char *tier;     /* "portable", "adx", "avx512" */
+    size_t prepared_size; /* bytes per point of the tier's own point form; 0: the affine points serve */
+    /* out[i] = points[i] (validated affine) in the tier's form, for i in [begin, end) */
+    void (*prepare_points)(void *out, const void *points, size_t begin, size_t end);
+    /* scratch bytes of one worker for tiles of up to max_points points and c-bit windows */
+    size_t (*scratch_size)(unsigned c, size_t max_points);
+    /* sums[w - w_begin] = sum_{i in tile range} d_w(scalars[index[i]]) * points[index[i]];
+     * prepared: the tier's form of points (NULL when prepared_size is 0). */
+    void (*tile)(void *sums, const void *points, const void *prepared, const msm_scalar *scalars,
+                 const uint32_t *index, const msm_tile *tile, unsigned c, void *scratch);
+    /* cost of one c-bit window over m points, in the kernel's own unit (the window choice
+     * minimises windows(c) * window_cost(c, m)) */
+    double (*window_cost)(unsigned c, size_t m);
+} msm_cpu_kernel;
 
 typedef enum { MSM_POINT_OK = 0, MSM_POINT_COORD_RANGE, MSM_POINT_NOT_ON_CURVE, MSM_POINT_NOT_IN_SUBGROUP } msm_point_check;
 
@@ -35,10 +55,8 @@ typedef struct {
     unsigned scalar_bits; /* bit length of the group order r */
     const uint64_t *order; /* r, 4 limbs */
 
-    /* sums[w - w_begin] = sum_{i in tile range} d_w(scalars[index[i]]) * points[index[i]].
-     * buckets: 2^(c-1) XYZZ scratch. */
-    void (*tile)(void *sums, const void *points, const msm_scalar *scalars, const uint32_t *index,
-                 const msm_tile *tile, unsigned c, void *buckets);
+    /* the tile kernel of each CPU tier (rt_cpu_tier); NULL where the build lacks the tier */
+    const msm_cpu_kernel *kernels[RT_CPU_TIERS];
     /* acc = sum of points[index[i]] for i in [begin, end) */
     void (*sum_points)(void *acc, const void *points, const uint32_t *index, size_t begin, size_t end);
     void (*xyzz_set_inf)(void *p);

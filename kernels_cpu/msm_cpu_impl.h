@@ -17,12 +17,13 @@
 #define CPU_MSM_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_msm_, op))
 #define CPU_F_FN(op) HPR_CAT(CPU_F, HPR_CAT(_, op))
 
-static void CPU_FN(tile)(void *sums_v, const void *points_v, const msm_scalar *scalars, const uint32_t *index,
-                         const msm_tile *tile, unsigned c, void *buckets_v)
+static void CPU_FN(tile)(void *sums_v, const void *points_v, const void *prepared, const msm_scalar *scalars,
+                         const uint32_t *index, const msm_tile *tile, unsigned c, void *buckets_v)
 {
     CPU_TY(xyzz) *sums = sums_v, *buckets = buckets_v;
     const CPU_TY(affine) *points = points_v;
     unsigned long nbuckets = 1ul << (c - 1);
+    (void)prepared;
     for (unsigned w = tile->w_begin; w < tile->w_end; w++) {
         for (unsigned long b = 0; b < nbuckets; b++)
             CPU_EC_FN(xyzz_set_inf)(&buckets[b]);
@@ -40,6 +41,29 @@ static void CPU_FN(tile)(void *sums_v, const void *points_v, const msm_scalar *s
         CPU_MSM_FN(reduce_buckets)(&sums[w - tile->w_begin], buckets, nbuckets);
     }
 }
+
+/* 2^(c-1) XYZZ buckets. */
+static size_t CPU_FN(scratch_size)(unsigned c, size_t max_points)
+{
+    (void)max_points;
+    return sizeof(CPU_TY(xyzz)) << (c - 1);
+}
+
+/* One window in mixed additions: one per point, two full additions (about three mixed) per
+ * bucket. */
+static double CPU_FN(window_cost)(unsigned c, size_t m)
+{
+    return (double)m + 3.0 * (double)(1ul << (c - 1));
+}
+
+static const msm_cpu_kernel CPU_FN(portable_kernel) = {
+    .tier = "portable",
+    .prepared_size = 0,
+    .prepare_points = NULL,
+    .scratch_size = CPU_FN(scratch_size),
+    .tile = CPU_FN(tile),
+    .window_cost = CPU_FN(window_cost),
+};
 
 static void CPU_FN(sum_points)(void *acc_v, const void *points_v, const uint32_t *index, size_t begin, size_t end)
 {

@@ -81,3 +81,28 @@ void rt_cpu_features_detect(rt_cpu_features *f)
 }
 
 #endif
+
+static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx512"};
+
+const char *rt_cpu_tier_name(rt_cpu_tier tier)
+{
+    return (unsigned)tier < RT_CPU_TIERS ? tier_names[tier] : "unknown";
+}
+
+int rt_cpu_tier_parse(const char *name)
+{
+    for (int t = 0; t < RT_CPU_TIERS; t++)
+        if (strcmp(name, tier_names[t]) == 0)
+            return t;
+    return -1;
+}
+
+int rt_cpu_tier_supported(const rt_cpu_features *f, rt_cpu_tier tier)
+{
+    switch (tier) {
+    case RT_CPU_PORTABLE: return 1;
+    case RT_CPU_ADX: return f->adx && f->bmi2;
+    case RT_CPU_AVX512: return f->avx512f && f->avx512ifma;
+    default: return 0;
+    }
+}

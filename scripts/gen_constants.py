@@ -20,6 +20,9 @@ FIELDS = [
      0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001, 7),
 ]
 
+# Base fields that get 8-lane AVX-512 IFMA kernels (kernels_cpu/ifma_fe_impl.h): name, 52-bit limbs.
+IFMA_FIELDS = [("BN254_FP", 5), ("BLS12_381_FP", 8)]
+
 CURVES = [
     # name, base field, scalar field, b, generator (x, y) in normal form
     ("BN254_G1", "BN254_FP", "BN254_FR", 3, (1, 2)),
@@ -71,6 +74,31 @@ def field_lines(name, n, p, gen):
     return out
 
 
+def limbs52(value, n):
+    assert value < 2**(52 * n)
+    return "{ " + ", ".join("HPR_U64(0x%013x)" % ((value >> (52 * i)) & (2**52 - 1)) for i in range(n)) + " }"
+
+
+def ifma_lines(name, n52, fields):
+    """Radix-2^52 Montgomery form with R' = 2^(52*n52). Values stay in [0, 2p) without a final
+    subtraction because 4p < R'. TO maps a 64-bit Montgomery value a*R to a*R' in one
+    multiplication (mont(aR, R'^2/R) = aR'), FROM maps back (mont(aR', R) = aR)."""
+    n, p = fields[name]
+    r64, r52 = 2**(64 * n), 2**(52 * n52)
+    assert 4 * p < r52
+    return [
+        "/* %s in radix 2^52 for AVX-512 IFMA: %d limbs, Montgomery R' = 2^%d */" % (name, n52, 52 * n52),
+        "#define %s_IFMA_LIMBS %d" % (name, n52),
+        "#define %s_IFMA_P %s" % (name, limbs52(p, n52)),
+        "#define %s_IFMA_2P %s" % (name, limbs52(2 * p, n52)),
+        "#define %s_IFMA_INV HPR_U64(0x%013x) /* -p^-1 mod 2^52 */" % (name, (-pow(p, -1, 2**52)) % 2**52),
+        "#define %s_IFMA_ONE %s /* R' mod p */" % (name, limbs52(r52 % p, n52)),
+        "#define %s_IFMA_TO %s /* R'^2 / R mod p */" % (name, limbs52(r52 * r52 * pow(r64, -1, p) % p, n52)),
+        "#define %s_IFMA_FROM %s /* R mod p */" % (name, limbs52(r64 % p, n52)),
+        "#define %s_IFMA_P_MINUS_2 %s" % (name, limbs52(p - 2, n52)),
+    ]
+
+
 def curve_lines(name, field, scalar_field, b, gen, fields):
     n, p = fields[field]
     sn, order = fields[scalar_field]
@@ -99,6 +127,8 @@ def main():
     ]
     for f in FIELDS:
         lines += field_lines(*f) + [""]
+    for f in IFMA_FIELDS:
+        lines += ifma_lines(*f, fields) + [""]
     for c in CURVES:
         lines += curve_lines(*c, fields) + [""]
     lines += ["#endif"]

