@@ -70,11 +70,12 @@ hpr_status hpr_cpu_tier_check(const char *name, const char **why)
     rt_cpu_features_detect(&f);
     if (!rt_cpu_tier_supported(&f, (rt_cpu_tier)tier)) {
         *why = tier == RT_CPU_ADX ? "this processor lacks ADX or BMI2"
-                                  : "this processor lacks AVX-512 IFMA, or the OS does not enable the ZMM registers";
+                                  : "this processor lacks AVX-512 IFMA (or ADX), or the OS does not enable the ZMM registers";
         return HPR_ERR_CPU_TIER;
     }
     if (!tier_built((rt_cpu_tier)tier)) {
-        *why = "this build of hyprove has no kernels for that tier (compiler without support, or HPR_AVX512=OFF)";
+        *why = tier == RT_CPU_ADX ? "this build of hyprove has no ADX kernels (not an x86-64 build)"
+                                  : "this build of hyprove has no AVX-512 kernels (compiler without IFMA, or HPR_AVX512=OFF)";
         return HPR_ERR_CPU_TIER;
     }
     return HPR_OK;

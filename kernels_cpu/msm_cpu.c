@@ -14,6 +14,16 @@
 #define CPU_F bls12_381_fp
 #include "msm_cpu_impl.h"
 
+#define CPU_EC bn254_g1
+#define CPU_TIER_NAME "portable"
+#define CPU_KERNEL msm_bn254_g1_portable_kernel
+#include "msm_cpu_tile_impl.h"
+
+#define CPU_EC bls12_381_g1
+#define CPU_TIER_NAME "portable"
+#define CPU_KERNEL msm_bls12_381_g1_portable_kernel
+#include "msm_cpu_tile_impl.h"
+
 _Static_assert(MSM_MAX_WINDOW_BITS == HPR_MSM_MAX_WINDOW_BITS, "one window limit");
 
 unsigned msm_window_count(unsigned bits, unsigned c)
@@ -35,6 +45,13 @@ void msm_scalar_to_bytes(unsigned char *bytes, const msm_scalar *k)
 static const uint64_t bn254_order[4] = BN254_G1_ORDER;
 static const uint64_t bls12_381_order[4] = BLS12_381_G1_ORDER;
 
+#if HPR_HAVE_ADX
+extern const msm_cpu_kernel msm_bn254_g1_adx_kernel, msm_bls12_381_g1_adx_kernel;
+#define ADX_KERNEL(curve) &msm_##curve##_adx_kernel
+#else
+#define ADX_KERNEL(curve) NULL
+#endif
+
 #if HPR_HAVE_IFMA
 extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kernel;
 #define IFMA_KERNEL(curve) &msm_##curve##_ifma_kernel
@@ -50,7 +67,7 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
         .xyzz_size = sizeof(curve##_xyzz),                                                         \
         .scalar_bits = order_bits,                                                                 \
         .order = order_limbs,                                                                      \
-        .kernels = {&curve##_cpu_portable_kernel, NULL, IFMA_KERNEL(curve)},                       \
+        .kernels = {&msm_##curve##_portable_kernel, ADX_KERNEL(curve), IFMA_KERNEL(curve)},         \
         .sum_points = curve##_cpu_sum_points,                                                      \
         .xyzz_set_inf = curve##_cpu_xyzz_set_inf,                                                  \
         .xyzz_add = curve##_cpu_xyzz_add,                                                          \

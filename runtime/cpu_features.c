@@ -102,7 +102,7 @@ int rt_cpu_tier_supported(const rt_cpu_features *f, rt_cpu_tier tier)
     switch (tier) {
     case RT_CPU_PORTABLE: return 1;
     case RT_CPU_ADX: return f->adx && f->bmi2;
-    case RT_CPU_AVX512: return f->avx512f && f->avx512ifma;
+    case RT_CPU_AVX512: return f->avx512f && f->avx512ifma && f->adx && f->bmi2;
     default: return 0;
     }
 }

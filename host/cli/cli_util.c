@@ -117,18 +117,28 @@ int cli_parse_device(const char *s, int allow_all)
     return strncmp(s, "cl:", 3) == 0 && sscanf(s, "cl:%u.%u%c", &p, &d, &end) == 2 ? 0 : -1;
 }
 
-int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count)
+int cli_split_list(const char *s, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count)
 {
     char buf[256];
     size_t n = 0;
     if (copy_list(s, buf, sizeof buf))
         return -1;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (n == cap || strlen(tok) >= CLI_DEVICE_NAME_LEN || cli_parse_device(tok, allow_all))
+        if (n == cap || strlen(tok) >= CLI_DEVICE_NAME_LEN)
             return -1;
         strcpy(out[n++], tok);
     }
     *count = n;
+    return 0;
+}
+
+int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count)
+{
+    if (cli_split_list(s, out, cap, count))
+        return -1;
+    for (size_t i = 0; i < *count; i++)
+        if (cli_parse_device(out[i], allow_all))
+            return -1;
     return 0;
 }
 

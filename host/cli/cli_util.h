@@ -41,6 +41,8 @@ const char *cli_curve_name(hpr_curve curve);
 #define CLI_DEVICE_NAME_LEN 16
 int cli_parse_device(const char *s, int allow_all);
 /* Comma-separated device names (as cli_parse_device), at most cap, copied into out. */
+/* Splits a comma-separated list of names (each shorter than CLI_DEVICE_NAME_LEN, at most cap). */
+int cli_split_list(const char *s, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 
 /* Whole file into a malloc'd buffer. Returns 0, or -1 after printing an error naming path. */

@@ -9,6 +9,7 @@
 #include "../../runtime/rt_pool.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *devices_help =
@@ -27,6 +28,25 @@ static const char *yes_no(int v)
     return v ? "yes" : "no";
 }
 
+/* The tier in use (HPR_CPU, else the fastest) and why each other tier can or cannot run. */
+static void print_tiers(void)
+{
+    static const char *const tiers[] = {"portable", "adx", "avx512"};
+    hpr_ctx *ctx = NULL;
+    hpr_config cfg;
+    const char *why;
+    hpr_config_default(&cfg);
+    cfg.devices = "cpu";
+    cfg.threads = 1;
+    if (hpr_ctx_create(&cfg, &ctx) == HPR_OK)
+        printf("  kernel tier in use: %s%s\n", hpr_ctx_cpu_tier(ctx), getenv("HPR_CPU") ? " (forced by HPR_CPU)" : "");
+    else
+        printf("  kernel tier in use: none: HPR_CPU='%s' cannot run here\n", getenv("HPR_CPU") ? getenv("HPR_CPU") : "");
+    hpr_ctx_destroy(ctx);
+    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
+        printf("    %-9s %s\n", tiers[i], hpr_cpu_tier_check(tiers[i], &why) == HPR_OK ? "available" : why);
+}
+
 static void print_cpu(void)
 {
     rt_cpu_features f;
@@ -36,7 +56,7 @@ static void print_cpu(void)
     printf("  avx2 %s, avx512f %s, avx512vl %s, avx512ifma %s, adx %s, bmi2 %s\n", yes_no(f.avx2), yes_no(f.avx512f),
            yes_no(f.avx512vl), yes_no(f.avx512ifma), yes_no(f.adx), yes_no(f.bmi2));
     printf("  os state: ymm %s, zmm %s (XCR0)\n", f.os_avx ? "enabled" : "disabled", f.os_avx512 ? "enabled" : "disabled");
-    printf("  kernels  portable C (the AVX-512 IFMA and ADX tiers are not built yet)\n");
+    print_tiers();
 }
 
 static void print_prepare(hpr_ctx *ctx, const char *id, hpr_curve curve)

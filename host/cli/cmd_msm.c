@@ -11,6 +11,7 @@
 #define MAX_LIST 16
 #define MAX_LOG_N 26
 #define MAX_DEVICES 8
+#define MAX_TIERS 3
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
@@ -32,14 +33,18 @@ static const char *msm_help =
 
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
-    "                         [--devices D[,D...] | --device D] [--seed S] [--window-bits C] [--json FILE]\n"
+    "                         [--devices D[,D...] | --device D] [--cpu-tiers T[,T...]|all] [--seed S]\n"
+    "                         [--window-bits C] [--json FILE]\n"
     "\n"
     "Times G1 MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
     "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16.\n"
     "  --threads T   CPU threads; an OpenCL device's records show its compute units instead\n"
+    "  --cpu-tiers T,.. CPU kernel tiers to measure side by side: portable, adx, avx512, or all\n"
+    "                (every tier this processor and build can run); default: the one in use\n"
+    "                (HPR_CPU, else the fastest). Rows for cpu and all repeat per tier.\n"
     "  --json FILE   also write the records as a JSON list (atomically): op, curve, group,\n"
-    "                log_n, n, device, threads, repeat, median_ms, min_ms, ns_per_point,\n"
+    "                log_n, n, device, cpu_tier, threads, repeat, median_ms, min_ms, ns_per_point,\n"
     "                points_per_s, and hybrid_efficiency on \"all\" records\n"
     "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
     "                rows get the hybrid efficiency: their throughput over the sum of the\n"
@@ -55,12 +60,15 @@ typedef struct {
     const char *json_path, *device;
     char devices[MAX_DEVICES][CLI_DEVICE_NAME_LEN];
     size_t ndevices;
+    const char *tiers[MAX_TIERS]; /* CPU kernel tiers; NULL = the context's default */
+    size_t ntiers;
 } bench_args;
 
 typedef struct {
     hpr_curve curve;
     unsigned log_n, threads, repeat;
     const char *device;
+    const char *tier; /* the CPU kernel tier ("-" for an OpenCL device alone) */
     double median_ms, min_ms;
     double efficiency; /* "all" records: hybrid throughput / sum of the single devices'; < 0: none */
 } bench_record;
@@ -110,15 +118,23 @@ static int unknown_device_error(const char *device)
     return CLI_EXIT_FAILURE;
 }
 
-static int make_ctx(unsigned threads, const char *device, hpr_ctx **ctx)
+/* tier: a CPU kernel tier, or NULL for the default (HPR_CPU, else the fastest). */
+static int make_ctx(unsigned threads, const char *device, const char *tier, hpr_ctx **ctx)
 {
     hpr_config cfg;
+    const char *why;
     hpr_config_default(&cfg);
     cfg.threads = threads;
     cfg.devices = device;
+    cfg.cpu_tier = tier;
     hpr_status st = hpr_ctx_create(&cfg, ctx);
     if (st == HPR_ERR_UNKNOWN_DEVICE)
         return unknown_device_error(device);
+    if (st == HPR_ERR_CPU_TIER || st == HPR_ERR_INVALID_ARGUMENT) {
+        const char *name = tier ? tier : getenv("HPR_CPU");
+        if (name && hpr_cpu_tier_check(name, &why) != HPR_OK)
+            return cli_error("CPU tier '%s'%s: %s", name, tier ? "" : " (from HPR_CPU)", why);
+    }
     return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
 }
 
@@ -206,7 +222,7 @@ int cmd_msm(int argc, char **argv)
         return rc;
     if (out_path && cli_output_open(&out, out_path) != 0)
         return CLI_EXIT_FAILURE;
-    if ((rc = make_ctx((unsigned)threads, device, &ctx)) != 0)
+    if ((rc = make_ctx((unsigned)threads, device, NULL, &ctx)) != 0)
         goto out;
     if (log_n_s) {
         n = (size_t)1 << log_n;
@@ -220,8 +236,8 @@ int cmd_msm(int argc, char **argv)
     if ((rc = run_msm(ctx, curve, points, scalars, n, (unsigned)wb, result)) != 0)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
-    fprintf(stderr, "msm: %s G1, n = %zu, device %s, %u threads: %.3f ms\n", cli_curve_name(curve), n,
-            device, hpr_ctx_threads(ctx), ms);
+    fprintf(stderr, "msm: %s G1, n = %zu, device %s, %u threads, CPU tier %s: %.3f ms\n", cli_curve_name(curve), n,
+            device, hpr_ctx_threads(ctx), hpr_ctx_cpu_tier(ctx), ms);
     rc = write_point_json(curve, result, out_path ? &out : NULL);
 out:
     cli_output_abort(&out); /* no-op after a commit */
@@ -264,8 +280,8 @@ out:
 
 static void print_table_header(void)
 {
-    printf("%-4s %-10s %5s %-7s %7s %6s %11s %11s %10s %10s %10s\n", "op", "curve", "log_n", "device", "threads",
-           "repeat", "median_ms", "min_ms", "ns/point", "Mpoints/s", "hybrid_eff");
+    printf("%-4s %-10s %5s %-7s %-8s %7s %6s %11s %11s %10s %10s %10s\n", "op", "curve", "log_n", "device", "tier",
+           "threads", "repeat", "median_ms", "min_ms", "ns/point", "Mpoints/s", "hybrid_eff");
 }
 
 static void print_record(const bench_record *r)
@@ -274,8 +290,8 @@ static void print_record(const bench_record *r)
     char eff[16] = "-";
     if (r->efficiency >= 0)
         snprintf(eff, sizeof eff, "%.3f", r->efficiency);
-    printf("%-4s %-10s %5u %-7s %7u %6u %11.3f %11.3f %10.1f %10.3f %10s\n", "msm", cli_curve_name(r->curve), r->log_n,
-           r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / n, n / (r->median_ms * 1e3),
+    printf("%-4s %-10s %5u %-7s %-8s %7u %6u %11.3f %11.3f %10.1f %10.3f %10s\n", "msm", cli_curve_name(r->curve),
+           r->log_n, r->device, r->tier, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / n, n / (r->median_ms * 1e3),
            eff);
     fflush(stdout);
 }
@@ -307,9 +323,9 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
         double n = (double)((size_t)1 << r->log_n);
         fprintf(o.fp,
                 "  {\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"g1\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
-                "\"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_point\": %.3f, "
+                "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_point\": %.3f, "
                 "\"points_per_s\": %.1f",
-                cli_curve_name(r->curve), r->log_n, n, r->device, r->threads, r->repeat, r->median_ms, r->min_ms,
+                cli_curve_name(r->curve), r->log_n, n, r->device, r->tier, r->threads, r->repeat, r->median_ms, r->min_ms,
                 r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3));
         if (r->efficiency >= 0)
             fprintf(o.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
@@ -329,8 +345,9 @@ static void set_efficiency(bench_record *recs, size_t first, size_t last)
         if (strcmp(recs[i].device, "all") != 0)
             continue;
         for (size_t j = first; j < last; j++)
-            if (strcmp(recs[j].device, "all") != 0 && (recs[j].threads == recs[i].threads ||
-                                                     strncmp(recs[j].device, "cl:", 3) == 0)) {
+            if (strcmp(recs[j].device, "all") != 0 &&
+                ((recs[j].threads == recs[i].threads && strcmp(recs[j].tier, recs[i].tier) == 0) ||
+                 strncmp(recs[j].device, "cl:", 3) == 0)) {
                 sum += 1.0 / recs[j].median_ms;
                 singles++;
             }
@@ -351,14 +368,15 @@ static unsigned device_threads(hpr_ctx *ctx, const char *device)
     return hpr_ctx_threads(ctx);
 }
 
-static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const char *device, unsigned threads,
-                     const unsigned char *points, const unsigned char *scalars, bench_record *r)
+static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const char *device, const char *tier,
+                     unsigned threads, const unsigned char *points, const unsigned char *scalars, bench_record *r)
 {
     hpr_ctx *ctx = NULL;
-    int rc = make_ctx(threads, device, &ctx);
+    int rc = make_ctx(threads, device, tier, &ctx);
     if (rc)
         return rc;
-    *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device, 0, 0, -1};
+    *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device,
+                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1};
     rc = measure(ctx, curve, points, scalars, (size_t)1 << log_n, a->repeat, a->window_bits, r);
     if (!rc && strcmp(device, "all") == 0)
         print_hybrid_report(ctx);
@@ -378,15 +396,19 @@ static int run_bench(const bench_args *a, const unsigned *threads, size_t nthrea
             hpr_ctx *gen = NULL;
             unsigned char *points = NULL, *scalars = NULL;
             size_t n = (size_t)1 << a->log_n[li], first = *nrecs;
-            rc = make_ctx(0, "cpu", &gen);
+            rc = make_ctx(0, "cpu", NULL, &gen);
             if (!rc)
                 rc = random_inputs(gen, a->curves[ci], n, a->seed, &points, &scalars);
             hpr_ctx_destroy(gen);
-            for (size_t di = 0; di < a->ndevices && !rc; di++)
-                for (size_t ti = 0; ti < nthreads && !rc; ti++)
-                    if ((rc = bench_one(a, a->curves[ci], a->log_n[li], a->devices[di], threads[ti], points, scalars,
-                                        &recs[*nrecs])) == 0)
-                        (*nrecs)++;
+            for (size_t di = 0; di < a->ndevices && !rc; di++) {
+                /* an OpenCL device alone does not use the CPU kernels: one tier is enough */
+                size_t ntiers = strncmp(a->devices[di], "cl:", 3) == 0 ? 1 : a->ntiers;
+                for (size_t k = 0; k < ntiers && !rc; k++)
+                    for (size_t ti = 0; ti < nthreads && !rc; ti++)
+                        if ((rc = bench_one(a, a->curves[ci], a->log_n[li], a->devices[di], a->tiers[k], threads[ti],
+                                            points, scalars, &recs[*nrecs])) == 0)
+                            (*nrecs)++;
+            }
             set_efficiency(recs, first, *nrecs);
             for (size_t i = first; i < *nrecs; i++)
                 print_record(&recs[i]);
@@ -406,15 +428,41 @@ static int parse_devices(bench_args *a, const char *list)
     return 0;
 }
 
+/* --cpu-tiers T[,T...] or all into a->tiers; every named tier must be able to run here. */
+static int parse_tiers(bench_args *a, const char *list)
+{
+    static const char *const names[MAX_TIERS] = {"portable", "adx", "avx512"};
+    static char parsed[MAX_TIERS][CLI_DEVICE_NAME_LEN];
+    const char *why;
+    size_t count;
+    a->ntiers = 0;
+    if (strcmp(list, "all") == 0) {
+        for (size_t i = 0; i < MAX_TIERS; i++)
+            if (hpr_cpu_tier_check(names[i], NULL) == HPR_OK)
+                a->tiers[a->ntiers++] = names[i];
+        return 0;
+    }
+    if (cli_split_list(list, parsed, MAX_TIERS, &count))
+        return cli_usage_error("bench msm ", "--cpu-tiers '%s': expected all or a comma-separated list of at most %d "
+                               "of portable, adx, avx512", list, MAX_TIERS);
+    for (size_t i = 0; i < count; i++) {
+        if (hpr_cpu_tier_check(parsed[i], &why) != HPR_OK)
+            return cli_usage_error("bench msm ", "--cpu-tiers: '%s': %s", parsed[i], why);
+        a->tiers[a->ntiers++] = parsed[i];
+    }
+    return 0;
+}
+
 static const char bench_default_device[] = "all";
 
 int cmd_bench(int argc, char **argv)
 {
     const char *curve_s = NULL, *log_n_s = NULL, *repeat_s = NULL, *threads_s = NULL, *seed_s = NULL, *wb_s = NULL;
-    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, bench_default_device, {{0}}, 0};
-    const char *devices_s = NULL;
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, bench_default_device, {{0}}, 0,
+                    {NULL}, 1};
+    const char *devices_s = NULL, *tiers_s = NULL;
     unsigned long long v;
-    static bench_record recs[2 * MAX_LIST * MAX_DEVICES];
+    static bench_record recs[2 * MAX_LIST * MAX_DEVICES * MAX_TIERS];
     size_t nrecs;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(bench_help, argc < 2 ? stderr : stdout);
@@ -424,7 +472,8 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm)", argv[1]);
     cli_opt opts[] = {{"--curve", &curve_s},     {"--log-n", &log_n_s}, {"--repeat", &repeat_s},
                       {"--threads", &threads_s}, {"--seed", &seed_s},   {"--window-bits", &wb_s},
-                      {"--json", &a.json_path},  {"--device", &a.device},   {"--devices", &devices_s}};
+                      {"--json", &a.json_path},  {"--device", &a.device},   {"--devices", &devices_s},
+                      {"--cpu-tiers", &tiers_s}};
     int parsed = cli_parse_options(argc - 1, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
@@ -449,6 +498,8 @@ int cmd_bench(int argc, char **argv)
     if (devices_s && a.device != bench_default_device)
         return cli_usage_error("bench msm ", "give --device or --devices, not both");
     if (parse_devices(&a, devices_s ? devices_s : a.device))
+        return CLI_EXIT_USAGE;
+    if (tiers_s && parse_tiers(&a, tiers_s))
         return CLI_EXIT_USAGE;
     int rc = run_bench(&a, &a.threads, 1, recs, &nrecs);
     if (!rc && a.json_path)
@@ -485,7 +536,7 @@ static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, cha
 
 int cmd_default_job(void)
 {
-    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1};
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1, {NULL}, 1};
     unsigned threads[2] = {1, 0};
     bench_record recs[4];
     char ids[8][16], notice[512];
@@ -493,7 +544,11 @@ int cmd_default_job(void)
     int rc;
     printf("hyprove %s: MSM on every device found (G1, 2^16 random points, median of 3)\n", HPR_VERSION_STRING);
     usable_opencl_devices(ids, 8, &nids, notice, sizeof notice);
-    printf("devices: cpu (portable C kernels)");
+    hpr_ctx *probe = NULL;
+    if (make_ctx(1, "cpu", NULL, &probe))
+        return CLI_EXIT_FAILURE;
+    printf("devices: cpu (%s kernels)", hpr_ctx_cpu_tier(probe));
+    hpr_ctx_destroy(probe);
     for (size_t i = 0; i < nids; i++)
         printf(", %s", ids[i]);
     printf(nids ? "\n\n" : "; no OpenCL device (%s)\n\n", notice);

@@ -1,0 +1,76 @@
+/*
+ * msm_cpu_tile_impl.h: the XYZZ tile kernel of Pippenger's method, instantiated per curve and
+ * per tier (portable C in msm_cpu.c; the same source over mulx/adcx/adox field
+ * multiplication in msm_adx.c).
+ *
+ * What: for each window of the tile, the bucket accumulation loop (one mixed XYZZ addition,
+ * madd-2008-s, 8M+2S, per point with a non-zero digit), then the shared running-sum reduction
+ * (msm_impl.h, two full additions per bucket). Points with a negative digit are negated on the
+ * fly (one field negation).
+ * Cost per window: m mixed additions + 2^c full additions, with m the points of the tile.
+ * Why this loop order (window outer, points inner): the 2^(c-1) buckets of one window stay
+ * in cache for the whole pass, and a tile of windows needs one bucket array only.
+ *
+ * Instantiation: define CPU_EC (curve prefix), CPU_TIER_NAME ("portable" or "adx") and
+ * CPU_KERNEL (the msm_cpu_kernel to define), then include after curves.h.
+ */
+#define CPU_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_tile_, op))
+#define CPU_TY(form) HPR_CAT(CPU_EC, HPR_CAT(_, form))
+#define CPU_EC_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_, op))
+#define CPU_MSM_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_msm_, op))
+
+static void CPU_FN(tile)(void *sums_v, const void *points_v, const void *prepared, const msm_scalar *scalars,
+                         const uint32_t *index, const msm_tile *tile, unsigned c, void *buckets_v)
+{
+    CPU_TY(xyzz) *sums = sums_v, *buckets = buckets_v;
+    const CPU_TY(affine) *points = points_v;
+    unsigned long nbuckets = 1ul << (c - 1);
+    (void)prepared;
+    for (unsigned w = tile->w_begin; w < tile->w_end; w++) {
+        for (unsigned long b = 0; b < nbuckets; b++)
+            CPU_EC_FN(xyzz_set_inf)(&buckets[b]);
+        for (size_t i = tile->begin; i < tile->end; i++) {
+            uint32_t k = index[i];
+            int d = hpr_booth_digit(scalars[k].l, w, c);
+            if (d > 0) {
+                CPU_EC_FN(xyzz_add_affine)(&buckets[d - 1], &buckets[d - 1], &points[k]);
+            } else if (d < 0) {
+                CPU_TY(affine) neg;
+                CPU_EC_FN(affine_neg)(&neg, &points[k]);
+                CPU_EC_FN(xyzz_add_affine)(&buckets[-d - 1], &buckets[-d - 1], &neg);
+            }
+        }
+        CPU_MSM_FN(reduce_buckets)(&sums[w - tile->w_begin], buckets, nbuckets);
+    }
+}
+
+/* 2^(c-1) XYZZ buckets. */
+static size_t CPU_FN(scratch_size)(unsigned c, size_t max_points)
+{
+    (void)max_points;
+    return sizeof(CPU_TY(xyzz)) << (c - 1);
+}
+
+/* One window in mixed additions: one per point, two full additions (about three mixed) per
+ * bucket. */
+static double CPU_FN(window_cost)(unsigned c, size_t m)
+{
+    return (double)m + 3.0 * (double)(1ul << (c - 1));
+}
+
+const msm_cpu_kernel CPU_KERNEL = {
+    .tier = CPU_TIER_NAME,
+    .prepared_size = 0,
+    .prepare_points = NULL,
+    .scratch_size = CPU_FN(scratch_size),
+    .tile = CPU_FN(tile),
+    .window_cost = CPU_FN(window_cost),
+};
+
+#undef CPU_FN
+#undef CPU_TY
+#undef CPU_EC_FN
+#undef CPU_MSM_FN
+#undef CPU_EC
+#undef CPU_TIER_NAME
+#undef CPU_KERNEL
