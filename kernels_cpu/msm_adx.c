@@ -11,11 +11,13 @@
 #include "../kernels_cl/arith/curves.h"
 
 #define CPU_EC bn254_g1
+#define CPU_F bn254_fp
 #define CPU_TIER_NAME "adx"
 #define CPU_KERNEL msm_bn254_g1_adx_kernel
 #include "msm_cpu_tile_impl.h"
 
 #define CPU_EC bls12_381_g1
+#define CPU_F bls12_381_fp
 #define CPU_TIER_NAME "adx"
 #define CPU_KERNEL msm_bls12_381_g1_adx_kernel
 #include "msm_cpu_tile_impl.h"

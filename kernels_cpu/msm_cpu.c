@@ -15,11 +15,13 @@
 #include "msm_cpu_impl.h"
 
 #define CPU_EC bn254_g1
+#define CPU_F bn254_fp
 #define CPU_TIER_NAME "portable"
 #define CPU_KERNEL msm_bn254_g1_portable_kernel
 #include "msm_cpu_tile_impl.h"
 
 #define CPU_EC bls12_381_g1
+#define CPU_F bls12_381_fp
 #define CPU_TIER_NAME "portable"
 #define CPU_KERNEL msm_bls12_381_g1_portable_kernel
 #include "msm_cpu_tile_impl.h"

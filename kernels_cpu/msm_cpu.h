@@ -43,7 +43,16 @@ typedef struct {
     /* cost of one c-bit window over m points, in the kernel's own unit (the window choice
      * minimises windows(c) * window_cost(c, m)) */
     double (*window_cost)(unsigned c, size_t m);
+    /* For tests, the tier's base-field arithmetic on count elements of field_bytes / 8 limbs:
+     * r_i = op(a_i, b_i) in the tier's Montgomery form with R = 2^mont_bits, r_i < p (inputs
+     * below p, and below 2p for the avx512 tier's lazily reduced form). op: MSM_FIELD_*. */
+    void (*field_op)(int op, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t count);
+    unsigned mont_bits;
 } msm_cpu_kernel;
+
+/* field_op operations: mul a*b/R, sqr a^2/R, add, sub, inv R^2/a (0 for 0), and the round
+ * trip of the avx512 tier's point form (64-bit Montgomery in, 64-bit Montgomery out). */
+enum { MSM_FIELD_MUL, MSM_FIELD_SQR, MSM_FIELD_ADD, MSM_FIELD_SUB, MSM_FIELD_INV, MSM_FIELD_ROUND_TRIP, MSM_FIELD_OPS };
 
 typedef enum { MSM_POINT_OK = 0, MSM_POINT_COORD_RANGE, MSM_POINT_NOT_ON_CURVE, MSM_POINT_NOT_IN_SUBGROUP } msm_point_check;
 

@@ -11,13 +11,14 @@
  * Why this loop order (window outer, points inner): the 2^(c-1) buckets of one window stay
  * in cache for the whole pass, and a tile of windows needs one bucket array only.
  *
- * Instantiation: define CPU_EC (curve prefix), CPU_TIER_NAME ("portable" or "adx") and
+ * Instantiation: define CPU_EC (curve prefix), CPU_F (its base field), CPU_TIER_NAME ("portable" or "adx") and
  * CPU_KERNEL (the msm_cpu_kernel to define), then include after curves.h.
  */
 #define CPU_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_tile_, op))
 #define CPU_TY(form) HPR_CAT(CPU_EC, HPR_CAT(_, form))
 #define CPU_EC_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_, op))
 #define CPU_MSM_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_msm_, op))
+#define CPU_F_FN(op) HPR_CAT(CPU_F, HPR_CAT(_, op))
 
 static void CPU_FN(tile)(void *sums_v, const void *points_v, const void *prepared, const msm_scalar *scalars,
                          const uint32_t *index, const msm_tile *tile, unsigned c, void *buckets_v)
@@ -58,6 +59,25 @@ static double CPU_FN(window_cost)(unsigned c, size_t m)
     return (double)m + 3.0 * (double)(1ul << (c - 1));
 }
 
+static void CPU_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        CPU_F x, y, z;
+        CPU_F_FN(set_limbs)(&x, a + i * (sizeof(CPU_F) / 8));
+        CPU_F_FN(set_limbs)(&y, b + i * (sizeof(CPU_F) / 8));
+        switch (op) {
+        case MSM_FIELD_MUL: CPU_F_FN(mul)(&z, &x, &y); break;
+        case MSM_FIELD_SQR: CPU_F_FN(sqr)(&z, &x); break;
+        case MSM_FIELD_ADD: CPU_F_FN(add)(&z, &x, &y); break;
+        case MSM_FIELD_SUB: CPU_F_FN(sub)(&z, &x, &y); break;
+        case MSM_FIELD_INV: (void)CPU_F_FN(inv)(&z, &x); break;
+        default: z = x; break;
+        }
+        for (size_t j = 0; j < sizeof(CPU_F) / 8; j++)
+            r[i * (sizeof(CPU_F) / 8) + j] = z.l[j];
+    }
+}
+
 const msm_cpu_kernel CPU_KERNEL = {
     .tier = CPU_TIER_NAME,
     .prepared_size = 0,
@@ -65,12 +85,16 @@ const msm_cpu_kernel CPU_KERNEL = {
     .scratch_size = CPU_FN(scratch_size),
     .tile = CPU_FN(tile),
     .window_cost = CPU_FN(window_cost),
+    .field_op = CPU_FN(field_op),
+    .mont_bits = 8 * sizeof(CPU_F),
 };
 
 #undef CPU_FN
 #undef CPU_TY
 #undef CPU_EC_FN
 #undef CPU_MSM_FN
+#undef CPU_F_FN
 #undef CPU_EC
+#undef CPU_F
 #undef CPU_TIER_NAME
 #undef CPU_KERNEL

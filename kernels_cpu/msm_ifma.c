@@ -50,6 +50,8 @@
         .scratch_size = curve##_ifma_scratch_size,                                                 \
         .tile = curve##_ifma_tile,                                                                 \
         .window_cost = curve##_ifma_window_cost,                                                   \
+        .field_op = curve##_ifma_field_op,                                                         \
+        .mont_bits = 52 * (n52),                                                                   \
     }
 
 IFMA_KERNEL(bn254_g1, 5);

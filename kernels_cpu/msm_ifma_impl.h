@@ -382,6 +382,49 @@ static void MI_FN(reduce)(MI_TY(xyzz) *r, MI_TY(ifma_work) *w, size_t nb)
     *r = sum;
 }
 
+/* The lanes' view of field_op (msm_cpu.h): inputs and outputs as MI_N64 64-bit limbs. */
+static void MI_FN(load_lanes)(MI_F8 *v, const uint64_t *x, size_t count)
+{
+    uint64_t lanes[MI_N][8] = {{0}}, limbs[MI_N];
+    for (size_t k = 0; k < count; k++) {
+        ifma_limbs_64_to_52(limbs, MI_N, x + k * MI_N64, MI_N64);
+        for (int j = 0; j < MI_N; j++)
+            lanes[j][k] = limbs[j];
+    }
+    for (int j = 0; j < MI_N; j++)
+        v->l[j] = _mm512_loadu_si512(lanes[j]);
+}
+
+static void MI_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t count)
+{
+    for (size_t i0 = 0; i0 < count; i0 += 8) {
+        size_t n = count - i0 < 8 ? count - i0 : 8;
+        uint64_t lanes[MI_N][8], limbs[MI_N];
+        MI_F8 x, y, z;
+        MI_FN(load_lanes)(&x, a + i0 * MI_N64, n);
+        MI_FN(load_lanes)(&y, b + i0 * MI_N64, n);
+        switch (op) {
+        case MSM_FIELD_MUL: MI_F8_FN(mul)(&z, &x, &y); break;
+        case MSM_FIELD_SQR: MI_F8_FN(sqr)(&z, &x); break;
+        case MSM_FIELD_ADD: MI_F8_FN(add)(&z, &x, &y); break;
+        case MSM_FIELD_SUB: MI_F8_FN(sub)(&z, &x, &y); break;
+        case MSM_FIELD_INV: MI_F8_FN(inv)(&z, &x); break;
+        default:
+            MI_F8_FN(enter)(&z, &x);
+            MI_F8_FN(leave)(&z, &z);
+            break;
+        }
+        MI_F8_FN(canonical)(&z, &z);
+        for (int j = 0; j < MI_N; j++)
+            _mm512_storeu_si512(lanes[j], z.l[j]);
+        for (size_t k = 0; k < n; k++) {
+            for (int j = 0; j < MI_N; j++)
+                limbs[j] = lanes[j][k];
+            ifma_limbs_52_to_64(r + (i0 + k) * MI_N64, MI_N64, limbs, MI_N);
+        }
+    }
+}
+
 static void MI_FN(tile)(void *sums_v, const void *points, const void *prepared, const msm_scalar *scalars,
                         const uint32_t *index, const msm_tile *tile, unsigned c, void *scratch)
 {

@@ -158,6 +158,13 @@ END_TEST
 
 int main(void)
 {
+    const char *tier = getenv("HPR_CPU"), *why;
+    if (tier && hpr_cpu_tier_check(tier, &why) != HPR_OK) {
+        printf("HPR_CPU=%s cannot run here (%s): skipped\n", tier, why);
+        return 77; /* ctest: skipped */
+    }
+    if (tier)
+        printf("CPU tier forced by HPR_CPU: %s\n", tier);
     test_seed_init();
     Suite *s = suite_create("msm");
     TCase *tc = tcase_create("cpu");

@@ -1,0 +1,11 @@
+# Regenerates a committed generated source with SCRIPT into OUT and fails if it differs from COMMITTED.
+execute_process(COMMAND ${PYTHON} ${SCRIPT} ${OUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${SCRIPT} failed (${rc})")
+endif()
+file(READ ${OUT} fresh)
+file(READ ${COMMITTED} committed)
+if(NOT fresh STREQUAL committed)
+  message(FATAL_ERROR "${COMMITTED} is stale or hand-edited: run ${SCRIPT} ${COMMITTED}")
+endif()
+message(STATUS "${COMMITTED} matches its generator")
