@@ -10,12 +10,13 @@
  * Every sum is formed in a fixed order and the output is affine, so the result is identical
  * for every thread count and every tiling.
  *
- * Window size: c minimises W(c) * (m + 3 * 2^(c-1)), W(c) = floor(bits/c) + 1 windows, m the
- * general scalars: one mixed addition per point and window against two full additions
- * (about 1.5 mixed each) per bucket. Capped at 15: beyond, the buckets of one thread (2 MiB
- * for BN254 at c = 15) spill out of L2 and random bucket updates miss. Measured on the 2-core
- * Zen 4 (BN254, 2^20 points, 2 threads, median of 3): c = 13: 3127 ms, 14: 3001 ms,
- * 15: 2950 ms, 16: 3403 ms.
+ * Window size: c minimises passes(c) * window_cost(c, m), W(c) = floor(bits/c) + 1 windows
+ * dealt to the threads, m the general scalars, window_cost the tier kernel's model (portable:
+ * one mixed addition per point against two full additions, about 1.5 mixed each, per bucket;
+ * avx512: see msm_ifma_impl.h). Capped at 15: beyond, the buckets of one thread (2 MiB for
+ * BN254 at c = 15) spill out of L2 and random bucket updates miss. Measured on the 2-core
+ * Zen 4, portable tier (BN254, 2^20 points, 2 threads, median of 3): c = 13: 3127 ms,
+ * 14: 3001 ms, 15: 2950 ms, 16: 3403 ms.
  */
 #include "internal.h"
 #include "../runtime/cl_msm.h"
@@ -47,12 +48,17 @@ typedef struct {
     size_t scratch_bytes;
 } msm_job;
 
-static unsigned choose_window_bits(size_t m, unsigned bits, const msm_cpu_kernel *kernel)
+/* The c with the least time on threads workers: windows are the tiles when there are at
+ * least two per thread (plan_tiles), so the time is ceil(windows / threads) window passes
+ * (19 windows on 2 threads take 10 passes: c giving 20 windows can win). */
+static unsigned choose_window_bits(size_t m, unsigned bits, const msm_cpu_kernel *kernel, unsigned threads)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= MAX_AUTO_WINDOW_BITS; c++) {
-        double cost = (double)msm_window_count(bits, c) * kernel->window_cost(c, m);
+        unsigned windows = msm_window_count(bits, c);
+        double passes = windows >= 2 * threads ? (double)((windows + threads - 1) / threads) : (double)windows / threads;
+        double cost = passes * kernel->window_cost(c, m);
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
@@ -182,7 +188,7 @@ static hpr_status prepare_points(hpr_ctx *ctx, msm_job *job)
 static void plan_tiles(msm_job *job, unsigned threads, const hpr_msm_opts *opts)
 {
     job->c = opts && opts->window_bits ? opts->window_bits
-                                       : choose_window_bits(job->ngeneral, job->ops->scalar_bits, job->kernel);
+                                       : choose_window_bits(job->ngeneral, job->ops->scalar_bits, job->kernel, threads);
     job->nwindows = msm_window_count(job->ops->scalar_bits, job->c);
     job->window_groups = opts && opts->windows_per_tile ? (job->nwindows + opts->windows_per_tile - 1) / opts->windows_per_tile
                                                          : job->nwindows;

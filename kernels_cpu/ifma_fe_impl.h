@@ -53,6 +53,27 @@ static inline void ifma_limbs_64_to_52(uint64_t *out, int n52, const uint64_t *i
     }
 }
 
+/* In place: row k, element j -> row j, element k (8 x 8 64-bit words): unpack pairs, then
+ * 128-bit halves, then 256-bit halves (24 shuffles). */
+static inline void ifma_transpose8(__m512i *r)
+{
+    const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    __m512i t[8], u[8];
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm512_unpacklo_epi64(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_epi64(r[2 * k], r[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int h = 0; h < 2; h++) {
+            u[4 * k + h] = _mm512_permutex2var_epi64(t[4 * k + h], even, t[4 * k + 2 + h]);
+            u[4 * k + 2 + h] = _mm512_permutex2var_epi64(t[4 * k + h], odd, t[4 * k + 2 + h]);
+        }
+    for (int k = 0; k < 4; k++) {
+        r[k] = _mm512_shuffle_i64x2(u[k], u[k + 4], 0x44);
+        r[k + 4] = _mm512_shuffle_i64x2(u[k], u[k + 4], 0xee);
+    }
+}
+
 static inline void ifma_limbs_52_to_64(uint64_t *out, int n64, const uint64_t *in, int n52)
 {
     for (int i = 0; i < n64; i++)
