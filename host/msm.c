@@ -20,6 +20,7 @@
  */
 #include "internal.h"
 #include "../runtime/cl_msm.h"
+#include "../runtime/rt_mem.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -33,7 +34,8 @@ typedef struct {
     const msm_curve_ops *ops;
     const msm_cpu_kernel *kernel; /* the tile kernel of the context's CPU tier */
     const unsigned char *in_points;
-    unsigned char *points; /* decoded affine, n of them */
+    const unsigned char *points; /* decoded affine, n of them: the input itself or decoded */
+    unsigned char *decoded;      /* the decoded copy, when the input cannot serve (NULL if not) */
     size_t n;
     size_t *first_bad;             /* per decode block: first failing index or SIZE_MAX */
     msm_point_check *bad_kind;     /* per decode block */
@@ -83,8 +85,9 @@ static void decode_task(void *arg, size_t block, unsigned worker)
         end = job->n;
     job->first_bad[block] = SIZE_MAX;
     for (size_t i = begin; i < end; i++) {
-        msm_point_check r = job->ops->decode_point(job->points + i * job->ops->affine_size,
-                                                   job->in_points + i * job->ops->affine_size);
+        uint64_t scratch[12]; /* the largest affine point; the check alone when the input serves */
+        void *dst = job->decoded ? job->decoded + i * job->ops->affine_size : (void *)scratch;
+        msm_point_check r = job->ops->decode_point(dst, job->in_points + i * job->ops->affine_size);
         if (r != MSM_POINT_OK) {
             job->first_bad[block] = i;
             job->bad_kind[block] = r;
@@ -143,15 +146,29 @@ static int scalar_below(const msm_scalar *k, const uint64_t *order)
     return 0;
 }
 
-/* Decodes and classifies the scalars. Fails on the first scalar >= r. */
-static hpr_status prepare_scalars(hpr_ctx *ctx, msm_job *job, const unsigned char *in, uint32_t *general,
-                                  uint32_t *ones)
+/* Whether n items of the interchange bytes at p can be read in place as the limb structs:
+ * little-endian host (the interchange form is little-endian limbs) and 8-byte alignment. */
+static int usable_in_place(const void *p)
 {
-    msm_scalar *scalars = (msm_scalar *)job->scalars;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return ((uintptr_t)p & 7) == 0;
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+/* Classifies the scalars (decoded into copy when given, else read in place). Fails on the
+ * first scalar >= r. */
+static hpr_status prepare_scalars(hpr_ctx *ctx, msm_job *job, const unsigned char *in, msm_scalar *copy,
+                                  uint32_t *general, uint32_t *ones)
+{
+    job->scalars = copy ? copy : (const msm_scalar *)(const void *)in;
     job->ngeneral = job->nones = 0;
     for (size_t i = 0; i < job->n; i++) {
-        msm_scalar *k = &scalars[i];
-        msm_scalar_from_bytes(k, in + 32 * i);
+        const msm_scalar *k = &job->scalars[i];
+        if (copy)
+            msm_scalar_from_bytes(&copy[i], in + 32 * i);
         if (!scalar_below(k, job->ops->order))
             return hpr_fail(ctx, HPR_ERR_SCALAR_OUT_OF_RANGE,
                             "scalar %zu is not below the group order r of %s (scalars are canonical little-endian)",
@@ -249,25 +266,31 @@ hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *point
 {
     msm_job job = {0};
     uint32_t *general = NULL, *ones = NULL;
+    msm_scalar *scalar_copy = NULL;
     size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
     hpr_status st = HPR_OK;
     job.ops = ops;
     job.kernel = ops->kernels[ctx->cpu_tier];
     job.n = n;
     job.in_points = points;
-    job.scalars = malloc(n ? n * sizeof(msm_scalar) : 1);
-    general = malloc(n ? n * sizeof(uint32_t) : 1);
-    ones = malloc(n ? n * sizeof(uint32_t) : 1);
-    job.points = malloc(n ? n * job.ops->affine_size : 1);
+    int scalars_in_place = usable_in_place(scalars), points_in_place = usable_in_place(points);
+    if (!scalars_in_place)
+        scalar_copy = rt_alloc_large(n * sizeof(msm_scalar));
+    if (!points_in_place)
+        job.decoded = rt_alloc_large(n * job.ops->affine_size);
+    job.points = job.decoded ? job.decoded : points;
+    general = rt_alloc_large(n * sizeof(uint32_t));
+    ones = rt_alloc_large(n * sizeof(uint32_t));
     job.first_bad = malloc((blocks ? blocks : 1) * sizeof(size_t));
     job.bad_kind = malloc((blocks ? blocks : 1) * sizeof(msm_point_check));
-    if (!job.scalars || !general || !ones || !job.points || !job.first_bad || !job.bad_kind) {
+    if ((!scalars_in_place && !scalar_copy) || (!points_in_place && !job.decoded) || !general || !ones ||
+        !job.first_bad || !job.bad_kind) {
         st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate the decoded inputs", n);
         goto out;
     }
     job.general = general;
     job.ones = ones;
-    st = prepare_scalars(ctx, &job, scalars, general, ones);
+    st = prepare_scalars(ctx, &job, scalars, scalar_copy, general, ones);
     if (st == HPR_OK)
         st = prepare_points(ctx, &job);
     if (st != HPR_OK)
@@ -278,7 +301,7 @@ hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *point
     job.ones_partials = malloc(job.ones_chunks * job.ops->xyzz_size);
     job.scratch = malloc((size_t)ctx->threads * job.scratch_bytes);
     if (job.kernel->prepared_size && job.ngeneral)
-        job.prepared = malloc(n * job.kernel->prepared_size);
+        job.prepared = rt_alloc_large(n * job.kernel->prepared_size);
     if (!job.partials || !job.ones_partials || !job.scratch || (job.kernel->prepared_size && job.ngeneral && !job.prepared)) {
         st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", n, job.c);
         goto out;
@@ -288,10 +311,10 @@ hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *point
     rt_pool_run(ctx->pool, (size_t)job.point_chunks * job.window_groups + job.ones_chunks, tile_task, &job);
     combine(&job, out);
 out:
-    free((void *)job.scalars);
+    free(scalar_copy);
     free(general);
     free(ones);
-    free(job.points);
+    free(job.decoded);
     free(job.first_bad);
     free(job.bad_kind);
     free(job.partials);
@@ -344,14 +367,13 @@ hpr_status hpr_validate_points(hpr_ctx *ctx, const msm_curve_ops *ops, const uns
     job.ops = ops;
     job.n = n;
     job.in_points = points;
-    job.points = malloc(n ? n * ops->affine_size : 1);
+    job.points = points; /* validation only: decode_task checks into a scratch point */
     job.first_bad = malloc((blocks ? blocks : 1) * sizeof(size_t));
     job.bad_kind = malloc((blocks ? blocks : 1) * sizeof(msm_point_check));
-    if (!job.points || !job.first_bad || !job.bad_kind)
+    if (!job.first_bad || !job.bad_kind)
         st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "validating %zu points: out of memory", n);
     else
         st = prepare_points(ctx, &job);
-    free(job.points);
     free(job.first_bad);
     free(job.bad_kind);
     return st;
