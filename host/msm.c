@@ -29,6 +29,10 @@
 
 #define DECODE_BLOCK 4096
 #define MAX_AUTO_WINDOW_BITS 15
+/* Digits of every window are precomputed (2 bytes each instead of reading the 32-byte scalar
+ * in every window pass) up to c = 15 (|d| <= 2^14 fits int16) and 2^28 digits (512 MiB). */
+#define MAX_DIGIT_WINDOW_BITS 15
+#define MAX_DIGITS ((size_t)1 << 28)
 
 typedef struct {
     const msm_curve_ops *ops;
@@ -45,7 +49,9 @@ typedef struct {
     unsigned c, nwindows, point_chunks, window_groups, ones_chunks;
     unsigned char *partials;      /* [point_chunks][nwindows] XYZZ */
     unsigned char *ones_partials; /* [ones_chunks] XYZZ */
-    unsigned char *prepared;      /* the points in the kernel's form (NULL if it has none) */
+    unsigned char *prepared;      /* the listed points in the kernel's form, list order (NULL if none) */
+    int16_t *digits;              /* [window][list position] Booth digits, or NULL (computed on the fly) */
+    msm_tile_input input;         /* what the tiles read */
     unsigned char *scratch;       /* [worker] scratch_bytes */
     size_t scratch_bytes;
 } msm_job;
@@ -115,17 +121,34 @@ static void tile_task(void *arg, size_t t, unsigned worker)
     split_range(job->nwindows, job->window_groups, group, &wb, &we);
     tile.w_begin = (unsigned)wb;
     tile.w_end = (unsigned)we;
-    job->kernel->tile(job->partials + ((size_t)chunk * job->nwindows + tile.w_begin) * ops->xyzz_size, job->points,
-                      job->prepared, job->scalars, job->general, &tile, job->c,
-                      job->scratch + (size_t)worker * job->scratch_bytes);
+    job->kernel->tile(job->partials + ((size_t)chunk * job->nwindows + tile.w_begin) * ops->xyzz_size, &job->input,
+                      &tile, job->c, job->scratch + (size_t)worker * job->scratch_bytes);
 }
 
-static void prepare_task(void *arg, size_t block, unsigned worker)
+/* One block of the list: its points in the kernel's form and its digits of every window. */
+static void list_task(void *arg, size_t block, unsigned worker)
 {
     msm_job *job = arg;
     size_t begin = block * DECODE_BLOCK, end = begin + DECODE_BLOCK;
     (void)worker;
-    job->kernel->prepare_points(job->prepared, job->points, begin, end < job->n ? end : job->n);
+    if (end > job->ngeneral)
+        end = job->ngeneral;
+    if (job->prepared)
+        job->kernel->prepare_points(job->prepared, job->points, job->general, begin, end);
+    if (job->digits)
+        msm_digits(job->digits, job->ngeneral, job->scalars, job->general, begin, end, job->nwindows, job->c);
+}
+
+/* Drops the points at infinity from the list (they add nothing; kernels may then assume
+ * finite points). Infinity is all zero in the decoded form as in the interchange form. */
+static void drop_infinity(msm_job *job, uint32_t *general)
+{
+    static const unsigned char zero[96];
+    size_t kept = 0, size = job->ops->affine_size;
+    for (size_t i = 0; i < job->ngeneral; i++)
+        if (memcmp(job->points + (size_t)general[i] * size, zero, size) != 0)
+            general[kept++] = general[i];
+    job->ngeneral = kept;
 }
 
 static int scalar_is_one(const msm_scalar *k)
@@ -295,19 +318,23 @@ hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *point
         st = prepare_points(ctx, &job);
     if (st != HPR_OK)
         goto out;
+    drop_infinity(&job, general);
     plan_tiles(&job, ctx->threads, opts);
     job.scratch_bytes = (job.kernel->scratch_size(job.c, job.ngeneral) + 63) & ~(size_t)63;
     job.partials = malloc((size_t)job.point_chunks * job.nwindows * job.ops->xyzz_size);
     job.ones_partials = malloc(job.ones_chunks * job.ops->xyzz_size);
     job.scratch = malloc((size_t)ctx->threads * job.scratch_bytes);
     if (job.kernel->prepared_size && job.ngeneral)
-        job.prepared = rt_alloc_large(n * job.kernel->prepared_size);
+        job.prepared = rt_alloc_large(job.ngeneral * job.kernel->prepared_size);
+    if (job.c <= MAX_DIGIT_WINDOW_BITS && job.ngeneral && (size_t)job.nwindows * job.ngeneral <= MAX_DIGITS)
+        job.digits = rt_alloc_large((size_t)job.nwindows * job.ngeneral * sizeof(int16_t)); /* NULL: on the fly */
     if (!job.partials || !job.ones_partials || !job.scratch || (job.kernel->prepared_size && job.ngeneral && !job.prepared)) {
         st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", n, job.c);
         goto out;
     }
-    if (job.prepared)
-        rt_pool_run(ctx->pool, blocks, prepare_task, &job);
+    job.input = (msm_tile_input){job.points, job.prepared, job.scalars, job.general, job.digits, job.ngeneral};
+    if (job.prepared || job.digits)
+        rt_pool_run(ctx->pool, (job.ngeneral + DECODE_BLOCK - 1) / DECODE_BLOCK, list_task, &job);
     rt_pool_run(ctx->pool, (size_t)job.point_chunks * job.window_groups + job.ones_chunks, tile_task, &job);
     combine(&job, out);
 out:
@@ -321,6 +348,7 @@ out:
     free(job.ones_partials);
     free(job.scratch);
     free(job.prepared);
+    free(job.digits);
     return st;
 }
 

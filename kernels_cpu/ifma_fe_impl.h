@@ -155,7 +155,44 @@ static inline void IF_FN(sub)(IF_T *r, const IF_T *a, const IF_T *b)
     }
 }
 
-/* r = a * b / R' mod p, in [0, 2p). */
+/* Lazy forms for callers that track bounds (msm_ifma_impl.h). One carry chain each, no
+ * reduction: r = a + b, and r = a + kp - b for a multiple kp of p above b (arithmetic shifts
+ * carry the negative intermediate limbs). The results stay below 2^(52*IF_N). */
+static inline void IF_FN(add_raw)(IF_T *r, const IF_T *a, const IF_T *b)
+{
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    __m512i carry = _mm512_setzero_si512();
+    for (int i = 0; i < IF_N; i++) {
+        __m512i s = _mm512_add_epi64(_mm512_add_epi64(a->l[i], b->l[i]), carry);
+        carry = _mm512_srli_epi64(s, 52);
+        r->l[i] = _mm512_and_si512(s, mask);
+    }
+}
+
+static inline void IF_FN(sub_lazy)(IF_T *r, const IF_T *a, const IF_T *b, const uint64_t *kp)
+{
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    __m512i carry = _mm512_setzero_si512();
+    for (int i = 0; i < IF_N; i++) {
+        __m512i s = _mm512_add_epi64(_mm512_sub_epi64(_mm512_add_epi64(a->l[i], _mm512_set1_epi64((long long)kp[i])),
+                                                      b->l[i]),
+                                     carry);
+        carry = _mm512_srai_epi64(s, 52);
+        r->l[i] = _mm512_and_si512(s, mask);
+    }
+}
+
+/* Lanes where a equals the constant c limb for limb (normalised limbs: the same integer). */
+static inline __mmask8 IF_FN(eq_const)(const IF_T *a, const uint64_t *c)
+{
+    __m512i acc = _mm512_setzero_si512();
+    for (int i = 0; i < IF_N; i++)
+        acc = _mm512_or_si512(acc, _mm512_xor_si512(a->l[i], _mm512_set1_epi64((long long)c[i])));
+    return _mm512_cmpeq_epi64_mask(acc, _mm512_setzero_si512());
+}
+
+/* r = a * b / R' mod p, in [0, 2p). Holds for any inputs a < A p, b < B p with A B p < R'
+ * (then a b / R' < p): the lazy forms rely on that. */
 static inline void IF_FN(mul)(IF_T *r, const IF_T *a, const IF_T *b)
 {
     static const uint64_t p[IF_N] = IF_CONST(P);

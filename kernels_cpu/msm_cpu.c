@@ -33,6 +33,14 @@ unsigned msm_window_count(unsigned bits, unsigned c)
     return hpr_msm_window_count(bits, c);
 }
 
+void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
+                size_t end, unsigned nwindows, unsigned c)
+{
+    for (unsigned w = 0; w < nwindows; w++)
+        for (size_t i = begin; i < end; i++)
+            digits[w * stride + i] = (int16_t)hpr_booth_digit(scalars[index[i]].l, w, c);
+}
+
 /* Both curves' scalars have 4 limbs: the byte conversion of the 4-limb fields serves them. */
 void msm_scalar_from_bytes(msm_scalar *k, const unsigned char *bytes)
 {

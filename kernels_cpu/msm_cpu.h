@@ -27,19 +27,28 @@ typedef struct {
     unsigned w_begin, w_end; /* half-open range of windows */
 } msm_tile;
 
+/* What a tile kernel reads. The list is the point indices of the general scalars (neither 0
+ * nor 1) with finite points; kernels address points through it. */
+typedef struct {
+    const void *points;        /* validated affine points (all n) */
+    const void *prepared;      /* the tier's form in list order: prepared[i] is points[index[i]]; NULL if none */
+    const msm_scalar *scalars; /* all n */
+    const uint32_t *index;     /* the list */
+    const int16_t *digits;     /* NULL, or digits[w * count + i] = Booth digit of window w of scalars[index[i]] */
+    size_t count;              /* list length */
+} msm_tile_input;
+
 /* A tier's tile kernel. Every tier gives the same partial sums bit for bit (they are affine
  * after normalisation anyway; here the XYZZ sums may differ in representation only). */
 typedef struct {
     const char *tier;     /* "portable", "adx", "avx512" */
     size_t prepared_size; /* bytes per point of the tier's own point form; 0: the affine points serve */
-    /* out[i] = points[i] (validated affine) in the tier's form, for i in [begin, end) */
-    void (*prepare_points)(void *out, const void *points, size_t begin, size_t end);
+    /* out[i] = points[index[i]] (validated, finite) in the tier's form, for i in [begin, end) */
+    void (*prepare_points)(void *out, const void *points, const uint32_t *index, size_t begin, size_t end);
     /* scratch bytes of one worker for tiles of up to max_points points and c-bit windows */
     size_t (*scratch_size)(unsigned c, size_t max_points);
-    /* sums[w - w_begin] = sum_{i in tile range} d_w(scalars[index[i]]) * points[index[i]];
-     * prepared: the tier's form of points (NULL when prepared_size is 0). */
-    void (*tile)(void *sums, const void *points, const void *prepared, const msm_scalar *scalars,
-                 const uint32_t *index, const msm_tile *tile, unsigned c, void *scratch);
+    /* sums[w - w_begin] = sum_{i in tile range} d_w(scalars[index[i]]) * points[index[i]] */
+    void (*tile)(void *sums, const msm_tile_input *in, const msm_tile *tile, unsigned c, void *scratch);
     /* cost of one c-bit window over m points, in the kernel's own unit (the window choice
      * minimises windows(c) * window_cost(c, m)) */
     double (*window_cost)(unsigned c, size_t m);
@@ -89,6 +98,11 @@ typedef struct {
 /* 32-byte little-endian scalar bytes <-> limbs (no range check, no change of form). */
 void msm_scalar_from_bytes(msm_scalar *k, const unsigned char *bytes);
 void msm_scalar_to_bytes(unsigned char *bytes, const msm_scalar *k);
+
+/* digits[w * stride + i] = Booth digit of window w (c <= 15 bits) of scalars[index[i]], for
+ * every window w < nwindows and list position i in [begin, end). */
+void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
+                size_t end, unsigned nwindows, unsigned c);
 
 /* Windows needed for scalars below 2^bits with c-bit signed (Booth) digits. */
 unsigned msm_window_count(unsigned bits, unsigned c);

@@ -20,19 +20,17 @@
 #define CPU_MSM_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_msm_, op))
 #define CPU_F_FN(op) HPR_CAT(CPU_F, HPR_CAT(_, op))
 
-static void CPU_FN(tile)(void *sums_v, const void *points_v, const void *prepared, const msm_scalar *scalars,
-                         const uint32_t *index, const msm_tile *tile, unsigned c, void *buckets_v)
+static void CPU_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *tile, unsigned c, void *buckets_v)
 {
     CPU_TY(xyzz) *sums = sums_v, *buckets = buckets_v;
-    const CPU_TY(affine) *points = points_v;
+    const CPU_TY(affine) *points = in->points;
     unsigned long nbuckets = 1ul << (c - 1);
-    (void)prepared;
     for (unsigned w = tile->w_begin; w < tile->w_end; w++) {
         for (unsigned long b = 0; b < nbuckets; b++)
             CPU_EC_FN(xyzz_set_inf)(&buckets[b]);
         for (size_t i = tile->begin; i < tile->end; i++) {
-            uint32_t k = index[i];
-            int d = hpr_booth_digit(scalars[k].l, w, c);
+            uint32_t k = in->index[i];
+            int d = in->digits ? in->digits[w * in->count + i] : hpr_booth_digit(in->scalars[k].l, w, c);
             if (d > 0) {
                 CPU_EC_FN(xyzz_add_affine)(&buckets[d - 1], &buckets[d - 1], &points[k]);
             } else if (d < 0) {

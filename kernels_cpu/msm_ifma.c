@@ -33,6 +33,7 @@
 #define MI_N 5
 #define MI_N64 4
 #define MI_IFMA_P BN254_FP_IFMA_P
+#define MI_IFMA_K(c) BN254_FP_IFMA_##c
 #include "msm_ifma_impl.h"
 
 #define MI_EC bls12_381_g1
@@ -40,6 +41,7 @@
 #define MI_N 8
 #define MI_N64 6
 #define MI_IFMA_P BLS12_381_FP_IFMA_P
+#define MI_IFMA_K(c) BLS12_381_FP_IFMA_##c
 #include "msm_ifma_impl.h"
 
 #define IFMA_KERNEL(curve, n52)                                                                    \

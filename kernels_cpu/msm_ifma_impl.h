@@ -44,11 +44,12 @@ typedef struct {
     MI_TY(affine) *plain;     /* [nb] buckets in the portable form, for the reduction */
     MI_F8 *den, *prefix;      /* [BATCH_SIZE / 8] */
     MI_F8 *xsum, *xb;         /* [BATCH_SIZE / 8] xP + xB and xB of each group, kept from pass 1 */
-    uint32_t *batch_pt, *batch_code, *defer_pt, *defer_code; /* [BATCH_SIZE] each */
+    uint32_t *batch_pt, *batch_code, *defer_pt, *defer_code; /* [BATCH_SIZE] each; pt: list position */
     unsigned nbatch, ndefer, batch_size; /* batch_size: MI_FN(batch_size)(c) */
     uint32_t gen;
-    const uint64_t *prepared; /* the tile's points in IFMA form */
+    const uint64_t *prepared; /* the list's points in IFMA form, in list order */
     const MI_TY(affine) *points;
+    const uint32_t *index;    /* list position -> point index (for the side accumulators) */
 } MI_TY(ifma_work);
 
 static size_t MI_FN(scratch_layout)(MI_TY(ifma_work) *w, unsigned char *base, unsigned c)
@@ -94,8 +95,9 @@ static size_t MI_FN(scratch_size)(unsigned c, size_t max_points)
     return MI_FN(scratch_layout)(&w, NULL, c) + 64; /* + alignment slack */
 }
 
-/* out[i] = points[i] in the IFMA form (canonical, so negation is p - y), i in [begin, end). */
-static void MI_FN(prepare_points)(void *out_v, const void *points_v, size_t begin, size_t end)
+/* out[i] = points[index[i]] in the IFMA form (canonical, so negation is p - y), i in
+ * [begin, end). */
+static void MI_FN(prepare_points)(void *out_v, const void *points_v, const uint32_t *index, size_t begin, size_t end)
 {
     static const uint64_t p[MI_N] = MI_IFMA_P;
     uint64_t *out = out_v;
@@ -105,7 +107,7 @@ static void MI_FN(prepare_points)(void *out_v, const void *points_v, size_t begi
         size_t count = end - i0 < 8 ? end - i0 : 8;
         for (size_t k = 0; k < count; k++)
             for (int coord = 0; coord < 2; coord++) {
-                ifma_limbs_64_to_52(limbs, MI_N, coord ? points[i0 + k].y.l : points[i0 + k].x.l, MI_N64);
+                ifma_limbs_64_to_52(limbs, MI_N, coord ? points[index[i0 + k]].y.l : points[index[i0 + k]].x.l, MI_N64);
                 for (int j = 0; j < MI_N; j++)
                     lanes[coord][j][k] = limbs[j];
             }
@@ -126,13 +128,13 @@ static void MI_FN(prepare_points)(void *out_v, const void *points_v, size_t begi
     }
 }
 
-/* Point k, negated if neg, in the portable form (for the side accumulators). */
-static void MI_FN(plain_point)(MI_TY(affine) *r, const MI_TY(ifma_work) *w, uint32_t k, int neg)
+/* The point at list position i, negated if neg, in the portable form (side accumulators). */
+static void MI_FN(plain_point)(MI_TY(affine) *r, const MI_TY(ifma_work) *w, uint32_t i, int neg)
 {
     if (neg)
-        MI_EC_FN(affine_neg)(r, &w->points[k]);
+        MI_EC_FN(affine_neg)(r, &w->points[w->index[i]]);
     else
-        *r = w->points[k];
+        *r = w->points[w->index[i]];
 }
 
 static void MI_FN(side_add)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
@@ -144,16 +146,6 @@ static void MI_FN(side_add)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, in
         w->state[bucket] |= BUCKET_SIDE;
     }
     MI_EC_FN(xyzz_add_affine)(&w->side[bucket], &w->side[bucket], &pt);
-}
-
-/* Infinity is (0, 0) in both forms; no curve point has y = 0 (the groups have odd order). */
-static inline int MI_FN(is_infinity)(const MI_TY(ifma_work) *w, uint32_t k)
-{
-    const uint64_t *y = w->prepared + (size_t)k * MI_WORDS + MI_N;
-    uint64_t acc = 0;
-    for (int j = 0; j < MI_N; j++)
-        acc |= y[j];
-    return acc == 0;
 }
 
 /* Bucket := point k (negated if neg); the point is canonical, so -y = p - y for y != 0. */
@@ -250,15 +242,31 @@ static void MI_FN(invert_chains)(MI_F8 *acc)
  * Three passes over the groups of eight: (1) den = xP - xB and CHAINS interleaved running
  * products; (2) one inversion, then 1/den of every group walking the chains back; (3) the
  * sums, each group independent of the others. Interleaved chains and the independent last
- * pass keep the multiplier busy: one long chain would wait on each product's latency. */
+ * pass keep the multiplier busy: one long chain would wait on each product's latency.
+ * Bounds (lazy reduction, one carry chain per step): points are canonical (< p), buckets are
+ * kept below 4p, products are below 2p (ifma_fe_impl.h: mul accepts inputs a < Ap, b < Bp
+ * with AB p < R'; here AB <= 16):
+ *   den = xP + 4p - xB < 5p       xsum = xP + xB < 5p      yP' = yP or p - yP <= p
+ *   t = yP' + 4p - yB < 5p        x3 = lambda^2 + 5p - xsum < 7p, minus 4p if >= 4p
+ *   u = xB + 4p - x3 < 8p         y3 = lambda u + 4p - yB < 6p, minus 4p if >= 4p
+ * xP = xB mod p exactly when den is p, 2p, 3p or 4p. */
 static void MI_FN(flush)(MI_TY(ifma_work) *w)
 {
+    static const uint64_t p1[MI_N] = MI_IFMA_K(P), p2[MI_N] = MI_IFMA_K(2P), p4[MI_N] = MI_IFMA_K(4P),
+                          p5[MI_N] = MI_IFMA_K(5P);
+    uint64_t p3[MI_N];
     unsigned groups = (w->nbatch + 7) / 8;
     unsigned char special[BATCH_SIZE / 8];
-    MI_F8 acc[CHAINS], one, zero;
+    MI_F8 acc[CHAINS], one;
+    {
+        uint64_t carry = 0;
+        for (int j = 0; j < MI_N; j++) { /* 3p = p + 2p */
+            uint64_t v = p1[j] + p2[j] + carry;
+            carry = v >> 52;
+            p3[j] = v & IFMA_MASK52;
+        }
+    }
     MI_F8_FN(set_one)(&one);
-    for (int j = 0; j < MI_N; j++)
-        zero.l[j] = _mm512_setzero_si512();
     for (int j = 0; j < CHAINS; j++)
         acc[j] = one;
     for (unsigned g = 0; g < groups; g++) {
@@ -268,9 +276,11 @@ static void MI_FN(flush)(MI_TY(ifma_work) *w)
         MI_FN(group_index)(w, g, poff, boff, &active, &neg);
         MI_FN(load_rows)(&xp, w->prepared, poff);
         MI_FN(load_rows)(&w->xb[g], w->buckets, boff);
-        MI_F8_FN(sub)(&w->den[g], &xp, &w->xb[g]);
-        MI_F8_FN(add)(&w->xsum[g], &xp, &w->xb[g]);
-        __mmask8 equal_x = MI_F8_FN(is_zero)(&w->den[g]) & active;
+        MI_F8_FN(sub_lazy)(&w->den[g], &xp, &w->xb[g], p4);
+        MI_F8_FN(add_raw)(&w->xsum[g], &xp, &w->xb[g]);
+        __mmask8 equal_x = (MI_F8_FN(eq_const)(&w->den[g], p1) | MI_F8_FN(eq_const)(&w->den[g], p2) |
+                            MI_F8_FN(eq_const)(&w->den[g], p3) | MI_F8_FN(eq_const)(&w->den[g], p4)) &
+                           active;
         __mmask8 use_one = equal_x | (__mmask8)~active;
         for (int j = 0; j < MI_N; j++)
             w->den[g].l[j] = _mm512_mask_blend_epi64(use_one, w->den[g].l[j], one.l[j]);
@@ -288,20 +298,24 @@ static void MI_FN(flush)(MI_TY(ifma_work) *w)
     for (unsigned g = 0; g < groups; g++) {
         size_t poff[8], boff[8];
         __mmask8 active, neg;
-        MI_F8 yp, yb, lambda, t, x3, y3;
+        MI_F8 yp, yb, lambda, t, x3, y3, zero;
         MI_FN(group_index)(w, g, poff, boff, &active, &neg);
         MI_FN(load_rows)(&yp, w->prepared + MI_N, poff);
         MI_FN(load_rows)(&yb, w->buckets + MI_N, boff);
-        MI_F8_FN(sub)(&t, &zero, &yp);
         for (int j = 0; j < MI_N; j++)
+            zero.l[j] = _mm512_setzero_si512();
+        MI_F8_FN(sub_lazy)(&t, &zero, &yp, p1);
+        for (int j = 0; j < MI_N; j++) /* t = p - yP = -yP mod p, in (0, p] */
             yp.l[j] = _mm512_mask_blend_epi64(neg, yp.l[j], t.l[j]);
-        MI_F8_FN(sub)(&t, &yp, &yb);
+        MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4);
         MI_F8_FN(mul)(&lambda, &t, &w->prefix[g]);
         MI_F8_FN(sqr)(&x3, &lambda);
-        MI_F8_FN(sub)(&x3, &x3, &w->xsum[g]);
-        MI_F8_FN(sub)(&t, &w->xb[g], &x3);
+        MI_F8_FN(sub_lazy)(&x3, &x3, &w->xsum[g], p5);
+        MI_F8_FN(sub_if_ge)(&x3, &x3, p4);
+        MI_F8_FN(sub_lazy)(&t, &w->xb[g], &x3, p4);
         MI_F8_FN(mul)(&y3, &lambda, &t);
-        MI_F8_FN(sub)(&y3, &y3, &yb);
+        MI_F8_FN(sub_lazy)(&y3, &y3, &yb, p4);
+        MI_F8_FN(sub_if_ge)(&y3, &y3, p4);
         __mmask8 write = active & (__mmask8)~special[g];
         MI_FN(store_rows)(w->buckets, boff, write, &x3);
         MI_FN(store_rows)(w->buckets + MI_N, boff, write, &y3);
@@ -440,15 +454,15 @@ static void MI_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint64
     }
 }
 
-static void MI_FN(tile)(void *sums_v, const void *points, const void *prepared, const msm_scalar *scalars,
-                        const uint32_t *index, const msm_tile *tile, unsigned c, void *scratch)
+static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *tile, unsigned c, void *scratch)
 {
     MI_TY(xyzz) *sums = sums_v;
     MI_TY(ifma_work) w;
     size_t nb = (size_t)1 << (c - 1);
     MI_FN(scratch_layout)(&w, (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), c);
-    w.points = points;
-    w.prepared = prepared;
+    w.points = in->points;
+    w.prepared = in->prepared;
+    w.index = in->index;
     w.batch_size = MI_FN(batch_size)(c);
     for (unsigned win = tile->w_begin; win < tile->w_end; win++) {
         memset(w.state, 0, nb);
@@ -456,11 +470,13 @@ static void MI_FN(tile)(void *sums_v, const void *points, const void *prepared, 
         w.gen = 1;
         w.nbatch = w.ndefer = 0;
         for (size_t i = tile->begin; i < tile->end; i++) {
-            uint32_t k = index[i];
-            int d = hpr_booth_digit(scalars[k].l, win, c);
-            if (d == 0 || MI_FN(is_infinity)(&w, k))
+            int d = in->digits ? in->digits[win * in->count + i] : hpr_booth_digit(in->scalars[in->index[i]].l, win, c);
+            if (d == 0)
                 continue;
-            MI_FN(accumulate)(&w, k, d > 0 ? (uint32_t)(d - 1) << 1 : ((uint32_t)(-d - 1) << 1) | 1u, 1);
+            /* the flush reads this point within a batch or two: fetch it now, without waiting */
+            __builtin_prefetch(w.prepared + i * MI_WORDS);
+            __builtin_prefetch(w.prepared + i * MI_WORDS + MI_WORDS - 1);
+            MI_FN(accumulate)(&w, (uint32_t)i, d > 0 ? (uint32_t)(d - 1) << 1 : ((uint32_t)(-d - 1) << 1) | 1u, 1);
             while (w.nbatch == w.batch_size)
                 MI_FN(flush_and_retry)(&w);
         }
@@ -481,3 +497,4 @@ static void MI_FN(tile)(void *sums_v, const void *points, const void *prepared, 
 #undef MI_N
 #undef MI_N64
 #undef MI_IFMA_P
+#undef MI_IFMA_K

@@ -85,12 +85,14 @@ def ifma_lines(name, n52, fields):
     multiplication (mont(aR, R'^2/R) = aR'), FROM maps back (mont(aR', R) = aR)."""
     n, p = fields[name]
     r64, r52 = 2**(64 * n), 2**(52 * n52)
-    assert 4 * p < r52
+    assert 16 * p < r52  # the lazy bounds of kernels_cpu/msm_ifma_impl.h: products of inputs below 8p and 2p
     return [
         "/* %s in radix 2^52 for AVX-512 IFMA: %d limbs, Montgomery R' = 2^%d */" % (name, n52, 52 * n52),
         "#define %s_IFMA_LIMBS %d" % (name, n52),
         "#define %s_IFMA_P %s" % (name, limbs52(p, n52)),
         "#define %s_IFMA_2P %s" % (name, limbs52(2 * p, n52)),
+        "#define %s_IFMA_4P %s" % (name, limbs52(4 * p, n52)),
+        "#define %s_IFMA_5P %s" % (name, limbs52(5 * p, n52)),
         "#define %s_IFMA_INV HPR_U64(0x%013x) /* -p^-1 mod 2^52 */" % (name, (-pow(p, -1, 2**52)) % 2**52),
         "#define %s_IFMA_ONE %s /* R' mod p */" % (name, limbs52(r52 % p, n52)),
         "#define %s_IFMA_TO %s /* R'^2 / R mod p */" % (name, limbs52(r52 * r52 * pow(r64, -1, p) % p, n52)),
