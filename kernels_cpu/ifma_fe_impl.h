@@ -14,7 +14,8 @@
  * (4p^2 + R'p) / R' < 2p without a final subtraction. Every function here keeps values in
  * [0, 2p) with normalised limbs (< 2^52); canonical() gives [0, p) where a unique
  * representation matters (zero tests, leaving the IFMA form).
- * Cost: mul = 4 * IF_N^2 IFMA instructions for 8 lanes; add/sub = two carry chains of IF_N.
+ * Cost: mul = 4 * IF_N^2 IFMA instructions for 8 lanes, sqr = 3 * IF_N^2 + IF_N; add/sub = two
+ * carry chains of IF_N.
  * Measured (Zen 4, one core, 8 lanes in flight): BN254 about 4.4 ns, BLS12-381 about 10.6 ns
  * per lane and multiplication, against about 30 and 60 ns for the portable 64-bit code.
  * Why: 52-bit multiply-accumulate on eight lanes is the widest integer multiplier an x86 core
@@ -224,9 +225,42 @@ static inline void IF_FN(mul)(IF_T *r, const IF_T *a, const IF_T *b)
     r->l[IF_N - 1] = t[IF_N - 1]; /* the value is below 2p < 2^(52*IF_N): the top limb fits */
 }
 
+/* r = a^2 / R' mod p, in [0, 2p), same input bounds as mul. Product first (each off-diagonal
+ * product once, then doubled, then the squares), then IF_N reduction rows (separated operand
+ * scanning): 200 IFMA instructions for 8 limbs against mul's 256, 80 against 100 for 5. */
 static inline void IF_FN(sqr)(IF_T *r, const IF_T *a)
 {
-    IF_FN(mul)(r, a, a);
+    static const uint64_t p[IF_N] = IF_CONST(P);
+    const __m512i zero = _mm512_setzero_si512(), inv = _mm512_set1_epi64((long long)IF_CONST(INV));
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    __m512i t[2 * IF_N];
+    for (int k = 0; k < 2 * IF_N; k++)
+        t[k] = zero;
+    for (int i = 0; i < IF_N; i++)
+        for (int j = i + 1; j < IF_N; j++) {
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[i], a->l[j]);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[i], a->l[j]);
+        }
+    for (int k = 0; k < 2 * IF_N; k++)
+        t[k] = _mm512_add_epi64(t[k], t[k]);
+    for (int i = 0; i < IF_N; i++) {
+        t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a->l[i], a->l[i]);
+        t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a->l[i], a->l[i]);
+    }
+    for (int i = 0; i < IF_N; i++) { /* limbs below 2^58 throughout */
+        __m512i m = _mm512_madd52lo_epu64(zero, t[i], inv);
+        for (int j = 0; j < IF_N; j++) {
+            __m512i pj = _mm512_set1_epi64((long long)p[j]);
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pj);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, pj);
+        }
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52)); /* t[i] mod 2^52 is now 0 */
+    }
+    for (int j = IF_N; j + 1 < 2 * IF_N; j++) {
+        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
+        r->l[j - IF_N] = _mm512_and_si512(t[j], mask);
+    }
+    r->l[IF_N - 1] = t[2 * IF_N - 1];
 }
 
 /* The unique representative in [0, p). */
