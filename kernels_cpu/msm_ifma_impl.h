@@ -13,17 +13,21 @@
  * against 10 (8M + 2S) for the mixed XYZZ addition of the portable kernel, and eight
  * additions run at once, one per IFMA lane (points and buckets loaded as rows and transposed).
  * A batch may touch each bucket once. A point whose bucket is already in the open batch waits
- * in a deferred list (at most one batch long) and joins the next batch; beyond that, and for
- * the rare additions with xP = xB (P = B needs a doubling, P = -B gives infinity), the point
- * goes to the bucket's side accumulator, an XYZZ sum in the portable arithmetic. That keeps
+ * in a deferred list (at most one batch long) and joins the next batch; a full deferred list
+ * flushes the batch early. Only when the batch is crowded into few buckets (under a quarter
+ * full with the deferred list full: many equal digits), and for the rare additions with
+ * xP = xB (P = B needs a doubling, P = -B gives infinity), does the point go to the bucket's
+ * side accumulator, an XYZZ sum in scalar arithmetic (about 40 times the cost of a batched
+ * addition: measured, 5% of the points sent there made a 2^20 MSM 40% slower). That keeps
  * every input, however adversarial (all points equal, all digits equal), correct and linear
  * in time. An empty bucket takes its first point by copy.
  * Reduction: buckets leave the IFMA form eight at a time (one multiplication each), then the
  * running sums of msm_impl.h with mixed additions (8M + 2S) plus the side accumulators.
  * Cost per window: see MI_FN(window_cost), which the window choice minimises.
- * Why batches of up to 512: the inversion (about 330 multiplications on eight lanes) then
- * costs under one multiplication per addition; a batch is at most a quarter of the buckets
- * long, else points would find their bucket taken too often.
+ * Why batches of up to BATCH_SIZE (2048): the inversion (about 330 multiplications in a chain
+ * on eight lanes, so one inversion per 256 groups of eight) then costs about one
+ * multiplication per addition; a batch is at most a quarter of the buckets long, else points
+ * would find their bucket taken too often (their wait is costed in MI_FN(window_cost)).
  *
  * Instantiation: define MI_EC (curve prefix, e.g. bn254_g1), MI_F8 (IFMA field type, e.g.
  * bn254_fp8), MI_N (its 52-bit limbs) and MI_N64 (64-bit limbs of the base field), include.
@@ -71,21 +75,25 @@ static size_t MI_FN(scratch_layout)(MI_TY(ifma_work) *w, unsigned char *base, un
     return off;
 }
 
-/* Batch length for 2^(c-1) buckets: half the buckets (so that points rarely find their
- * bucket taken), at most BATCH_SIZE, a multiple of 8. */
+/* Batch length for 2^(c-1) buckets: a quarter of the buckets, at most BATCH_SIZE, a multiple
+ * of 8. Measured (BN254, 2^20, 2 threads): half the buckets made c = 13 and 14 4% slower. */
 static unsigned MI_FN(batch_size)(unsigned c)
 {
-    size_t half = ((size_t)1 << (c - 1)) / 2 / 8 * 8;
-    return half < 8 ? 8 : half > BATCH_SIZE ? BATCH_SIZE : (unsigned)half;
+    size_t quarter = ((size_t)1 << (c - 1)) / 4 / 8 * 8;
+    return quarter < 8 ? 8 : quarter > BATCH_SIZE ? BATCH_SIZE : (unsigned)quarter;
 }
 
-/* One window's cost in IFMA multiplications (of 8 lanes / 8): per point 6 multiplications,
- * about 2 more in gathers, scatters and carries, and the batch's inversion (about 330)
- * shared by batch_size points; per bucket the reduction's two portable additions (about 20
- * multiplications, each 8 times an IFMA one). */
+/* One window's cost in units of one lane's IFMA multiplication, fitted to measurements
+ * (BN254, 2^20 points, 2 threads, c = 13, 14, 15: 818, 788, 615 ms; the model gives the same
+ * ratios): per point about 16 units of addition work (6 multiplications, loads, transposes,
+ * carry chains, digit and bucket bookkeeping), 35 * batch / buckets for points that find
+ * their bucket taken and wait (deferred, retried), and the batch's inversion (about 330
+ * multiplications in a chain, for eight lanes) shared by the batch: 8 * 330 / batch; per
+ * bucket about 90 units of reduction (two additions in scalar arithmetic). */
 static double MI_FN(window_cost)(unsigned c, size_t m)
 {
-    return (double)m * (8.0 + 8.0 * 330.0 / MI_FN(batch_size)(c)) + 160.0 * (double)((size_t)1 << (c - 1));
+    double buckets = (double)((size_t)1 << (c - 1)), batch = (double)MI_FN(batch_size)(c);
+    return (double)m * (16.0 + 35.0 * batch / buckets + 8.0 * 330.0 / batch) + 90.0 * buckets;
 }
 
 static size_t MI_FN(scratch_size)(unsigned c, size_t max_points)
@@ -476,9 +484,10 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
             /* the flush reads this point within a batch or two: fetch it now, without waiting */
             __builtin_prefetch(w.prepared + i * MI_WORDS);
             __builtin_prefetch(w.prepared + i * MI_WORDS + MI_WORDS - 1);
-            MI_FN(accumulate)(&w, (uint32_t)i, d > 0 ? (uint32_t)(d - 1) << 1 : ((uint32_t)(-d - 1) << 1) | 1u, 1);
-            while (w.nbatch == w.batch_size)
+            /* a full deferred list: flush early unless the batch is crowded into few buckets */
+            while (w.nbatch == w.batch_size || (w.ndefer == w.batch_size && w.nbatch >= w.batch_size / 4))
                 MI_FN(flush_and_retry)(&w);
+            MI_FN(accumulate)(&w, (uint32_t)i, d > 0 ? (uint32_t)(d - 1) << 1 : ((uint32_t)(-d - 1) << 1) | 1u, 1);
         }
         while (w.nbatch > 0 || w.ndefer > 0)
             MI_FN(flush_and_retry)(&w);
