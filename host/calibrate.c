@@ -19,7 +19,8 @@
 #define CALIBRATION_RUNS 3
 #define MAX_CALIBRATION_LOG_N 24
 
-/* The identity under which a device's figures are stored. */
+/* The identity under which a device's figures are stored (the CPU's includes its kernel
+ * tier: the tiers differ up to fivefold). */
 static hpr_status device_key(hpr_ctx *ctx, const char *device, char *key, size_t len)
 {
     cl_dev *dev;
@@ -29,7 +30,7 @@ static hpr_status device_key(hpr_ctx *ctx, const char *device, char *key, size_t
     if (!dev) {
         rt_cpu_features f;
         rt_cpu_features_detect(&f);
-        snprintf(key, len, "cpu|%s|threads=%u", f.brand, ctx->threads);
+        snprintf(key, len, "cpu|%s|threads=%u|tier=%s", f.brand, ctx->threads, rt_cpu_tier_name(ctx->cpu_tier));
     } else {
         snprintf(key, len, "cl|%.100s|%.60s|%.60s|cu=%u", dev->name, dev->vendor, dev->driver, dev->compute_units);
     }

@@ -82,6 +82,18 @@ static void split_range(size_t total, unsigned parts, unsigned i, size_t *begin,
     *end = total * (i + 1) / parts;
 }
 
+/* Whether n items of the interchange bytes at p can be read in place as the limb structs:
+ * little-endian host (the interchange form is little-endian limbs) and 8-byte alignment. */
+static int usable_in_place(const void *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return ((uintptr_t)p & 7) == 0;
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
 static void decode_task(void *arg, size_t block, unsigned worker)
 {
     msm_job *job = arg;
@@ -90,6 +102,12 @@ static void decode_task(void *arg, size_t block, unsigned worker)
     if (end > job->n)
         end = job->n;
     job->first_bad[block] = SIZE_MAX;
+    if (!job->decoded && job->kernel && job->kernel->check_points && usable_in_place(job->in_points)) {
+        size_t bad = job->kernel->check_points(job->in_points, begin, end, &job->bad_kind[block]);
+        if (bad < end)
+            job->first_bad[block] = bad;
+        return;
+    }
     for (size_t i = begin; i < end; i++) {
         uint64_t scratch[12]; /* the largest affine point; the check alone when the input serves */
         void *dst = job->decoded ? job->decoded + i * job->ops->affine_size : (void *)scratch;
@@ -167,18 +185,6 @@ static int scalar_below(const msm_scalar *k, const uint64_t *order)
         if (k->l[i] != order[i])
             return k->l[i] < order[i];
     return 0;
-}
-
-/* Whether n items of the interchange bytes at p can be read in place as the limb structs:
- * little-endian host (the interchange form is little-endian limbs) and 8-byte alignment. */
-static int usable_in_place(const void *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return ((uintptr_t)p & 7) == 0;
-#else
-    (void)p;
-    return 0;
-#endif
 }
 
 /* Classifies the scalars (decoded into copy when given, else read in place). Fails on the
@@ -393,6 +399,7 @@ hpr_status hpr_validate_points(hpr_ctx *ctx, const msm_curve_ops *ops, const uns
     size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
     hpr_status st;
     job.ops = ops;
+    job.kernel = ops->kernels[ctx->cpu_tier];
     job.n = n;
     job.in_points = points;
     job.points = points; /* validation only: decode_task checks into a scratch point */

@@ -27,6 +27,8 @@ typedef struct {
     unsigned w_begin, w_end; /* half-open range of windows */
 } msm_tile;
 
+typedef enum { MSM_POINT_OK = 0, MSM_POINT_COORD_RANGE, MSM_POINT_NOT_ON_CURVE, MSM_POINT_NOT_IN_SUBGROUP } msm_point_check;
+
 /* What a tile kernel reads. The list is the point indices of the general scalars (neither 0
  * nor 1) with finite points; kernels address points through it. */
 typedef struct {
@@ -56,14 +58,16 @@ typedef struct {
      * r_i = op(a_i, b_i) in the tier's Montgomery form with R = 2^mont_bits, r_i < p (inputs
      * below p, and below 2p for the avx512 tier's lazily reduced form). op: MSM_FIELD_*. */
     void (*field_op)(int op, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t count);
+    /* NULL, or the tier's check of points[begin, end) given as affine limbs (the interchange
+     * bytes read in place): returns the first index failing decode_point's checks (range,
+     * then curve, in index order) with *kind, or end when all pass. */
+    size_t (*check_points)(const void *points, size_t begin, size_t end, msm_point_check *kind);
     unsigned mont_bits;
 } msm_cpu_kernel;
 
 /* field_op operations: mul a*b/R, sqr a^2/R, add, sub, inv R^2/a (0 for 0), and the round
  * trip of the avx512 tier's point form (64-bit Montgomery in, 64-bit Montgomery out). */
 enum { MSM_FIELD_MUL, MSM_FIELD_SQR, MSM_FIELD_ADD, MSM_FIELD_SUB, MSM_FIELD_INV, MSM_FIELD_ROUND_TRIP, MSM_FIELD_OPS };
-
-typedef enum { MSM_POINT_OK = 0, MSM_POINT_COORD_RANGE, MSM_POINT_NOT_ON_CURVE, MSM_POINT_NOT_IN_SUBGROUP } msm_point_check;
 
 typedef struct {
     const char *name;

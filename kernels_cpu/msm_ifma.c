@@ -29,6 +29,8 @@
 #include "ifma_fe_impl.h"
 
 #define MI_EC bn254_g1
+#define MI_F bn254_fp
+#define MI_CURVE_B BN254_G1_B
 #define MI_F8 bn254_fp8
 #define MI_N 5
 #define MI_N64 4
@@ -37,6 +39,8 @@
 #include "msm_ifma_impl.h"
 
 #define MI_EC bls12_381_g1
+#define MI_F bls12_381_fp
+#define MI_CURVE_B BLS12_381_G1_B
 #define MI_F8 bls12_381_fp8
 #define MI_N 8
 #define MI_N64 6
@@ -53,6 +57,7 @@
         .tile = curve##_ifma_tile,                                                                 \
         .window_cost = curve##_ifma_window_cost,                                                   \
         .field_op = curve##_ifma_field_op,                                                         \
+        .check_points = curve##_ifma_check_points,                                                 \
         .mont_bits = 52 * (n52),                                                                   \
     }
 

@@ -29,14 +29,16 @@
  * multiplication per addition; a batch is at most a quarter of the buckets long, else points
  * would find their bucket taken too often (their wait is costed in MI_FN(window_cost)).
  *
- * Instantiation: define MI_EC (curve prefix, e.g. bn254_g1), MI_F8 (IFMA field type, e.g.
- * bn254_fp8), MI_N (its 52-bit limbs) and MI_N64 (64-bit limbs of the base field), include.
+ * Instantiation: define MI_EC (curve prefix, e.g. bn254_g1), MI_F (its base field, e.g.
+ * bn254_fp), MI_F8 (IFMA field type, e.g. bn254_fp8), MI_N (its 52-bit limbs), MI_N64 (64-bit
+ * limbs of the base field), MI_IFMA_P, MI_IFMA_K(c) (IFMA constants) and MI_CURVE_B, include.
  */
 #define MI_FN(op) HPR_CAT(MI_EC, HPR_CAT(_ifma_, op))
 #define MI_TY(form) HPR_CAT(MI_EC, HPR_CAT(_, form))
 #define MI_EC_FN(op) HPR_CAT(MI_EC, HPR_CAT(_, op))
 #define MI_MSM_FN(op) HPR_CAT(MI_EC, HPR_CAT(_msm_, op))
 #define MI_F8_FN(op) HPR_CAT(MI_F8, HPR_CAT(_, op))
+#define MI_F_FN(op) HPR_CAT(MI_F, HPR_CAT(_, op))
 #define MI_WORDS (2 * MI_N) /* 64-bit words of one IFMA affine point: x then y */
 
 /* The worker's scratch, carved from one aligned block (see MI_FN(scratch_layout)). */
@@ -134,6 +136,62 @@ static void MI_FN(prepare_points)(void *out_v, const void *points_v, const uint3
                 out[(i0 + k) * MI_WORDS + MI_N + j] = lanes[1][j][k];
             }
     }
+}
+
+/* Checks points[begin, end) (the interchange bytes, read in place as affine limbs): each
+ * coordinate below p (scalar compares, in order), then y^2 = x^3 + b on eight points at once
+ * (enter the IFMA form, 2 squarings, 1 multiplication). Returns the first failing index, or
+ * end, with its kind. About a tenth of the portable check's time. */
+static size_t MI_FN(check_points)(const void *points_v, size_t begin, size_t end, msm_point_check *kind)
+{
+    static const uint64_t b64[MI_N64] = MI_CURVE_B;
+    const MI_TY(affine) *pts = points_v;
+    uint64_t limbs[MI_N];
+    MI_F8 b, x, y, lhs, rhs;
+    ifma_limbs_64_to_52(limbs, MI_N, b64, MI_N64);
+    MI_F8_FN(set_const)(&b, limbs);
+    MI_F8_FN(enter)(&b, &b);
+    for (size_t i0 = begin; i0 < end; i0 += 8) {
+        size_t count = end - i0 < 8 ? end - i0 : 8, in_range = count;
+        uint64_t lanes[2][MI_N][8] = {{{0}}};
+        unsigned finite = 0;
+        for (size_t k = 0; k < count; k++) {
+            const MI_TY(affine) *pt = &pts[i0 + k];
+            if (!MI_F_FN(limbs_are_reduced)(pt->x.l) || !MI_F_FN(limbs_are_reduced)(pt->y.l)) {
+                in_range = k;
+                break;
+            }
+            if (MI_EC_FN(affine_is_inf)(pt))
+                continue; /* stays zero and passes */
+            finite |= 1u << k;
+            for (int coord = 0; coord < 2; coord++) {
+                ifma_limbs_64_to_52(limbs, MI_N, coord ? pt->y.l : pt->x.l, MI_N64);
+                for (int j = 0; j < MI_N; j++)
+                    lanes[coord][j][k] = limbs[j];
+            }
+        }
+        for (int j = 0; j < MI_N; j++) {
+            x.l[j] = _mm512_loadu_si512(lanes[0][j]);
+            y.l[j] = _mm512_loadu_si512(lanes[1][j]);
+        }
+        MI_F8_FN(enter)(&x, &x);
+        MI_F8_FN(enter)(&y, &y);
+        MI_F8_FN(sqr)(&lhs, &y);
+        MI_F8_FN(sqr)(&rhs, &x);
+        MI_F8_FN(mul)(&rhs, &rhs, &x);
+        MI_F8_FN(add)(&rhs, &rhs, &b);
+        MI_F8_FN(sub)(&lhs, &lhs, &rhs);
+        unsigned off_curve = (unsigned)(__mmask8)~MI_F8_FN(is_zero)(&lhs) & finite & ((1u << in_range) - 1);
+        if (off_curve) {
+            *kind = MSM_POINT_NOT_ON_CURVE;
+            return i0 + (size_t)__builtin_ctz(off_curve);
+        }
+        if (in_range < count) {
+            *kind = MSM_POINT_COORD_RANGE;
+            return i0 + in_range;
+        }
+    }
+    return end;
 }
 
 /* The point at list position i, negated if neg, in the portable form (side accumulators). */
@@ -500,6 +558,7 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
 #undef MI_EC_FN
 #undef MI_MSM_FN
 #undef MI_F8_FN
+#undef MI_F_FN
 #undef MI_WORDS
 #undef MI_EC
 #undef MI_F8
@@ -507,3 +566,5 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
 #undef MI_N64
 #undef MI_IFMA_P
 #undef MI_IFMA_K
+#undef MI_F
+#undef MI_CURVE_B

@@ -233,6 +233,60 @@ START_TEST(msm_of_every_tier_equals_portable)
 }
 END_TEST
 
+/* ---- bad points: every tier reports the same first bad point and kind, in place or not ---- */
+
+/* _i = curve */
+START_TEST(every_tier_reports_the_same_bad_point)
+{
+    const curve_t *c = &curves[_i];
+    hpr_ctx *ref = tier_ctx("portable", 1);
+    test_rng rng;
+    test_rng_init(&rng, 7000 + (uint64_t)_i);
+    inputs in = make_inputs(ref, c, 5000, 7100 + (uint64_t)_i, EDGE_INFINITY);
+    unsigned char *shifted = malloc(in.n * c->point_size + 8), out[MAXP];
+    for (int trial = 0; trial < 24; trial++) {
+        size_t first = test_rng_next(&rng) % in.n, second = first + test_rng_next(&rng) % 9;
+        size_t both[2] = {first, second < in.n ? second : first};
+        unsigned char saved[2][MAXP];
+        for (int b = 0; b < 2; b++) { /* a range error or an off-curve point at each place */
+            memcpy(saved[b], in.points + both[b] * c->point_size, c->point_size);
+            if (b == 1 && both[1] == both[0])
+                break;
+            if (test_rng_next(&rng) & 1)
+                memset(in.points + both[b] * c->point_size + (test_rng_next(&rng) & 1) * c->point_size / 2, 0xff,
+                       c->point_size / 2);
+            else
+                in.points[both[b] * c->point_size + 5] ^= 0x04;
+        }
+        hpr_status want = hpr_msm(ref, c->curve, HPR_G1, in.points, in.scalars, in.n, out);
+        char want_detail[256];
+        snprintf(want_detail, sizeof want_detail, "%s", hpr_ctx_error_detail(ref));
+        ck_assert(want == HPR_ERR_POINT_NOT_ON_CURVE || want == HPR_ERR_COORDINATE_OUT_OF_RANGE);
+        char index_text[32];
+        snprintf(index_text, sizeof index_text, "point %zu ", first);
+        assert_seeded(strstr(want_detail, index_text) != NULL, "want %s in '%s'", index_text, want_detail);
+        memcpy(shifted + 8 - 3, in.points, in.n * c->point_size); /* unaligned copy: the decoding path */
+        for (int t = 0; t < RT_CPU_TIERS; t++) {
+            if (!tier_runs(t))
+                continue;
+            hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
+            const unsigned char *sources[2] = {in.points, shifted + 8 - 3};
+            for (int src = 0; src < 2; src++) {
+                ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, sources[src], in.scalars, in.n, out), want);
+                assert_seeded(strcmp(hpr_ctx_error_detail(ctx), want_detail) == 0, "tier %s %s: '%s' vs '%s'",
+                              tier_names[t], src ? "unaligned" : "in place", hpr_ctx_error_detail(ctx), want_detail);
+            }
+            hpr_ctx_destroy(ctx);
+        }
+        for (int b = 1; b >= 0; b--)
+            memcpy(in.points + both[b] * c->point_size, saved[b], c->point_size);
+    }
+    free(shifted);
+    free_inputs(&in);
+    hpr_ctx_destroy(ref);
+}
+END_TEST
+
 /* ---- dispatch ---- */
 
 START_TEST(dispatch_picks_the_fastest_and_honours_requests)
@@ -304,6 +358,7 @@ int main(void)
     tcase_set_timeout(tc, 900);
     tcase_add_loop_test(tc, field_arithmetic_matches_gmp, 0, 2 * RT_CPU_TIERS);
     tcase_add_loop_test(tc, msm_of_every_tier_equals_portable, 0, 12);
+    tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 2);
     tcase_add_test(tc, dispatch_picks_the_fastest_and_honours_requests);
     suite_add_tcase(s, tc);
     return run_suite(s);
