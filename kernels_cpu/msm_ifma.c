@@ -5,6 +5,7 @@
  */
 #include "msm_cpu.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The scalar parts (side accumulators, bucket reduction) use the ADX multiplication: the
@@ -15,6 +16,9 @@
 
 #define BATCH_SIZE 2048 /* additions sharing one inversion; a multiple of 8 */
 #define CHAINS 4        /* interleaved running products of the batch inversion */
+#define OVERFLOW_SIZE 4096 /* points of crowded buckets summed pairwise at a time */
+#define MIN_PAIRS 64       /* below this, a round's inversion costs more than scalar additions */
+enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flush */
 #define BUCKET_FULL 1u
 #define BUCKET_SIDE 2u
 

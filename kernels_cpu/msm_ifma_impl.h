@@ -14,11 +14,13 @@
  * additions run at once, one per IFMA lane (points and buckets loaded as rows and transposed).
  * A batch may touch each bucket once. A point whose bucket is already in the open batch waits
  * in a deferred list (at most one batch long) and joins the next batch; a full deferred list
- * flushes the batch early. Only when the batch is crowded into few buckets (under a quarter
- * full with the deferred list full: many equal digits), and for the rare additions with
- * xP = xB (P = B needs a doubling, P = -B gives infinity), does the point go to the bucket's
- * side accumulator, an XYZZ sum in scalar arithmetic (about 40 times the cost of a batched
- * addition: measured, 5% of the points sent there made a 2^20 MSM 40% slower). That keeps
+ * flushes the batch early. When the batch is crowded into few buckets (under a quarter full
+ * with the deferred list full: many equal digits, or a top window with few digit values such
+ * as BLS12-381's carry-only window at c = 15), the point waits in an overflow list whose
+ * points are summed pairwise, bucket by bucket, in batches too (MI_FN(reduce_overflow)).
+ * Only the rare additions with xP = xB (P = B needs a doubling, P = -B gives infinity) go to
+ * the bucket's side accumulator, an XYZZ sum in scalar arithmetic (about 40 times the cost
+ * of a batched addition: measured, 5% of the points sent there made a 2^20 MSM 40% slower). That keeps
  * every input, however adversarial (all points equal, all digits equal), correct and linear
  * in time. An empty bucket takes its first point by copy.
  * Reduction: buckets leave the IFMA form eight at a time (one multiplication each), then the
@@ -51,7 +53,12 @@ typedef struct {
     MI_F8 *den, *prefix;      /* [BATCH_SIZE / 8] */
     MI_F8 *xsum, *xb;         /* [BATCH_SIZE / 8] xP + xB and xB of each group, kept from pass 1 */
     uint32_t *batch_pt, *batch_code, *defer_pt, *defer_code; /* [BATCH_SIZE] each; pt: list position */
-    unsigned nbatch, ndefer, batch_size; /* batch_size: MI_FN(batch_size)(c) */
+    uint32_t *aux_pt, *aux_code; /* [BATCH_SIZE] the batches of the overflow reduction */
+    uint32_t *over_pt, *over_code; /* [OVERFLOW_SIZE] points of crowded buckets, waiting */
+    uint64_t *tmp;            /* [OVERFLOW_SIZE][MI_WORDS] their partial sums, IFMA form */
+    uint32_t *tmp_bucket;     /* [OVERFLOW_SIZE] bucket of each tmp entry (sorted) */
+    uint64_t *keys;           /* [OVERFLOW_SIZE] sort keys */
+    unsigned nbatch, ndefer, nover, batch_size; /* batch_size: MI_FN(batch_size)(c) */
     uint32_t gen;
     const uint64_t *prepared; /* the list's points in IFMA form, in list order */
     const MI_TY(affine) *points;
@@ -64,11 +71,15 @@ static size_t MI_FN(scratch_layout)(MI_TY(ifma_work) *w, unsigned char *base, un
     size_t sizes[] = {nb * MI_WORDS * 8,          nb, nb * 4, nb * sizeof(MI_TY(xyzz)), nb * sizeof(MI_TY(affine)),
                       BATCH_SIZE / 8 * sizeof(MI_F8), BATCH_SIZE / 8 * sizeof(MI_F8), BATCH_SIZE / 8 * sizeof(MI_F8),
                       BATCH_SIZE / 8 * sizeof(MI_F8), BATCH_SIZE * 4,
-                      BATCH_SIZE * 4,             BATCH_SIZE * 4, BATCH_SIZE * 4};
+                      BATCH_SIZE * 4,             BATCH_SIZE * 4, BATCH_SIZE * 4,
+                      BATCH_SIZE * 4,             BATCH_SIZE * 4, OVERFLOW_SIZE * 4, OVERFLOW_SIZE * 4,
+                      OVERFLOW_SIZE * MI_WORDS * 8, OVERFLOW_SIZE * 4, OVERFLOW_SIZE * 8};
     void **slots[] = {(void **)&w->buckets, (void **)&w->state,  (void **)&w->stamp,     (void **)&w->side,
                       (void **)&w->plain,   (void **)&w->den,    (void **)&w->prefix,    (void **)&w->xsum,
                       (void **)&w->xb,      (void **)&w->batch_pt,
-                      (void **)&w->batch_code, (void **)&w->defer_pt, (void **)&w->defer_code};
+                      (void **)&w->batch_code, (void **)&w->defer_pt, (void **)&w->defer_code,
+                      (void **)&w->aux_pt,  (void **)&w->aux_code, (void **)&w->over_pt, (void **)&w->over_code,
+                      (void **)&w->tmp,     (void **)&w->tmp_bucket, (void **)&w->keys};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         if (base)
             *slots[i] = base + off;
@@ -203,27 +214,50 @@ static void MI_FN(plain_point)(MI_TY(affine) *r, const MI_TY(ifma_work) *w, uint
         *r = w->points[w->index[i]];
 }
 
-static void MI_FN(side_add)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
+static void MI_FN(side_add_plain)(MI_TY(ifma_work) *w, uint32_t bucket, const MI_TY(affine) *pt)
 {
-    MI_TY(affine) pt;
-    MI_FN(plain_point)(&pt, w, k, neg);
     if (!(w->state[bucket] & BUCKET_SIDE)) {
         MI_EC_FN(xyzz_set_inf)(&w->side[bucket]);
         w->state[bucket] |= BUCKET_SIDE;
     }
-    MI_EC_FN(xyzz_add_affine)(&w->side[bucket], &w->side[bucket], &pt);
+    MI_EC_FN(xyzz_add_affine)(&w->side[bucket], &w->side[bucket], pt);
 }
 
-/* Bucket := point k (negated if neg); the point is canonical, so -y = p - y for y != 0. */
-static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
+static void MI_FN(side_add)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
+{
+    MI_TY(affine) pt;
+    MI_FN(plain_point)(&pt, w, k, neg);
+    MI_FN(side_add_plain)(w, bucket, &pt);
+}
+
+/* The side accumulator of bucket += the IFMA-form affine point at row (a partial sum). */
+static void MI_FN(side_add_row)(MI_TY(ifma_work) *w, uint32_t bucket, const uint64_t *row)
+{
+    uint64_t lanes[MI_N][8] = {{0}}, limbs[MI_N];
+    MI_TY(affine) pt;
+    for (int coord = 0; coord < 2; coord++) {
+        MI_F8 v;
+        for (int j = 0; j < MI_N; j++) {
+            lanes[j][0] = row[coord * MI_N + j];
+            v.l[j] = _mm512_loadu_si512(lanes[j]);
+        }
+        MI_F8_FN(leave)(&v, &v);
+        for (int j = 0; j < MI_N; j++) {
+            _mm512_storeu_si512(lanes[j], v.l[j]);
+            limbs[j] = lanes[j][0];
+        }
+        ifma_limbs_52_to_64(coord ? pt.y.l : pt.x.l, MI_N64, limbs, MI_N);
+    }
+    MI_FN(side_add_plain)(w, bucket, &pt);
+}
+
+/* dst := the canonical point src, negated if neg (-y = p - y for y != 0). */
+static void MI_FN(copy_point)(uint64_t *dst, const uint64_t *src, int neg)
 {
     static const uint64_t p[MI_N] = MI_IFMA_P;
-    uint64_t *dst = w->buckets + (size_t)bucket * MI_WORDS;
-    const uint64_t *src = w->prepared + (size_t)k * MI_WORDS;
     uint64_t nonzero = 0, borrow = 0;
     for (int j = 0; j < MI_WORDS; j++)
         dst[j] = src[j];
-    w->state[bucket] |= BUCKET_FULL;
     if (!neg)
         return;
     for (int j = 0; j < MI_N; j++)
@@ -235,6 +269,13 @@ static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k,
         borrow = d >> 63;
         dst[MI_N + j] = d & IFMA_MASK52;
     }
+}
+
+/* Bucket := point k (negated if neg). */
+static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
+{
+    MI_FN(copy_point)(w->buckets + (size_t)bucket * MI_WORDS, w->prepared + (size_t)k * MI_WORDS, neg);
+    w->state[bucket] |= BUCKET_FULL;
 }
 
 /* Eight coordinates gathered: lane k from base + idx_k words. */
@@ -269,21 +310,29 @@ static inline void MI_FN(store_rows)(uint64_t *base, const size_t *off, __mmask8
 }
 
 /* Word offsets of group g's points and buckets; lanes past the batch repeat lane 0. */
-static inline void MI_FN(group_index)(const MI_TY(ifma_work) *w, unsigned g, size_t *poff, size_t *boff,
-                                      __mmask8 *active, __mmask8 *neg)
+static inline void MI_FN(group_index)(const uint32_t *pt, const uint32_t *code, unsigned n, unsigned g, size_t *poff,
+                                      size_t *boff, __mmask8 *active, __mmask8 *neg)
 {
     unsigned mneg = 0, mact = 0;
     for (unsigned k = 0; k < 8; k++) {
-        unsigned e = 8 * g + k < w->nbatch ? 8 * g + k : 8 * g;
-        poff[k] = (size_t)w->batch_pt[e] * MI_WORDS;
-        boff[k] = (size_t)(w->batch_code[e] >> 1) * MI_WORDS;
-        if (8 * g + k < w->nbatch) {
+        unsigned e = 8 * g + k < n ? 8 * g + k : 8 * g;
+        poff[k] = (size_t)pt[e] * MI_WORDS;
+        boff[k] = (size_t)(code[e] >> 1) * MI_WORDS;
+        if (8 * g + k < n) {
             mact |= 1u << k;
-            mneg |= (w->batch_code[e] & 1u) << k;
+            mneg |= (code[e] & 1u) << k;
         }
     }
     *active = (__mmask8)mact;
     *neg = (__mmask8)mneg;
+}
+
+/* v < 4p -> v mod p. */
+static inline void MI_FN(canonical_from_4p)(MI_F8 *v)
+{
+    static const uint64_t p2[MI_N] = MI_IFMA_K(2P);
+    MI_F8_FN(sub_if_ge)(v, v, p2);
+    MI_F8_FN(canonical)(v, v);
 }
 
 /* Inverts acc[0..CHAINS-1] together with one inversion: inv of the product, then each
@@ -315,13 +364,16 @@ static void MI_FN(invert_chains)(MI_F8 *acc)
  *   den = xP + 4p - xB < 5p       xsum = xP + xB < 5p      yP' = yP or p - yP <= p
  *   t = yP' + 4p - yB < 5p        x3 = lambda^2 + 5p - xsum < 7p, minus 4p if >= 4p
  *   u = xB + 4p - x3 < 8p         y3 = lambda u + 4p - yB < 6p, minus 4p if >= 4p
- * xP = xB mod p exactly when den is p, 2p, 3p or 4p. */
-static void MI_FN(flush)(MI_TY(ifma_work) *w)
+ * xP = xB mod p exactly when den is p, 2p, 3p or 4p. A partial sum as the point operand (the
+ * overflow reduction's modes) is made canonical first. */
+static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const uint32_t *code, unsigned n, int mode)
 {
+    const uint64_t *pbase = mode == FLUSH_POINTS ? w->prepared : w->tmp;
+    uint64_t *bbase = mode == FLUSH_PAIRS ? w->tmp : w->buckets;
     static const uint64_t p1[MI_N] = MI_IFMA_K(P), p2[MI_N] = MI_IFMA_K(2P), p4[MI_N] = MI_IFMA_K(4P),
                           p5[MI_N] = MI_IFMA_K(5P);
     uint64_t p3[MI_N];
-    unsigned groups = (w->nbatch + 7) / 8;
+    unsigned groups = (n + 7) / 8;
     unsigned char special[BATCH_SIZE / 8];
     MI_F8 acc[CHAINS], one;
     {
@@ -339,9 +391,11 @@ static void MI_FN(flush)(MI_TY(ifma_work) *w)
         size_t poff[8], boff[8];
         __mmask8 active, neg;
         MI_F8 xp;
-        MI_FN(group_index)(w, g, poff, boff, &active, &neg);
-        MI_FN(load_rows)(&xp, w->prepared, poff);
-        MI_FN(load_rows)(&w->xb[g], w->buckets, boff);
+        MI_FN(group_index)(pt, code, n, g, poff, boff, &active, &neg);
+        MI_FN(load_rows)(&xp, pbase, poff);
+        MI_FN(load_rows)(&w->xb[g], bbase, boff);
+        if (mode != FLUSH_POINTS) /* a partial sum (below 4p) as the point: make it canonical */
+            MI_FN(canonical_from_4p)(&xp);
         MI_F8_FN(sub_lazy)(&w->den[g], &xp, &w->xb[g], p4);
         MI_F8_FN(add_raw)(&w->xsum[g], &xp, &w->xb[g]);
         __mmask8 equal_x = (MI_F8_FN(eq_const)(&w->den[g], p1) | MI_F8_FN(eq_const)(&w->den[g], p2) |
@@ -365,9 +419,11 @@ static void MI_FN(flush)(MI_TY(ifma_work) *w)
         size_t poff[8], boff[8];
         __mmask8 active, neg;
         MI_F8 yp, yb, lambda, t, x3, y3, zero;
-        MI_FN(group_index)(w, g, poff, boff, &active, &neg);
-        MI_FN(load_rows)(&yp, w->prepared + MI_N, poff);
-        MI_FN(load_rows)(&yb, w->buckets + MI_N, boff);
+        MI_FN(group_index)(pt, code, n, g, poff, boff, &active, &neg);
+        MI_FN(load_rows)(&yp, pbase + MI_N, poff);
+        MI_FN(load_rows)(&yb, bbase + MI_N, boff);
+        if (mode != FLUSH_POINTS)
+            MI_FN(canonical_from_4p)(&yp);
         for (int j = 0; j < MI_N; j++)
             zero.l[j] = _mm512_setzero_si512();
         MI_F8_FN(sub_lazy)(&t, &zero, &yp, p1);
@@ -383,17 +439,108 @@ static void MI_FN(flush)(MI_TY(ifma_work) *w)
         MI_F8_FN(sub_lazy)(&y3, &y3, &yb, p4);
         MI_F8_FN(sub_if_ge)(&y3, &y3, p4);
         __mmask8 write = active & (__mmask8)~special[g];
-        MI_FN(store_rows)(w->buckets, boff, write, &x3);
-        MI_FN(store_rows)(w->buckets + MI_N, boff, write, &y3);
+        MI_FN(store_rows)(bbase, boff, write, &x3);
+        MI_FN(store_rows)(bbase + MI_N, boff, write, &y3);
     }
     for (unsigned g = 0; g < groups; g++) /* xP = xB: P = B or P = -B, both exact in XYZZ */
         for (unsigned k = 0; special[g] && k < 8; k++)
             if (special[g] >> k & 1) {
                 unsigned e = 8 * g + k;
-                MI_FN(side_add)(w, w->batch_code[e] >> 1, w->batch_pt[e], (int)(w->batch_code[e] & 1));
+                if (mode == FLUSH_POINTS)
+                    MI_FN(side_add)(w, code[e] >> 1, pt[e], (int)(code[e] & 1));
+                else
+                    MI_FN(side_add_row)(w, mode == FLUSH_PAIRS ? w->tmp_bucket[code[e] >> 1] : code[e] >> 1,
+                                        w->tmp + (size_t)pt[e] * MI_WORDS);
             }
+}
+
+/* The open batch: points into buckets. */
+static void MI_FN(flush)(MI_TY(ifma_work) *w)
+{
+    MI_FN(flush_entries)(w, w->batch_pt, w->batch_code, w->nbatch, FLUSH_POINTS);
     w->nbatch = 0;
     w->gen++;
+}
+
+static int MI_FN(compare_keys)(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Adds the queued (tmp index, tmp index or bucket) pair to the aux batch; flushes when full. */
+static void MI_FN(aux_push)(MI_TY(ifma_work) *w, unsigned *m, uint32_t p, uint32_t b, int mode)
+{
+    w->aux_pt[*m] = p;
+    w->aux_code[(*m)++] = b << 1;
+    if (*m == BATCH_SIZE) {
+        MI_FN(flush_entries)(w, w->aux_pt, w->aux_code, *m, mode);
+        *m = 0;
+    }
+}
+
+/* The end of run s in the sorted tmp entries (entries of one bucket). */
+static unsigned MI_FN(run_end)(const MI_TY(ifma_work) *w, unsigned s, unsigned n)
+{
+    unsigned e = s + 1;
+    while (e < n && w->tmp_bucket[e] == w->tmp_bucket[s])
+        e++;
+    return e;
+}
+
+/* The points of crowded buckets (few buckets, many points: equal digits, or a top window
+ * with few digit values, such as BLS12-381's carry window at c = 15) summed by pairwise
+ * batch-affine additions instead of one at a time: sorted by bucket, each bucket's points
+ * added in pairs, then pairs of pairs (every round one batch of independent additions) while
+ * a round has at least MIN_PAIRS additions; each bucket's first partial sum is then added to
+ * the bucket (one batch), the few others to its side accumulator. */
+static void MI_FN(reduce_overflow)(MI_TY(ifma_work) *w)
+{
+    unsigned n = w->nover, m = 0;
+    if (n == 0)
+        return;
+    for (unsigned i = 0; i < n; i++)
+        w->keys[i] = (uint64_t)(w->over_code[i] >> 1) << 32 | i;
+    qsort(w->keys, n, sizeof w->keys[0], MI_FN(compare_keys));
+    for (unsigned j = 0; j < n; j++) {
+        uint32_t i = (uint32_t)w->keys[j];
+        MI_FN(copy_point)(w->tmp + (size_t)j * MI_WORDS, w->prepared + (size_t)w->over_pt[i] * MI_WORDS,
+                          (int)(w->over_code[i] & 1));
+        w->tmp_bucket[j] = w->over_code[i] >> 1;
+    }
+    unsigned stride = 1;
+    for (; stride < n; stride *= 2) { /* rounds while they fill a batch worth an inversion */
+        unsigned pairs = 0;
+        for (unsigned s = 0, e; s < n; s = e) {
+            e = MI_FN(run_end)(w, s, n);
+            pairs += (e - s) / (2 * stride) + ((e - s) % (2 * stride) > stride);
+        }
+        if (pairs < MIN_PAIRS)
+            break;
+        for (unsigned s = 0, e; s < n; s = e) {
+            e = MI_FN(run_end)(w, s, n);
+            for (unsigned a = s; a + stride < e; a += 2 * stride)
+                MI_FN(aux_push)(w, &m, a + stride, a, FLUSH_PAIRS);
+        }
+        if (m)
+            MI_FN(flush_entries)(w, w->aux_pt, w->aux_code, m, FLUSH_PAIRS);
+        m = 0;
+    }
+    for (unsigned s = 0, e; s < n; s = e) {
+        uint32_t b = w->tmp_bucket[s];
+        e = MI_FN(run_end)(w, s, n);
+        for (unsigned a = s + stride; a < e; a += stride) /* the few partial sums left */
+            MI_FN(side_add_row)(w, b, w->tmp + (size_t)a * MI_WORDS);
+        if (!(w->state[b] & BUCKET_FULL)) {
+            MI_FN(copy_point)(w->buckets + (size_t)b * MI_WORDS, w->tmp + (size_t)s * MI_WORDS, 0);
+            w->state[b] |= BUCKET_FULL;
+        } else {
+            MI_FN(aux_push)(w, &m, s, b, FLUSH_TMP_INTO_BUCKETS);
+        }
+    }
+    if (m)
+        MI_FN(flush_entries)(w, w->aux_pt, w->aux_code, m, FLUSH_TMP_INTO_BUCKETS);
+    w->nover = 0;
 }
 
 /* One (point, digit code) pair: copy, batch, defer, or side accumulator. */
@@ -406,8 +553,11 @@ static void MI_FN(accumulate)(MI_TY(ifma_work) *w, uint32_t k, uint32_t code, in
         if (may_defer && w->ndefer < w->batch_size) {
             w->defer_pt[w->ndefer] = k;
             w->defer_code[w->ndefer++] = code;
-        } else {
-            MI_FN(side_add)(w, b, k, (int)(code & 1));
+        } else { /* crowded: to the pairwise reduction */
+            w->over_pt[w->nover] = k;
+            w->over_code[w->nover++] = code;
+            if (w->nover == OVERFLOW_SIZE)
+                MI_FN(reduce_overflow)(w);
         }
     } else {
         w->stamp[b] = w->gen;
@@ -534,7 +684,7 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
         memset(w.state, 0, nb);
         memset(w.stamp, 0, nb * 4);
         w.gen = 1;
-        w.nbatch = w.ndefer = 0;
+        w.nbatch = w.ndefer = w.nover = 0;
         for (size_t i = tile->begin; i < tile->end; i++) {
             int d = in->digits ? in->digits[win * in->count + i] : hpr_booth_digit(in->scalars[in->index[i]].l, win, c);
             if (d == 0)
@@ -549,6 +699,7 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
         }
         while (w.nbatch > 0 || w.ndefer > 0)
             MI_FN(flush_and_retry)(&w);
+        MI_FN(reduce_overflow)(&w);
         MI_FN(reduce)(&sums[win - tile->w_begin], &w, nb);
     }
 }
