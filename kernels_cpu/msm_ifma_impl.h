@@ -18,9 +18,11 @@
  * with the deferred list full: many equal digits, or a top window with few digit values such
  * as BLS12-381's carry-only window at c = 15), the point waits in an overflow list whose
  * points are summed pairwise, bucket by bucket, in batches too (MI_FN(reduce_overflow)).
- * Only the rare additions with xP = xB (P = B needs a doubling, P = -B gives infinity) go to
- * the bucket's side accumulator, an XYZZ sum in scalar arithmetic (about 40 times the cost
- * of a batched addition: measured, 5% of the points sent there made a 2^20 MSM 40% slower). That keeps
+ * Additions with xP = xB stay in the batch: P = B takes the doubling slope 3 xB^2 / (2 yB)
+ * (same x3 and y3 formulas), P = -B empties the bucket. Only a partial sum of the pairwise
+ * reduction that cancels (P = -B there) goes to the bucket's side accumulator, an XYZZ sum in scalar
+ * arithmetic (about 40 times the cost of a batched addition: measured, 5% of the points sent
+ * there made a 2^20 MSM 40% slower). That keeps
  * every input, however adversarial (all points equal, all digits equal), correct and linear
  * in time. An empty bucket takes its first point by copy.
  * Reduction: buckets leave the IFMA form eight at a time (one multiplication each), then the
@@ -61,8 +63,6 @@ typedef struct {
     unsigned nbatch, ndefer, nover, batch_size; /* batch_size: MI_FN(batch_size)(c) */
     uint32_t gen;
     const uint64_t *prepared; /* the list's points in IFMA form, in list order */
-    const MI_TY(affine) *points;
-    const uint32_t *index;    /* list position -> point index (for the side accumulators) */
 } MI_TY(ifma_work);
 
 static size_t MI_FN(scratch_layout)(MI_TY(ifma_work) *w, unsigned char *base, unsigned c)
@@ -205,15 +205,6 @@ static size_t MI_FN(check_points)(const void *points_v, size_t begin, size_t end
     return end;
 }
 
-/* The point at list position i, negated if neg, in the portable form (side accumulators). */
-static void MI_FN(plain_point)(MI_TY(affine) *r, const MI_TY(ifma_work) *w, uint32_t i, int neg)
-{
-    if (neg)
-        MI_EC_FN(affine_neg)(r, &w->points[w->index[i]]);
-    else
-        *r = w->points[w->index[i]];
-}
-
 static void MI_FN(side_add_plain)(MI_TY(ifma_work) *w, uint32_t bucket, const MI_TY(affine) *pt)
 {
     if (!(w->state[bucket] & BUCKET_SIDE)) {
@@ -221,13 +212,6 @@ static void MI_FN(side_add_plain)(MI_TY(ifma_work) *w, uint32_t bucket, const MI
         w->state[bucket] |= BUCKET_SIDE;
     }
     MI_EC_FN(xyzz_add_affine)(&w->side[bucket], &w->side[bucket], pt);
-}
-
-static void MI_FN(side_add)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k, int neg)
-{
-    MI_TY(affine) pt;
-    MI_FN(plain_point)(&pt, w, k, neg);
-    MI_FN(side_add_plain)(w, bucket, &pt);
 }
 
 /* The side accumulator of bucket += the IFMA-form affine point at row (a partial sum). */
@@ -335,6 +319,35 @@ static inline void MI_FN(canonical_from_4p)(MI_F8 *v)
     MI_F8_FN(canonical)(v, v);
 }
 
+/* The lanes of equal_x where P = B (not P = -B), with den := 2 yB there (below 8p). */
+static __mmask8 MI_FN(doubling_lanes)(const uint64_t *pbase, const uint64_t *bbase, const size_t *poff,
+                                      const size_t *boff, __mmask8 neg, int mode, __mmask8 equal_x, MI_F8 *den)
+{
+    static const uint64_t p1[MI_N] = MI_IFMA_K(P), p2[MI_N] = MI_IFMA_K(2P), p4[MI_N] = MI_IFMA_K(4P);
+    uint64_t p3[MI_N], carry = 0;
+    MI_F8 yp, yb, t, zero;
+    for (int j = 0; j < MI_N; j++) {
+        uint64_t v = p1[j] + p2[j] + carry;
+        carry = v >> 52;
+        p3[j] = v & IFMA_MASK52;
+        zero.l[j] = _mm512_setzero_si512();
+    }
+    MI_FN(load_rows)(&yp, pbase + MI_N, poff);
+    MI_FN(load_rows)(&yb, bbase + MI_N, boff);
+    if (mode != FLUSH_POINTS)
+        MI_FN(canonical_from_4p)(&yp);
+    MI_F8_FN(sub_lazy)(&t, &zero, &yp, p1);
+    for (int j = 0; j < MI_N; j++)
+        yp.l[j] = _mm512_mask_blend_epi64(neg, yp.l[j], t.l[j]);
+    MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4); /* in (0, 5p): zero mod p at p .. 4p */
+    __mmask8 same = (MI_F8_FN(eq_const)(&t, p1) | MI_F8_FN(eq_const)(&t, p2) | MI_F8_FN(eq_const)(&t, p3) |
+                     MI_F8_FN(eq_const)(&t, p4)) & equal_x;
+    MI_F8_FN(add_raw)(&t, &yb, &yb);
+    for (int j = 0; j < MI_N; j++)
+        den->l[j] = _mm512_mask_blend_epi64(same, den->l[j], t.l[j]);
+    return same;
+}
+
 /* Inverts acc[0..CHAINS-1] together with one inversion: inv of the product, then each
  * inverse as that times the product of the others (prefix and suffix products). */
 static void MI_FN(invert_chains)(MI_F8 *acc)
@@ -374,7 +387,7 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
                           p5[MI_N] = MI_IFMA_K(5P);
     uint64_t p3[MI_N];
     unsigned groups = (n + 7) / 8;
-    unsigned char special[BATCH_SIZE / 8];
+    unsigned char special[BATCH_SIZE / 8], dbl[BATCH_SIZE / 8];
     MI_F8 acc[CHAINS], one;
     {
         uint64_t carry = 0;
@@ -401,10 +414,13 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
         __mmask8 equal_x = (MI_F8_FN(eq_const)(&w->den[g], p1) | MI_F8_FN(eq_const)(&w->den[g], p2) |
                             MI_F8_FN(eq_const)(&w->den[g], p3) | MI_F8_FN(eq_const)(&w->den[g], p4)) &
                            active;
-        __mmask8 use_one = equal_x | (__mmask8)~active;
+        __mmask8 use_one = equal_x | (__mmask8)~active, doubling = 0;
+        if (equal_x) /* rare for random points: P = B doubles (denominator 2 yB), P = -B cancels */
+            doubling = MI_FN(doubling_lanes)(pbase, bbase, poff, boff, neg, mode, equal_x, &w->den[g]);
         for (int j = 0; j < MI_N; j++)
-            w->den[g].l[j] = _mm512_mask_blend_epi64(use_one, w->den[g].l[j], one.l[j]);
-        special[g] = equal_x;
+            w->den[g].l[j] = _mm512_mask_blend_epi64(use_one & (__mmask8)~doubling, w->den[g].l[j], one.l[j]);
+        special[g] = equal_x & (__mmask8)~doubling;
+        dbl[g] = doubling;
         w->prefix[g] = acc[g % CHAINS];
         MI_F8_FN(mul)(&acc[g % CHAINS], &acc[g % CHAINS], &w->den[g]);
     }
@@ -430,6 +446,14 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
         for (int j = 0; j < MI_N; j++) /* t = p - yP = -yP mod p, in (0, p] */
             yp.l[j] = _mm512_mask_blend_epi64(neg, yp.l[j], t.l[j]);
         MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4);
+        if (dbl[g]) { /* lambda = 3 xB^2 / (2 yB) in the doubling lanes */
+            MI_F8 sq, three;
+            MI_F8_FN(sqr)(&sq, &w->xb[g]);
+            MI_F8_FN(add_raw)(&three, &sq, &sq);
+            MI_F8_FN(add_raw)(&three, &three, &sq);
+            for (int j = 0; j < MI_N; j++)
+                t.l[j] = _mm512_mask_blend_epi64(dbl[g], t.l[j], three.l[j]);
+        }
         MI_F8_FN(mul)(&lambda, &t, &w->prefix[g]);
         MI_F8_FN(sqr)(&x3, &lambda);
         MI_F8_FN(sub_lazy)(&x3, &x3, &w->xsum[g], p5);
@@ -442,12 +466,15 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
         MI_FN(store_rows)(bbase, boff, write, &x3);
         MI_FN(store_rows)(bbase + MI_N, boff, write, &y3);
     }
-    for (unsigned g = 0; g < groups; g++) /* xP = xB: P = B or P = -B, both exact in XYZZ */
+    /* P = -B: the bucket empties. Not in the overflow reduction's modes: a partial sum cannot
+     * be empty, and a bucket may wait in the open batch of points while the reduction runs;
+     * there P goes to the side accumulator and B stays. */
+    for (unsigned g = 0; g < groups; g++)
         for (unsigned k = 0; special[g] && k < 8; k++)
             if (special[g] >> k & 1) {
                 unsigned e = 8 * g + k;
                 if (mode == FLUSH_POINTS)
-                    MI_FN(side_add)(w, code[e] >> 1, pt[e], (int)(code[e] & 1));
+                    w->state[code[e] >> 1] &= (unsigned char)~BUCKET_FULL;
                 else
                     MI_FN(side_add_row)(w, mode == FLUSH_PAIRS ? w->tmp_bucket[code[e] >> 1] : code[e] >> 1,
                                         w->tmp + (size_t)pt[e] * MI_WORDS);
@@ -676,9 +703,7 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
     MI_TY(ifma_work) w;
     size_t nb = (size_t)1 << (c - 1);
     MI_FN(scratch_layout)(&w, (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), c);
-    w.points = in->points;
     w.prepared = in->prepared;
-    w.index = in->index;
     w.batch_size = MI_FN(batch_size)(c);
     for (unsigned win = tile->w_begin; win < tile->w_end; win++) {
         memset(w.state, 0, nb);

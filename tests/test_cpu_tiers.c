@@ -233,6 +233,39 @@ START_TEST(msm_of_every_tier_equals_portable)
 }
 END_TEST
 
+/* Crowded buckets beside busy batches (regression: a bucket emptied by P = -B while it waited
+ * in the open batch): all points equal, every third scalar r - 1 (one bucket per window),
+ * the others random; then every scalar equal. _i = curve */
+START_TEST(crowded_buckets_beside_busy_batches)
+{
+    const curve_t *c = &curves[_i];
+    size_t n = 1u << 16;
+    hpr_ctx *ref = tier_ctx("portable", 2);
+    inputs in = make_inputs(ref, c, n, 7500 + (uint64_t)_i, EDGE_EQUAL_POINTS);
+    uint64_t r_minus_1[4];
+    unsigned char want[MAXP];
+    memcpy(r_minus_1, c->order, sizeof r_minus_1);
+    r_minus_1[0] -= 1;
+    for (int pattern = 0; pattern < 2; pattern++) {
+        for (size_t i = 0; i < n; i++)
+            if (pattern == 0 && i % 3 == 0)
+                set_scalar(in.scalars + 32 * i, r_minus_1);
+            else if (pattern == 1)
+                memcpy(in.scalars + 32 * i, in.scalars, 32);
+        ck_assert_int_eq(hpr_msm(ref, c->curve, HPR_G1, in.points, in.scalars, n, want), HPR_OK);
+        for (int t = 1; t < RT_CPU_TIERS; t++) {
+            if (!tier_runs(t))
+                continue;
+            hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
+            expect_msm(ctx, c, &in, want, NULL, pattern ? "all scalars equal" : "every third scalar r - 1");
+            hpr_ctx_destroy(ctx);
+        }
+    }
+    free_inputs(&in);
+    hpr_ctx_destroy(ref);
+}
+END_TEST
+
 /* ---- bad points: every tier reports the same first bad point and kind, in place or not ---- */
 
 /* _i = curve */
@@ -358,6 +391,7 @@ int main(void)
     tcase_set_timeout(tc, 900);
     tcase_add_loop_test(tc, field_arithmetic_matches_gmp, 0, 2 * RT_CPU_TIERS);
     tcase_add_loop_test(tc, msm_of_every_tier_equals_portable, 0, 12);
+    tcase_add_loop_test(tc, crowded_buckets_beside_busy_batches, 0, 2);
     tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 2);
     tcase_add_test(tc, dispatch_picks_the_fastest_and_honours_requests);
     suite_add_tcase(s, tc);
