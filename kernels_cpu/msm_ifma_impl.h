@@ -152,7 +152,8 @@ static void MI_FN(prepare_points)(void *out_v, const void *points_v, const uint3
 /* Checks points[begin, end) (the interchange bytes, read in place as affine limbs): each
  * coordinate below p (scalar compares, in order), then y^2 = x^3 + b on eight points at once
  * (enter the IFMA form, 2 squarings, 1 multiplication). Returns the first failing index, or
- * end, with its kind. About a tenth of the portable check's time. */
+ * end, with its kind. Measured at 2^20 points on 2 threads: 14-18 ms for BN254 and 28-34 ms
+ * for BLS12-381, against 53-79 and 111-129 ms for the portable check. */
 static size_t MI_FN(check_points)(const void *points_v, size_t begin, size_t end, msm_point_check *kind)
 {
     static const uint64_t b64[MI_N64] = MI_CURVE_B;
