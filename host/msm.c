@@ -2,11 +2,15 @@
  * msm.c: hpr_msm, the multi-scalar multiplication entry point: device choice, and the MSM on
  * the CPU thread pool (OpenCL devices: runtime/cl_msm.c).
  *
- * Steps: (1) decode scalars, reject any >= r, and sort indices into zeros (dropped), ones
- * (summed directly with one mixed addition each) and the rest; (2) decode and validate the
- * points in parallel; (3) cut the rest into tiles (point chunks x window groups, see
- * msm_cpu.h) and run them with the ones-sums on the pool; (4) add the partial window sums in
- * tile order, combine the windows (Horner), add the ones, normalise.
+ * Steps: (1) read the scalars (in place when aligned: the interchange form is the limb
+ * struct on little-endian hosts), reject any >= r, and sort indices into zeros (dropped), ones
+ * (summed directly with one mixed addition each) and the rest, the list; (2) validate the
+ * points in parallel (in place, or decoded into a copy), with the tier's check where it has
+ * one, and drop points at infinity from the list; (3) in parallel over the list: the points
+ * in the tier's own form (list order) and the Booth digits of every window; (4) cut the list
+ * into tiles (point chunks x window groups, see msm_cpu.h) and run them with the ones-sums on
+ * the pool; (5) add the partial window sums in tile order, combine the windows (Horner), add
+ * the ones, normalise. Large arrays are on huge pages (runtime/rt_mem.h).
  * Every sum is formed in a fixed order and the output is affine, so the result is identical
  * for every thread count and every tiling.
  *

@@ -1,5 +1,7 @@
 /*
- * msm_cpu.h: the CPU's MSM kernels behind one curve-independent table.
+ * msm_cpu.h: the CPU's MSM kernels behind one curve-independent table, with one tile kernel
+ * per CPU tier (portable: msm_cpu.c; adx: msm_adx.c; avx512: msm_ifma.c, the only unit built
+ * with AVX-512 flags). The caller picks the tier at run time (runtime/cpu_features.h).
  *
  * A tile is (a range of the list of point indices, a range of windows); its result is one
  * partial window sum per window, in XYZZ form. Tiles over disjoint index ranges add up to the
