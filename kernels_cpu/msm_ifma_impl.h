@@ -320,29 +320,42 @@ static inline void MI_FN(canonical_from_4p)(MI_F8 *v)
     MI_F8_FN(canonical)(v, v);
 }
 
+/* Lanes of v in (0, 5p) that are 0 mod p: v is p, 2p, 3p or 4p. */
+static inline __mmask8 MI_FN(zero_below_5p)(const MI_F8 *v)
+{
+    static const uint64_t p1[MI_N] = MI_IFMA_K(P), p2[MI_N] = MI_IFMA_K(2P), p3[MI_N] = MI_IFMA_K(3P),
+                          p4[MI_N] = MI_IFMA_K(4P);
+    return MI_F8_FN(eq_const)(v, p1) | MI_F8_FN(eq_const)(v, p2) | MI_F8_FN(eq_const)(v, p3) |
+           MI_F8_FN(eq_const)(v, p4);
+}
+
+/* The point operands' y, canonical, negated in the lanes of neg (p - y, in (0, p]), and the
+ * buckets' y (below 4p). */
+static inline void MI_FN(load_y)(MI_F8 *yp, MI_F8 *yb, const uint64_t *pbase, const uint64_t *bbase,
+                                 const size_t *poff, const size_t *boff, __mmask8 neg, int mode)
+{
+    static const uint64_t p1[MI_N] = MI_IFMA_K(P);
+    MI_F8 t, zero;
+    MI_FN(load_rows)(yp, pbase + MI_N, poff);
+    MI_FN(load_rows)(yb, bbase + MI_N, boff);
+    if (mode != FLUSH_POINTS) /* a partial sum (below 4p) as the point: make it canonical */
+        MI_FN(canonical_from_4p)(yp);
+    for (int j = 0; j < MI_N; j++)
+        zero.l[j] = _mm512_setzero_si512();
+    MI_F8_FN(sub_lazy)(&t, &zero, yp, p1);
+    for (int j = 0; j < MI_N; j++)
+        yp->l[j] = _mm512_mask_blend_epi64(neg, yp->l[j], t.l[j]);
+}
+
 /* The lanes of equal_x where P = B (not P = -B), with den := 2 yB there (below 8p). */
 static __mmask8 MI_FN(doubling_lanes)(const uint64_t *pbase, const uint64_t *bbase, const size_t *poff,
                                       const size_t *boff, __mmask8 neg, int mode, __mmask8 equal_x, MI_F8 *den)
 {
-    static const uint64_t p1[MI_N] = MI_IFMA_K(P), p2[MI_N] = MI_IFMA_K(2P), p4[MI_N] = MI_IFMA_K(4P);
-    uint64_t p3[MI_N], carry = 0;
-    MI_F8 yp, yb, t, zero;
-    for (int j = 0; j < MI_N; j++) {
-        uint64_t v = p1[j] + p2[j] + carry;
-        carry = v >> 52;
-        p3[j] = v & IFMA_MASK52;
-        zero.l[j] = _mm512_setzero_si512();
-    }
-    MI_FN(load_rows)(&yp, pbase + MI_N, poff);
-    MI_FN(load_rows)(&yb, bbase + MI_N, boff);
-    if (mode != FLUSH_POINTS)
-        MI_FN(canonical_from_4p)(&yp);
-    MI_F8_FN(sub_lazy)(&t, &zero, &yp, p1);
-    for (int j = 0; j < MI_N; j++)
-        yp.l[j] = _mm512_mask_blend_epi64(neg, yp.l[j], t.l[j]);
-    MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4); /* in (0, 5p): zero mod p at p .. 4p */
-    __mmask8 same = (MI_F8_FN(eq_const)(&t, p1) | MI_F8_FN(eq_const)(&t, p2) | MI_F8_FN(eq_const)(&t, p3) |
-                     MI_F8_FN(eq_const)(&t, p4)) & equal_x;
+    static const uint64_t p4[MI_N] = MI_IFMA_K(4P);
+    MI_F8 yp, yb, t;
+    MI_FN(load_y)(&yp, &yb, pbase, bbase, poff, boff, neg, mode);
+    MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4); /* in (0, 5p) */
+    __mmask8 same = MI_FN(zero_below_5p)(&t) & equal_x;
     MI_F8_FN(add_raw)(&t, &yb, &yb);
     for (int j = 0; j < MI_N; j++)
         den->l[j] = _mm512_mask_blend_epi64(same, den->l[j], t.l[j]);
@@ -384,20 +397,10 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
 {
     const uint64_t *pbase = mode == FLUSH_POINTS ? w->prepared : w->tmp;
     uint64_t *bbase = mode == FLUSH_PAIRS ? w->tmp : w->buckets;
-    static const uint64_t p1[MI_N] = MI_IFMA_K(P), p2[MI_N] = MI_IFMA_K(2P), p4[MI_N] = MI_IFMA_K(4P),
-                          p5[MI_N] = MI_IFMA_K(5P);
-    uint64_t p3[MI_N];
+    static const uint64_t p4[MI_N] = MI_IFMA_K(4P), p5[MI_N] = MI_IFMA_K(5P);
     unsigned groups = (n + 7) / 8;
     unsigned char special[BATCH_SIZE / 8], dbl[BATCH_SIZE / 8];
     MI_F8 acc[CHAINS], one;
-    {
-        uint64_t carry = 0;
-        for (int j = 0; j < MI_N; j++) { /* 3p = p + 2p */
-            uint64_t v = p1[j] + p2[j] + carry;
-            carry = v >> 52;
-            p3[j] = v & IFMA_MASK52;
-        }
-    }
     MI_F8_FN(set_one)(&one);
     for (int j = 0; j < CHAINS; j++)
         acc[j] = one;
@@ -412,9 +415,7 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
             MI_FN(canonical_from_4p)(&xp);
         MI_F8_FN(sub_lazy)(&w->den[g], &xp, &w->xb[g], p4);
         MI_F8_FN(add_raw)(&w->xsum[g], &xp, &w->xb[g]);
-        __mmask8 equal_x = (MI_F8_FN(eq_const)(&w->den[g], p1) | MI_F8_FN(eq_const)(&w->den[g], p2) |
-                            MI_F8_FN(eq_const)(&w->den[g], p3) | MI_F8_FN(eq_const)(&w->den[g], p4)) &
-                           active;
+        __mmask8 equal_x = MI_FN(zero_below_5p)(&w->den[g]) & active;
         __mmask8 use_one = equal_x | (__mmask8)~active, doubling = 0;
         if (equal_x) /* rare for random points: P = B doubles (denominator 2 yB), P = -B cancels */
             doubling = MI_FN(doubling_lanes)(pbase, bbase, poff, boff, neg, mode, equal_x, &w->den[g]);
@@ -435,17 +436,9 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
     for (unsigned g = 0; g < groups; g++) {
         size_t poff[8], boff[8];
         __mmask8 active, neg;
-        MI_F8 yp, yb, lambda, t, x3, y3, zero;
+        MI_F8 yp, yb, lambda, t, x3, y3;
         MI_FN(group_index)(pt, code, n, g, poff, boff, &active, &neg);
-        MI_FN(load_rows)(&yp, pbase + MI_N, poff);
-        MI_FN(load_rows)(&yb, bbase + MI_N, boff);
-        if (mode != FLUSH_POINTS)
-            MI_FN(canonical_from_4p)(&yp);
-        for (int j = 0; j < MI_N; j++)
-            zero.l[j] = _mm512_setzero_si512();
-        MI_F8_FN(sub_lazy)(&t, &zero, &yp, p1);
-        for (int j = 0; j < MI_N; j++) /* t = p - yP = -yP mod p, in (0, p] */
-            yp.l[j] = _mm512_mask_blend_epi64(neg, yp.l[j], t.l[j]);
+        MI_FN(load_y)(&yp, &yb, pbase, bbase, poff, boff, neg, mode);
         MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4);
         if (dbl[g]) { /* lambda = 3 xB^2 / (2 yB) in the doubling lanes */
             MI_F8 sq, three;

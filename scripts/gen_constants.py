@@ -91,6 +91,7 @@ def ifma_lines(name, n52, fields):
         "#define %s_IFMA_LIMBS %d" % (name, n52),
         "#define %s_IFMA_P %s" % (name, limbs52(p, n52)),
         "#define %s_IFMA_2P %s" % (name, limbs52(2 * p, n52)),
+        "#define %s_IFMA_3P %s" % (name, limbs52(3 * p, n52)),
         "#define %s_IFMA_4P %s" % (name, limbs52(4 * p, n52)),
         "#define %s_IFMA_5P %s" % (name, limbs52(5 * p, n52)),
         "#define %s_IFMA_INV HPR_U64(0x%013x) /* -p^-1 mod 2^52 */" % (name, (-pow(p, -1, 2**52)) % 2**52),
