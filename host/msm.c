@@ -98,13 +98,19 @@ static int usable_in_place(const void *p)
 #endif
 }
 
+/* Block block of DECODE_BLOCK items among total: [*begin, *end). */
+static void block_range(size_t block, size_t total, size_t *begin, size_t *end)
+{
+    *begin = block * DECODE_BLOCK;
+    *end = *begin + DECODE_BLOCK < total ? *begin + DECODE_BLOCK : total;
+}
+
 static void decode_task(void *arg, size_t block, unsigned worker)
 {
     msm_job *job = arg;
-    size_t begin = block * DECODE_BLOCK, end = begin + DECODE_BLOCK;
+    size_t begin, end;
     (void)worker;
-    if (end > job->n)
-        end = job->n;
+    block_range(block, job->n, &begin, &end);
     job->first_bad[block] = SIZE_MAX;
     if (!job->decoded && job->kernel && job->kernel->check_points && usable_in_place(job->in_points)) {
         size_t bad = job->kernel->check_points(job->in_points, begin, end, &job->bad_kind[block]);
@@ -151,10 +157,9 @@ static void tile_task(void *arg, size_t t, unsigned worker)
 static void list_task(void *arg, size_t block, unsigned worker)
 {
     msm_job *job = arg;
-    size_t begin = block * DECODE_BLOCK, end = begin + DECODE_BLOCK;
+    size_t begin, end;
     (void)worker;
-    if (end > job->ngeneral)
-        end = job->ngeneral;
+    block_range(block, job->ngeneral, &begin, &end);
     if (job->prepared)
         job->kernel->prepare_points(job->prepared, job->points, job->general, begin, end);
     if (job->digits)

@@ -31,7 +31,6 @@ static const char *yes_no(int v)
 /* The tier in use (HPR_CPU, else the fastest) and why each other tier can or cannot run. */
 static void print_tiers(void)
 {
-    static const char *const tiers[] = {"portable", "adx", "avx512"};
     hpr_ctx *ctx = NULL;
     hpr_config cfg;
     const char *why;
@@ -43,8 +42,9 @@ static void print_tiers(void)
     else
         printf("  kernel tier in use: none: HPR_CPU='%s' cannot run here\n", getenv("HPR_CPU") ? getenv("HPR_CPU") : "");
     hpr_ctx_destroy(ctx);
-    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
-        printf("    %-9s %s\n", tiers[i], hpr_cpu_tier_check(tiers[i], &why) == HPR_OK ? "available" : why);
+    for (int t = 0; t < RT_CPU_TIERS; t++)
+        printf("    %-9s %s\n", rt_cpu_tier_name((rt_cpu_tier)t),
+               hpr_cpu_tier_check(rt_cpu_tier_name((rt_cpu_tier)t), &why) == HPR_OK ? "available" : why);
 }
 
 static void print_cpu(void)

@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "../../runtime/cpu_features.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 #define MAX_LIST 16
 #define MAX_LOG_N 26
 #define MAX_DEVICES 8
-#define MAX_TIERS 3
+#define MAX_TIERS RT_CPU_TIERS
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
@@ -431,15 +432,14 @@ static int parse_devices(bench_args *a, const char *list)
 /* --cpu-tiers T[,T...] or all into a->tiers; every named tier must be able to run here. */
 static int parse_tiers(bench_args *a, const char *list)
 {
-    static const char *const names[MAX_TIERS] = {"portable", "adx", "avx512"};
     static char parsed[MAX_TIERS][CLI_DEVICE_NAME_LEN];
     const char *why;
     size_t count;
     a->ntiers = 0;
     if (strcmp(list, "all") == 0) {
-        for (size_t i = 0; i < MAX_TIERS; i++)
-            if (hpr_cpu_tier_check(names[i], NULL) == HPR_OK)
-                a->tiers[a->ntiers++] = names[i];
+        for (int t = 0; t < RT_CPU_TIERS; t++)
+            if (hpr_cpu_tier_check(rt_cpu_tier_name((rt_cpu_tier)t), NULL) == HPR_OK)
+                a->tiers[a->ntiers++] = rt_cpu_tier_name((rt_cpu_tier)t);
         return 0;
     }
     if (cli_split_list(list, parsed, MAX_TIERS, &count))
