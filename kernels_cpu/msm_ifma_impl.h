@@ -215,27 +215,6 @@ static void MI_FN(side_add_plain)(MI_TY(ifma_work) *w, uint32_t bucket, const MI
     MI_EC_FN(xyzz_add_affine)(&w->side[bucket], &w->side[bucket], pt);
 }
 
-/* The side accumulator of bucket += the IFMA-form affine point at row (a partial sum). */
-static void MI_FN(side_add_row)(MI_TY(ifma_work) *w, uint32_t bucket, const uint64_t *row)
-{
-    uint64_t lanes[MI_N][8] = {{0}}, limbs[MI_N];
-    MI_TY(affine) pt;
-    for (int coord = 0; coord < 2; coord++) {
-        MI_F8 v;
-        for (int j = 0; j < MI_N; j++) {
-            lanes[j][0] = row[coord * MI_N + j];
-            v.l[j] = _mm512_loadu_si512(lanes[j]);
-        }
-        MI_F8_FN(leave)(&v, &v);
-        for (int j = 0; j < MI_N; j++) {
-            _mm512_storeu_si512(lanes[j], v.l[j]);
-            limbs[j] = lanes[j][0];
-        }
-        ifma_limbs_52_to_64(coord ? pt.y.l : pt.x.l, MI_N64, limbs, MI_N);
-    }
-    MI_FN(side_add_plain)(w, bucket, &pt);
-}
-
 /* dst := the canonical point src, negated if neg (-y = p - y for y != 0). */
 static void MI_FN(copy_point)(uint64_t *dst, const uint64_t *src, int neg)
 {
@@ -263,12 +242,6 @@ static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k,
     w->state[bucket] |= BUCKET_FULL;
 }
 
-/* Eight coordinates gathered: lane k from base + idx_k words. */
-static inline void MI_FN(gather)(MI_F8 *r, const uint64_t *base, __m512i word_idx)
-{
-    for (int j = 0; j < MI_N; j++)
-        r->l[j] = _mm512_i64gather_epi64(word_idx, (const void *)(base + j), 8);
-}
 
 /* Lanes k: the MI_N limbs at base + off[k] (one coordinate), by eight row loads and one
  * transpose: on Zen 4 about half the cost of MI_N gathers. */
@@ -292,6 +265,35 @@ static inline void MI_FN(store_rows)(uint64_t *base, const size_t *off, __mmask8
     for (int k = 0; k < 8; k++)
         if (lanes >> k & 1)
             _mm512_mask_storeu_epi64(base + off[k], (__mmask8)((1u << MI_N) - 1), row[k]);
+}
+
+/* out[k] = the IFMA-form affine point at base + off[k] in the portable form (canonical
+ * 64-bit Montgomery), k < count <= 8; off has 8 valid entries. One multiplication per
+ * coordinate for eight points. */
+static void MI_FN(rows_to_plain)(MI_TY(affine) *out, const uint64_t *base, const size_t *off, size_t count)
+{
+    for (int coord = 0; coord < 2; coord++) {
+        MI_F8 v;
+        uint64_t lanes[MI_N][8], limbs[MI_N];
+        MI_FN(load_rows)(&v, base + coord * MI_N, off);
+        MI_F8_FN(leave)(&v, &v);
+        for (int j = 0; j < MI_N; j++)
+            _mm512_storeu_si512(lanes[j], v.l[j]);
+        for (size_t k = 0; k < count; k++) {
+            for (int j = 0; j < MI_N; j++)
+                limbs[j] = lanes[j][k];
+            ifma_limbs_52_to_64(coord ? out[k].y.l : out[k].x.l, MI_N64, limbs, MI_N);
+        }
+    }
+}
+
+/* The side accumulator of bucket += the IFMA-form affine point at row (a partial sum). */
+static void MI_FN(side_add_row)(MI_TY(ifma_work) *w, uint32_t bucket, const uint64_t *row)
+{
+    const size_t off[8] = {0};
+    MI_TY(affine) pt;
+    MI_FN(rows_to_plain)(&pt, row, off, 1);
+    MI_FN(side_add_plain)(w, bucket, &pt);
 }
 
 /* Word offsets of group g's points and buckets; lanes past the batch repeat lane 0. */
@@ -611,26 +613,12 @@ static void MI_FN(flush_and_retry)(MI_TY(ifma_work) *w)
 static void MI_FN(buckets_to_plain)(MI_TY(ifma_work) *w, size_t nb)
 {
     for (size_t b0 = 0; b0 < nb; b0 += 8) {
-        long long idx[8];
-        for (int k = 0; k < 8; k++)
-            idx[k] = (long long)((b0 + (size_t)k < nb ? b0 + (size_t)k : b0) * MI_WORDS);
-        __m512i bidx = _mm512_loadu_si512(idx);
-        for (int coord = 0; coord < 2; coord++) {
-            MI_F8 v;
-            uint64_t lanes[MI_N][8], limbs[MI_N];
-            MI_FN(gather)(&v, w->buckets + coord * MI_N, bidx);
-            MI_F8_FN(leave)(&v, &v);
-            for (int j = 0; j < MI_N; j++)
-                _mm512_storeu_si512(lanes[j], v.l[j]);
-            for (size_t k = 0; k < 8 && b0 + k < nb; k++) {
-                for (int j = 0; j < MI_N; j++)
-                    limbs[j] = lanes[j][k];
-                ifma_limbs_52_to_64(coord ? w->plain[b0 + k].y.l : w->plain[b0 + k].x.l, MI_N64, limbs, MI_N);
-            }
-        }
+        size_t off[8], count = nb - b0 < 8 ? nb - b0 : 8;
+        for (size_t k = 0; k < 8; k++)
+            off[k] = (b0 + (k < count ? k : 0)) * MI_WORDS;
+        MI_FN(rows_to_plain)(&w->plain[b0], w->buckets, off, count);
     }
 }
-
 /* sum_j j * bucket_j, buckets plus side accumulators. */
 static void MI_FN(reduce)(MI_TY(xyzz) *r, MI_TY(ifma_work) *w, size_t nb)
 {
