@@ -31,12 +31,6 @@ struct hpr_ctx {
 hpr_status hpr_msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops, const unsigned char *points,
                           const unsigned char *scalars, size_t n, unsigned char *out);
 
-/* The first scalar >= r, if any (HPR_ERR_SCALAR_OUT_OF_RANGE with its index). */
-hpr_status hpr_check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars, size_t n);
-
-/* Validates all points on the pool; the first invalid one is the error (with its index). */
-hpr_status hpr_validate_points(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n);
-
 /* Starts a one-device report for device name. */
 void hpr_report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds);
 
@@ -55,6 +49,27 @@ hpr_status hpr_device_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve);
 /* The MSM on the CPU thread pool (arguments already checked by the caller). */
 hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars, size_t n,
                        void *out, const hpr_msm_opts *opts);
+
+/*
+ * The CPU's MSM in two steps, so that a scheduler can deal it in tiles: prepare once (scalars
+ * checked and sorted, points validated, the window size c chosen, the points in the kernel's
+ * form and the digits of every window), then run any number of pieces (windows x point
+ * ranges) on the pool. Pieces that cover every (window, point) once add up to the MSM.
+ */
+typedef struct hpr_cpu_job hpr_cpu_job;
+
+/* Fails like hpr_msm_cpu on a scalar >= r or an invalid point (the first one named). The
+ * window size is opts->window_bits if set (opts may be NULL), else chosen for the pool. */
+hpr_status hpr_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars,
+                               size_t n, const hpr_msm_opts *opts, hpr_cpu_job **job);
+unsigned hpr_cpu_job_window_bits(const hpr_cpu_job *job);
+unsigned hpr_cpu_job_windows(const hpr_cpu_job *job);
+/* result (XYZZ of ops) = sum over windows w in [w0, w1) of 2^(c w) * sum over points i in
+ * [p0, p1) of d_w(k_i) * P_i, d_w the Booth digit of window w (msm_impl.h). Contracts:
+ * w0 < w1 <= windows, p0 <= p1 <= n. Only fails for memory. */
+hpr_status hpr_cpu_job_run(hpr_ctx *ctx, hpr_cpu_job *job, unsigned w0, unsigned w1, size_t p0, size_t p1,
+                           void *result);
+void hpr_cpu_job_free(hpr_cpu_job *job);
 
 /* The message of an invalid point (range or curve) at index, as every device reports it. */
 hpr_status hpr_point_error(hpr_ctx *ctx, const msm_curve_ops *ops, size_t index, msm_point_check kind);

@@ -38,7 +38,7 @@
 #define MAX_DIGIT_WINDOW_BITS 15
 #define MAX_DIGITS ((size_t)1 << 28)
 
-typedef struct {
+struct hpr_cpu_job {
     const msm_curve_ops *ops;
     const msm_cpu_kernel *kernel; /* the tile kernel of the context's CPU tier */
     const unsigned char *in_points;
@@ -48,17 +48,29 @@ typedef struct {
     size_t *first_bad;             /* per decode block: first failing index or SIZE_MAX */
     msm_point_check *bad_kind;     /* per decode block */
     const msm_scalar *scalars;
-    const uint32_t *general, *ones;
+    msm_scalar *scalar_copy;       /* the decoded scalars, when the input cannot serve (NULL if not) */
+    uint32_t *general, *ones;      /* the list (point indices of general scalars, finite points), the ones */
     size_t ngeneral, nones;
-    unsigned c, nwindows, point_chunks, window_groups, ones_chunks;
-    unsigned char *partials;      /* [point_chunks][nwindows] XYZZ */
-    unsigned char *ones_partials; /* [ones_chunks] XYZZ */
+    unsigned c, nwindows;
+    hpr_msm_opts opts;            /* the caller's tile shape (zeros: chosen) */
+    unsigned threads;
     unsigned char *prepared;      /* the listed points in the kernel's form, list order (NULL if none) */
     int16_t *digits;              /* [window][list position] Booth digits, or NULL (computed on the fly) */
     msm_tile_input input;         /* what the tiles read */
     unsigned char *scratch;       /* [worker] scratch_bytes */
     size_t scratch_bytes;
-} msm_job;
+};
+typedef struct hpr_cpu_job msm_job;
+
+/* One piece of the MSM: windows [w0, w0 + nw) over a range of the list and of the ones, cut
+ * into tasks (point chunks x window groups) for the pool. */
+typedef struct {
+    msm_job *job;
+    size_t l0, l1, o0, o1;
+    unsigned w0, nw, point_chunks, window_groups, ones_chunks;
+    unsigned char *partials;      /* [point_chunks][nw] XYZZ */
+    unsigned char *ones_partials; /* [ones_chunks] XYZZ */
+} msm_piece;
 
 /* The c with the least time on threads workers: windows are the tiles when there are at
  * least two per thread (plan_tiles), so the time is ceil(windows / threads) window passes
@@ -132,25 +144,27 @@ static void decode_task(void *arg, size_t block, unsigned worker)
 
 static void tile_task(void *arg, size_t t, unsigned worker)
 {
-    msm_job *job = arg;
+    msm_piece *pc = arg;
+    msm_job *job = pc->job;
     const msm_curve_ops *ops = job->ops;
-    unsigned ntiles = job->point_chunks * job->window_groups;
+    unsigned ntiles = pc->point_chunks * pc->window_groups;
+    size_t b, e;
     if (t >= ntiles) {
-        size_t b, e;
         unsigned i = (unsigned)(t - ntiles);
-        split_range(job->nones, job->ones_chunks, i, &b, &e);
-        ops->sum_points(job->ones_partials + i * ops->xyzz_size, job->points, job->ones, b, e);
+        split_range(pc->o1 - pc->o0, pc->ones_chunks, i, &b, &e);
+        ops->sum_points(pc->ones_partials + i * ops->xyzz_size, job->points, job->ones, pc->o0 + b, pc->o0 + e);
         return;
     }
-    unsigned chunk = (unsigned)(t / job->window_groups), group = (unsigned)(t % job->window_groups);
-    size_t wb, we;
+    unsigned chunk = (unsigned)(t / pc->window_groups), group = (unsigned)(t % pc->window_groups);
     msm_tile tile;
-    split_range(job->ngeneral, job->point_chunks, chunk, &tile.begin, &tile.end);
-    split_range(job->nwindows, job->window_groups, group, &wb, &we);
-    tile.w_begin = (unsigned)wb;
-    tile.w_end = (unsigned)we;
-    job->kernel->tile(job->partials + ((size_t)chunk * job->nwindows + tile.w_begin) * ops->xyzz_size, &job->input,
-                      &tile, job->c, job->scratch + (size_t)worker * job->scratch_bytes);
+    split_range(pc->l1 - pc->l0, pc->point_chunks, chunk, &b, &e);
+    tile.begin = pc->l0 + b;
+    tile.end = pc->l0 + e;
+    split_range(pc->nw, pc->window_groups, group, &b, &e);
+    tile.w_begin = pc->w0 + (unsigned)b;
+    tile.w_end = pc->w0 + (unsigned)e;
+    job->kernel->tile(pc->partials + ((size_t)chunk * pc->nw + b) * ops->xyzz_size, &job->input, &tile, job->c,
+                      job->scratch + (size_t)worker * job->scratch_bytes);
 }
 
 /* One block of the list: its points in the kernel's form and its digits of every window. */
@@ -196,6 +210,13 @@ static int scalar_below(const msm_scalar *k, const uint64_t *order)
     return 0;
 }
 
+static hpr_status scalar_error(hpr_ctx *ctx, const msm_curve_ops *ops, size_t index)
+{
+    return hpr_fail(ctx, HPR_ERR_SCALAR_OUT_OF_RANGE,
+                    "scalar %zu is not below the group order r of %s (scalars are canonical little-endian)", index,
+                    ops->name);
+}
+
 /* Classifies the scalars (decoded into copy when given, else read in place). Fails on the
  * first scalar >= r. */
 static hpr_status prepare_scalars(hpr_ctx *ctx, msm_job *job, const unsigned char *in, msm_scalar *copy,
@@ -208,9 +229,7 @@ static hpr_status prepare_scalars(hpr_ctx *ctx, msm_job *job, const unsigned cha
         if (copy)
             msm_scalar_from_bytes(&copy[i], in + 32 * i);
         if (!scalar_below(k, job->ops->order))
-            return hpr_fail(ctx, HPR_ERR_SCALAR_OUT_OF_RANGE,
-                            "scalar %zu is not below the group order r of %s (scalars are canonical little-endian)",
-                            i, job->ops->name);
+            return scalar_error(ctx, job->ops, i);
         if (scalar_is_zero(k))
             continue;
         if (scalar_is_one(k))
@@ -240,41 +259,55 @@ static hpr_status prepare_points(hpr_ctx *ctx, msm_job *job)
     return HPR_OK;
 }
 
-static void plan_tiles(msm_job *job, unsigned threads, const hpr_msm_opts *opts)
+/* The window size of the whole MSM (the caller's, or the least time on the pool). */
+static void plan_windows(msm_job *job)
 {
-    job->c = opts && opts->window_bits ? opts->window_bits
-                                       : choose_window_bits(job->ngeneral, job->ops->scalar_bits, job->kernel, threads);
+    job->c = job->opts.window_bits ? job->opts.window_bits
+                                   : choose_window_bits(job->ngeneral, job->ops->scalar_bits, job->kernel, job->threads);
     job->nwindows = msm_window_count(job->ops->scalar_bits, job->c);
-    job->window_groups = opts && opts->windows_per_tile ? (job->nwindows + opts->windows_per_tile - 1) / opts->windows_per_tile
-                                                         : job->nwindows;
-    if (job->window_groups > job->nwindows)
-        job->window_groups = job->nwindows;
-    if (opts && opts->point_chunks) {
-        job->point_chunks = opts->point_chunks;
-    } else {
-        /* enough tiles for every thread, but chunks no smaller than the bucket count */
-        size_t want = (2 * (size_t)threads + job->window_groups - 1) / job->window_groups;
-        size_t max_useful = job->ngeneral >> job->c;
-        job->point_chunks = (unsigned)(want < max_useful ? want : (max_useful ? max_useful : 1));
-    }
-    if (job->point_chunks == 0)
-        job->point_chunks = 1;
-    job->ones_chunks = job->nones >= 4096 ? threads : 1;
 }
 
-static void combine(msm_job *job, unsigned char *out)
+/* The tasks of a piece: one window per group (or the caller's windows_per_tile), and enough
+ * point chunks for every thread, but chunks no smaller than the bucket count. */
+static void plan_piece(msm_piece *pc)
 {
+    const msm_job *job = pc->job;
+    unsigned per_tile = job->opts.windows_per_tile;
+    size_t m = pc->l1 - pc->l0;
+    pc->window_groups = per_tile ? (pc->nw + per_tile - 1) / per_tile : pc->nw;
+    if (pc->window_groups > pc->nw)
+        pc->window_groups = pc->nw;
+    if (job->opts.point_chunks) {
+        pc->point_chunks = job->opts.point_chunks;
+    } else {
+        /* two tasks per thread balance the pool; one thread wants one chunk (each chunk pays
+         * its own bucket reduction) */
+        size_t tasks = job->threads > 1 ? 2 * (size_t)job->threads : 1;
+        size_t want = (tasks + pc->window_groups - 1) / pc->window_groups;
+        size_t max_useful = m >> job->c;
+        pc->point_chunks = (unsigned)(want < max_useful ? want : (max_useful ? max_useful : 1));
+    }
+    if (pc->point_chunks == 0)
+        pc->point_chunks = 1;
+    pc->ones_chunks = pc->o1 - pc->o0 >= 4096 ? job->threads : 1;
+}
+
+/* result (XYZZ) = sum over the piece's windows w of 2^(c w) * (sum of its chunks' window w
+ * sums), plus its ones when it holds window 0. */
+static void combine_piece(const msm_piece *pc, unsigned char *sums, void *result)
+{
+    const msm_job *job = pc->job;
     const msm_curve_ops *ops = job->ops;
     size_t xs = ops->xyzz_size;
-    unsigned char *sums = job->partials; /* window sums accumulate into chunk 0's row */
-    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
-    for (unsigned chunk = 1; chunk < job->point_chunks; chunk++)
-        for (unsigned w = 0; w < job->nwindows; w++)
-            ops->xyzz_add(sums + w * xs, sums + w * xs, job->partials + ((size_t)chunk * job->nwindows + w) * xs);
-    ops->combine_windows(result, sums, job->nwindows, job->c);
-    for (unsigned i = 0; i < job->ones_chunks; i++)
-        ops->xyzz_add(result, result, job->ones_partials + i * xs);
-    ops->encode_xyzz(out, result);
+    for (unsigned w = 0; w < pc->w0; w++)
+        ops->xyzz_set_inf(sums + w * xs);
+    memcpy(sums + (size_t)pc->w0 * xs, pc->partials, pc->nw * xs);
+    for (unsigned chunk = 1; chunk < pc->point_chunks; chunk++)
+        for (unsigned w = 0; w < pc->nw; w++)
+            ops->xyzz_add(sums + (pc->w0 + w) * xs, sums + (pc->w0 + w) * xs, pc->partials + ((size_t)chunk * pc->nw + w) * xs);
+    ops->combine_windows(result, sums, pc->w0 + pc->nw, job->c);
+    for (unsigned i = 0; pc->w0 == 0 && i < pc->ones_chunks; i++)
+        ops->xyzz_add(result, result, pc->ones_partials + i * xs);
 }
 
 static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
@@ -299,84 +332,162 @@ static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
     return HPR_OK;
 }
 
+/* The first list position at or after point index p (the lists are in index order). */
+static size_t list_lower_bound(const uint32_t *list, size_t count, size_t p)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (list[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void hpr_cpu_job_free(msm_job *job)
+{
+    if (!job)
+        return;
+    free(job->scalar_copy);
+    free(job->general);
+    free(job->ones);
+    free(job->decoded);
+    free(job->first_bad);
+    free(job->bad_kind);
+    free(job->scratch);
+    free(job->prepared);
+    free(job->digits);
+    free(job);
+}
+
+static hpr_status alloc_inputs(hpr_ctx *ctx, msm_job *job, const void *points, const void *scalars)
+{
+    size_t n = job->n, blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
+    int scalars_in_place = usable_in_place(scalars), points_in_place = usable_in_place(points);
+    if (!scalars_in_place)
+        job->scalar_copy = rt_alloc_large(n * sizeof(msm_scalar));
+    if (!points_in_place)
+        job->decoded = rt_alloc_large(n * job->ops->affine_size);
+    job->points = job->decoded ? job->decoded : points;
+    job->general = rt_alloc_large(n * sizeof(uint32_t));
+    job->ones = rt_alloc_large(n * sizeof(uint32_t));
+    job->first_bad = malloc((blocks ? blocks : 1) * sizeof(size_t));
+    job->bad_kind = malloc((blocks ? blocks : 1) * sizeof(msm_point_check));
+    if ((!scalars_in_place && !job->scalar_copy) || (!points_in_place && !job->decoded) || !job->general ||
+        !job->ones || !job->first_bad || !job->bad_kind)
+        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate the decoded inputs", n);
+    return HPR_OK;
+}
+
+/* The window plan, scratch, the points in the kernel's form and the digits of the list. */
+static hpr_status prepare_list(hpr_ctx *ctx, msm_job *job)
+{
+    plan_windows(job);
+    job->scratch_bytes = (job->kernel->scratch_size(job->c, job->ngeneral) + 63) & ~(size_t)63;
+    job->scratch = malloc((size_t)job->threads * job->scratch_bytes);
+    if (job->kernel->prepared_size && job->ngeneral)
+        job->prepared = rt_alloc_large(job->ngeneral * job->kernel->prepared_size);
+    if (job->c <= MAX_DIGIT_WINDOW_BITS && job->ngeneral && (size_t)job->nwindows * job->ngeneral <= MAX_DIGITS)
+        job->digits = rt_alloc_large((size_t)job->nwindows * job->ngeneral * sizeof(int16_t)); /* NULL: on the fly */
+    if (!job->scratch || (job->kernel->prepared_size && job->ngeneral && !job->prepared))
+        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", job->n, job->c);
+    job->input = (msm_tile_input){job->points, job->prepared, job->scalars, job->general, job->digits, job->ngeneral};
+    if (job->prepared || job->digits)
+        rt_pool_run(ctx->pool, (job->ngeneral + DECODE_BLOCK - 1) / DECODE_BLOCK, list_task, job);
+    return HPR_OK;
+}
+
+hpr_status hpr_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars,
+                               size_t n, const hpr_msm_opts *opts, msm_job **out)
+{
+    msm_job *job = calloc(1, sizeof *job);
+    hpr_status st;
+    *out = NULL;
+    if (!job)
+        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: out of memory", n);
+    job->ops = ops;
+    job->kernel = ops->kernels[ctx->cpu_tier];
+    job->n = n;
+    job->in_points = points;
+    job->threads = ctx->threads;
+    if (opts)
+        job->opts = *opts;
+    if ((st = alloc_inputs(ctx, job, points, scalars)) == HPR_OK &&
+        (st = prepare_scalars(ctx, job, scalars, job->scalar_copy, job->general, job->ones)) == HPR_OK &&
+        (st = prepare_points(ctx, job)) == HPR_OK) {
+        drop_infinity(job, job->general);
+        st = prepare_list(ctx, job);
+    }
+    if (st != HPR_OK) {
+        hpr_cpu_job_free(job);
+        return st;
+    }
+    *out = job;
+    return HPR_OK;
+}
+
+unsigned hpr_cpu_job_window_bits(const msm_job *job)
+{
+    return job->c;
+}
+
+unsigned hpr_cpu_job_windows(const msm_job *job)
+{
+    return job->nwindows;
+}
+
+hpr_status hpr_cpu_job_run(hpr_ctx *ctx, msm_job *job, unsigned w0, unsigned w1, size_t p0, size_t p1, void *result)
+{
+    const msm_curve_ops *ops = job->ops;
+    msm_piece pc = {job, list_lower_bound(job->general, job->ngeneral, p0), list_lower_bound(job->general, job->ngeneral, p1),
+                    list_lower_bound(job->ones, job->nones, p0), list_lower_bound(job->ones, job->nones, p1), w0, w1 - w0,
+                    0, 0, 0, NULL, NULL};
+    unsigned char *sums = NULL;
+    hpr_status st = HPR_OK;
+    if (w0 > 0) /* the ones are window 0's digits */
+        pc.o0 = pc.o1 = 0;
+    plan_piece(&pc);
+    pc.partials = malloc((size_t)pc.point_chunks * (pc.nw ? pc.nw : 1) * ops->xyzz_size);
+    pc.ones_partials = malloc(pc.ones_chunks * ops->xyzz_size);
+    sums = malloc((size_t)(w1 ? w1 : 1) * ops->xyzz_size);
+    if (!pc.partials || !pc.ones_partials || !sums) {
+        st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate window sums", job->n);
+        goto out;
+    }
+    rt_pool_run(ctx->pool, (size_t)pc.point_chunks * pc.window_groups + pc.ones_chunks, tile_task, &pc);
+    combine_piece(&pc, sums, result);
+out:
+    free(pc.partials);
+    free(pc.ones_partials);
+    free(sums);
+    return st;
+}
+
 hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars, size_t n,
                        void *out, const hpr_msm_opts *opts)
 {
-    msm_job job = {0};
-    uint32_t *general = NULL, *ones = NULL;
-    msm_scalar *scalar_copy = NULL;
-    size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
-    hpr_status st = HPR_OK;
-    job.ops = ops;
-    job.kernel = ops->kernels[ctx->cpu_tier];
-    job.n = n;
-    job.in_points = points;
-    int scalars_in_place = usable_in_place(scalars), points_in_place = usable_in_place(points);
-    if (!scalars_in_place)
-        scalar_copy = rt_alloc_large(n * sizeof(msm_scalar));
-    if (!points_in_place)
-        job.decoded = rt_alloc_large(n * job.ops->affine_size);
-    job.points = job.decoded ? job.decoded : points;
-    general = rt_alloc_large(n * sizeof(uint32_t));
-    ones = rt_alloc_large(n * sizeof(uint32_t));
-    job.first_bad = malloc((blocks ? blocks : 1) * sizeof(size_t));
-    job.bad_kind = malloc((blocks ? blocks : 1) * sizeof(msm_point_check));
-    if ((!scalars_in_place && !scalar_copy) || (!points_in_place && !job.decoded) || !general || !ones ||
-        !job.first_bad || !job.bad_kind) {
-        st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate the decoded inputs", n);
-        goto out;
-    }
-    job.general = general;
-    job.ones = ones;
-    st = prepare_scalars(ctx, &job, scalars, scalar_copy, general, ones);
-    if (st == HPR_OK)
-        st = prepare_points(ctx, &job);
+    msm_job *job;
+    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    hpr_status st = hpr_cpu_job_prepare(ctx, ops, points, scalars, n, opts, &job);
     if (st != HPR_OK)
-        goto out;
-    drop_infinity(&job, general);
-    plan_tiles(&job, ctx->threads, opts);
-    job.scratch_bytes = (job.kernel->scratch_size(job.c, job.ngeneral) + 63) & ~(size_t)63;
-    job.partials = malloc((size_t)job.point_chunks * job.nwindows * job.ops->xyzz_size);
-    job.ones_partials = malloc(job.ones_chunks * job.ops->xyzz_size);
-    job.scratch = malloc((size_t)ctx->threads * job.scratch_bytes);
-    if (job.kernel->prepared_size && job.ngeneral)
-        job.prepared = rt_alloc_large(job.ngeneral * job.kernel->prepared_size);
-    if (job.c <= MAX_DIGIT_WINDOW_BITS && job.ngeneral && (size_t)job.nwindows * job.ngeneral <= MAX_DIGITS)
-        job.digits = rt_alloc_large((size_t)job.nwindows * job.ngeneral * sizeof(int16_t)); /* NULL: on the fly */
-    if (!job.partials || !job.ones_partials || !job.scratch || (job.kernel->prepared_size && job.ngeneral && !job.prepared)) {
-        st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", n, job.c);
-        goto out;
-    }
-    job.input = (msm_tile_input){job.points, job.prepared, job.scalars, job.general, job.digits, job.ngeneral};
-    if (job.prepared || job.digits)
-        rt_pool_run(ctx->pool, (job.ngeneral + DECODE_BLOCK - 1) / DECODE_BLOCK, list_task, &job);
-    rt_pool_run(ctx->pool, (size_t)job.point_chunks * job.window_groups + job.ones_chunks, tile_task, &job);
-    combine(&job, out);
-out:
-    free(scalar_copy);
-    free(general);
-    free(ones);
-    free(job.decoded);
-    free(job.first_bad);
-    free(job.bad_kind);
-    free(job.partials);
-    free(job.ones_partials);
-    free(job.scratch);
-    free(job.prepared);
-    free(job.digits);
+        return st;
+    st = hpr_cpu_job_run(ctx, job, 0, job->nwindows, 0, n, result);
+    if (st == HPR_OK)
+        ops->encode_xyzz(out, result);
+    hpr_cpu_job_free(job);
     return st;
 }
 
 /* The first scalar >= r, checked on the host before a device sees the scalars. */
-hpr_status hpr_check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars, size_t n)
+static hpr_status check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars, size_t n)
 {
     msm_scalar k;
     for (size_t i = 0; i < n; i++) {
         msm_scalar_from_bytes(&k, scalars + 32 * i);
         if (!scalar_below(&k, ops->order))
-            return hpr_fail(ctx, HPR_ERR_SCALAR_OUT_OF_RANGE,
-                            "scalar %zu is not below the group order r of %s (scalars are canonical little-endian)",
-                            i, ops->name);
+            return scalar_error(ctx, ops, i);
     }
     return HPR_OK;
 }
@@ -389,7 +500,7 @@ static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, cons
     size_t bad_index = 0;
     msm_point_check bad_kind = MSM_POINT_OK;
     hpr_status st;
-    if ((st = hpr_check_scalars(ctx, ops, scalars, n)) != HPR_OK || (st = hpr_device_ready(ctx, dev, curve)) != HPR_OK)
+    if ((st = check_scalars(ctx, ops, scalars, n)) != HPR_OK || (st = hpr_device_ready(ctx, dev, curve)) != HPR_OK)
         return st;
     switch (cl_msm(ctx->cl, dev, (int)curve, ops, points, scalars, n, opts ? opts->window_bits : 0, out, &bad_index,
                    &bad_kind, NULL, why)) {
@@ -400,27 +511,6 @@ static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, cons
         snprintf(dev->failure, sizeof dev->failure, "%s", why);
         return hpr_fail(ctx, HPR_ERR_DEVICE, "%s: %s", dev->id, why);
     }
-}
-
-hpr_status hpr_validate_points(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n)
-{
-    msm_job job = {0};
-    size_t blocks = (n + DECODE_BLOCK - 1) / DECODE_BLOCK;
-    hpr_status st;
-    job.ops = ops;
-    job.kernel = ops->kernels[ctx->cpu_tier];
-    job.n = n;
-    job.in_points = points;
-    job.points = points; /* validation only: decode_task checks into a scratch point */
-    job.first_bad = malloc((blocks ? blocks : 1) * sizeof(size_t));
-    job.bad_kind = malloc((blocks ? blocks : 1) * sizeof(msm_point_check));
-    if (!job.first_bad || !job.bad_kind)
-        st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "validating %zu points: out of memory", n);
-    else
-        st = prepare_points(ctx, &job);
-    free(job.first_bad);
-    free(job.bad_kind);
-    return st;
 }
 
 void hpr_report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds)

@@ -97,18 +97,25 @@ static unsigned MI_FN(batch_size)(unsigned c)
 }
 
 /* One window's cost in units of one lane's IFMA multiplication, fitted to measurements
- * (BN254, 2^20 points, 2 threads, c = 13, 14, 15: 818, 788, 615 ms; the model gives the same
- * ratios): per point about 16 units of addition work (6 multiplications, loads, transposes,
+ * (BN254, 2^20 points, 2 threads, c = 13, 14, 15: 818, 788, 615 ms; BLS12-381, 2^18 points,
+ * 1 thread, c = 13, 14, 15: 663, 640, 730 ms; 2^16, 2 threads, c = 11, 12, 13: 160, 120, 108
+ * ms): per point about 16 units of addition work (6 multiplications, loads, transposes,
  * carry chains, digit and bucket bookkeeping), 35 * batch / buckets for points that find
- * their bucket taken and wait (deferred, retried), and the batch's inversion (about 330
- * multiplications in a chain, for eight lanes) shared by the batch: 8 * 330 / batch; per
- * bucket about 90 units of reduction (two additions in scalar arithmetic). */
+ * their bucket taken and wait (deferred, retried), the batch's inversion (about 330
+ * multiplications in a chain, for eight lanes) shared by the batch: 8 * 330 / batch, and 6
+ * more once the bucket rows outgrow a core's L2 (taken as 1 MiB: Zen 4); per bucket about 150
+ * units of reduction (the conversion out of the lane form, two additions in scalar
+ * arithmetic). */
+#ifndef MI_L2_BYTES
+#define MI_L2_BYTES ((size_t)1 << 20)
+#endif
 static double MI_FN(window_cost)(unsigned c, size_t m)
 {
-    double buckets = (double)((size_t)1 << (c - 1)), batch = (double)MI_FN(batch_size)(c);
-    return (double)m * (16.0 + 35.0 * batch / buckets + 8.0 * 330.0 / batch) + 90.0 * buckets;
+    size_t nb = (size_t)1 << (c - 1);
+    double buckets = (double)nb, batch = (double)MI_FN(batch_size)(c);
+    double spill = nb * MI_WORDS * 8 > MI_L2_BYTES ? 6.0 : 0.0;
+    return (double)m * (16.0 + 35.0 * batch / buckets + 8.0 * 330.0 / batch + spill) + 150.0 * buckets;
 }
-
 static size_t MI_FN(scratch_size)(unsigned c, size_t max_points)
 {
     MI_TY(ifma_work) w;

@@ -5,9 +5,9 @@
  * memory) allows. Within a chunk, work-item (segment, window) accumulates its own buckets
  * (kernels_cl/msm.cl). Costs per chunk of m points, W(c) windows, S segments:
  *     W * m mixed additions  +  W * S * 2^c full additions (bucket reduction),
- * over W * S work-items. S is set so that W * S reaches the device's parallelism (2 items
- * per compute unit on CPU devices, whose compute units run work-items serially, 256 on
- * GPUs), then c minimises the total, with the buckets within the memory budget.
+ * over W * S work-items. S is set so that W * S reaches the device's parallelism (one item
+ * per compute unit on CPU devices, whose compute units run work-items serially: more would
+ * only add bucket reductions; 256 on GPUs), then c minimises the total, with the buckets within the memory budget.
  * Overlap: chunks alternate between two in-order queues with their own buffers, and every
  * transfer is non-blocking, so the upload of chunk k+1 can run while chunk k computes where
  * the device has a copy engine. Each chunk's window sums come back (W XYZZ points); the host
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #define GPU_ITEMS_PER_CU 256
-#define CPU_ITEMS_PER_CU 2
+#define CPU_ITEMS_PER_CU 1
 #define MIN_AUTO_C 2
 #define MAX_AUTO_C 16
 /* CPU devices (POCL): one work-item's buckets stay within a core's L2 (1 MiB on Zen 4). */
@@ -58,10 +58,32 @@ static unsigned segments_for(const cl_dev *dev, unsigned nwin, size_t m)
     return (unsigned)(nseg ? nseg : 1);
 }
 
-void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+/* The bytes that every work-item's buckets may take together. */
+static uint64_t bucket_budget(const cl_dev *dev)
 {
     uint64_t max_alloc = effective_max_alloc(dev);
-    uint64_t budget = dev->global_mem / 4 < max_alloc ? dev->global_mem / 4 : max_alloc;
+    return dev->global_mem / 4 < max_alloc ? dev->global_mem / 4 : max_alloc;
+}
+
+/* Windows [w_begin, w_end) of the plan, and the segments that spread them over the device
+ * (no more than the bucket budget holds). */
+static void plan_windows(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, unsigned w_begin,
+                         unsigned w_end)
+{
+    size_t chunk = plan->chunk_points;
+    uint64_t per_segment = (uint64_t)(w_end - w_begin) * ((uint64_t)ops->xyzz_size << (plan->c - 1));
+    plan->w_begin = w_begin;
+    plan->nwin = w_end - w_begin;
+    plan->nseg = segments_for(dev, plan->nwin, chunk);
+    if ((uint64_t)plan->nseg * per_segment > bucket_budget(dev))
+        plan->nseg = bucket_budget(dev) / per_segment ? (unsigned)(bucket_budget(dev) / per_segment) : 1;
+    plan->seg_len = (chunk + plan->nseg - 1) / plan->nseg;
+    plan->nseg = (unsigned)((chunk + plan->seg_len - 1) / plan->seg_len);
+}
+
+void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+{
+    uint64_t max_alloc = effective_max_alloc(dev), budget = bucket_budget(dev);
     size_t per_point = ops->affine_size + 32;
     size_t chunk = (size_t)(max_alloc / ops->affine_size);
     if ((uint64_t)chunk * per_point > dev->global_mem / 8)
@@ -86,12 +108,9 @@ void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops 
             plan->c = cc;
         }
     }
-    plan->nwin = msm_window_count(ops->scalar_bits, plan->c);
-    plan->nseg = segments_for(dev, plan->nwin, chunk);
-    plan->seg_len = (chunk + plan->nseg - 1) / plan->nseg;
-    plan->nseg = (unsigned)((chunk + plan->seg_len - 1) / plan->seg_len);
     plan->chunk_points = chunk;
     plan->chunks = (unsigned)((n + chunk - 1) / chunk);
+    plan_windows(plan, dev, ops, 0, msm_window_count(ops->scalar_bits, plan->c));
 }
 
 static void release_buffers(const cl_api *api, chunk_buffers *b)
@@ -162,7 +181,7 @@ static int enqueue_chunk(const cl_api *api, cl_command_queue q, const msm_kernel
                          const cl_msm_plan *plan, const msm_curve_ops *ops, const unsigned char *points,
                          const unsigned char *scalars, size_t m, void *host_sums, cl_uint *host_bad, char *detail)
 {
-    cl_uint n32 = (cl_uint)m, c = plan->c, w0 = 0, nwin = plan->nwin, seg_len = (cl_uint)plan->seg_len;
+    cl_uint n32 = (cl_uint)m, c = plan->c, w0 = plan->w_begin, nwin = plan->nwin, seg_len = (cl_uint)plan->seg_len;
     cl_uint nseg = (cl_uint)((m + plan->seg_len - 1) / plan->seg_len);
     size_t g_check = m, g_seg = (size_t)nseg * nwin, g_sum = nwin;
     CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, m * ops->affine_size, points, 0, NULL, NULL);
@@ -214,11 +233,14 @@ static void combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, co
 {
     size_t xs = ops->xyzz_size;
     uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
-    memcpy(window_sums, sums, plan->nwin * xs);
+    unsigned char *mine = window_sums + (size_t)plan->w_begin * xs; /* windows below w_begin: none */
+    for (unsigned w = 0; w < plan->w_begin; w++)
+        ops->xyzz_set_inf(window_sums + w * xs);
+    memcpy(mine, sums, plan->nwin * xs);
     for (unsigned k = 1; k < plan->chunks; k++)
         for (unsigned w = 0; w < plan->nwin; w++)
-            ops->xyzz_add(window_sums + w * xs, window_sums + w * xs, sums + ((size_t)k * plan->nwin + w) * xs);
-    ops->combine_windows(result, window_sums, plan->nwin, plan->c);
+            ops->xyzz_add(mine + w * xs, mine + w * xs, sums + ((size_t)k * plan->nwin + w) * xs);
+    ops->combine_windows(result, window_sums, plan->w_begin + plan->nwin, plan->c);
     ops->encode_xyzz(out, result);
 }
 
@@ -231,28 +253,26 @@ static int injected_fault(const cl_dev *dev, char *detail)
     return 1;
 }
 
-cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
-                     const unsigned char *scalars, size_t n, unsigned c, unsigned char *out, size_t *bad_index,
-                     msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
+static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                              const unsigned char *points, const unsigned char *scalars, size_t n,
+                              const cl_msm_plan *planned, unsigned char *out, size_t *bad_index,
+                              msm_point_check *bad_kind, char *detail)
 {
     const cl_api *api = &rt->api;
     cl_msm_result res = CL_MSM_DEVICE_ERROR;
     chunk_buffers bufs[2];
     msm_kernels kern = {0};
-    cl_msm_plan plan;
+    cl_msm_plan plan = *planned;
     cl_program prog;
     unsigned char *sums = NULL, *window_sums = NULL;
     cl_uint *bad = NULL;
     memset(bufs, 0, sizeof bufs);
-    cl_msm_make_plan(&plan, dev, ops, n, c);
-    if (plan_out)
-        *plan_out = plan;
     if (injected_fault(dev, detail) ||
         cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0 ||
         create_kernels(api, prog, &kern, detail) != 0)
         goto out;
     sums = malloc((size_t)plan.chunks * plan.nwin * ops->xyzz_size);
-    window_sums = malloc(plan.nwin * ops->xyzz_size);
+    window_sums = malloc((size_t)(plan.w_begin + plan.nwin) * ops->xyzz_size);
     bad = malloc((size_t)plan.chunks * 2 * sizeof *bad);
     if (!sums || !window_sums || !bad) {
         snprintf(detail, CL_DETAIL_LEN, "out of host memory for %u chunk results", plan.chunks);
@@ -289,6 +309,28 @@ out:
     free(window_sums);
     free(bad);
     return res;
+}
+
+cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
+                     const unsigned char *scalars, size_t n, unsigned c, unsigned char *out, size_t *bad_index,
+                     msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
+{
+    cl_msm_plan plan;
+    cl_msm_make_plan(&plan, dev, ops, n, c);
+    if (plan_out)
+        *plan_out = plan;
+    return run_plan(rt, dev, curve, ops, points, scalars, n, &plan, out, bad_index, bad_kind, detail);
+}
+
+cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                             const unsigned char *points, const unsigned char *scalars, size_t n, unsigned c,
+                             unsigned w_begin, unsigned w_end, unsigned char *out, size_t *bad_index,
+                             msm_point_check *bad_kind, char *detail)
+{
+    cl_msm_plan plan;
+    cl_msm_make_plan(&plan, dev, ops, n, c);
+    plan_windows(&plan, dev, ops, w_begin, w_end);
+    return run_plan(rt, dev, curve, ops, points, scalars, n, &plan, out, bad_index, bad_kind, detail);
 }
 
 int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned char *a, const unsigned char *b,

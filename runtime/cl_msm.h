@@ -11,7 +11,7 @@
 typedef struct {
     size_t chunk_points; /* points per chunk (the last may be shorter) */
     unsigned chunks;
-    unsigned c, nwin, nseg; /* window bits, windows, segments per chunk */
+    unsigned c, w_begin, nwin, nseg; /* window bits, first window and windows computed, segments per chunk */
     size_t seg_len;         /* points per segment */
 } cl_msm_plan;
 
@@ -32,6 +32,17 @@ void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops 
 cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
                      const unsigned char *scalars, size_t n, unsigned c, unsigned char *out, size_t *bad_index,
                      msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail);
+
+/*
+ * The part of that MSM in windows [w_begin, w_end) of c bits (Booth digits, msm_impl.h):
+ * out = sum over those windows w of 2^(c w) * sum_i d_w(scalars[i]) * points[i]. The pieces
+ * of a window grid shared with the CPU (host/hybrid.c). Contracts as cl_msm; c >= 1 and
+ * w_begin < w_end <= msm_window_count(scalar bits, c).
+ */
+cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                             const unsigned char *points, const unsigned char *scalars, size_t n, unsigned c,
+                             unsigned w_begin, unsigned w_end, unsigned char *out, size_t *bad_index,
+                             msm_point_check *bad_kind, char *detail);
 
 /* Known-answer checks before first use: field multiplications against expected products
  * and a small MSM against expected_msm (computed by the caller on the CPU). 0 passed, or

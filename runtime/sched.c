@@ -20,17 +20,16 @@
 
 #define GUIDE 0.9
 #define SMOOTH 0.5
-#define MAX_TILE_DIVISOR 8
+#define SHARE_DIVISOR 4
 
-void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *speeds, size_t min_tile,
-                       size_t probe_tile)
+void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *speeds, const sched_tiling *tiling)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
     p->ndev = ndev > SCHED_MAX_DEVICES ? SCHED_MAX_DEVICES : ndev;
-    p->min_tile = min_tile ? min_tile : 1;
-    p->probe_tile = probe_tile ? probe_tile : p->min_tile;
-    p->max_tile = n / MAX_TILE_DIVISOR > p->min_tile ? n / MAX_TILE_DIVISOR : p->min_tile;
+    p->min_tile = tiling->min_tile ? tiling->min_tile : 1;
+    p->probe_tile = tiling->probe_tile ? tiling->probe_tile : p->min_tile;
+    p->align = tiling->align;
     for (unsigned d = 0; d < p->ndev; d++)
         p->speed[d] = speeds ? speeds[d] : 0;
 }
@@ -71,10 +70,24 @@ static int is_fastest(const sched_policy *p, unsigned d)
     return 1;
 }
 
+/* size moved to the nearest multiple of align for its end (see sched_tiling), never past n,
+ * and past the share that ends with the other devices (limit; 0 = none) only downwards. */
+static size_t aligned_size(const sched_policy *p, size_t size, double limit)
+{
+    size_t a = p->align, end = p->next + size, down, up;
+    if (a <= 1 || size < a || end == p->n)
+        return size;
+    down = end / a * a; /* > next, since size >= a */
+    up = down + a;
+    if (up <= p->n && up - end < end - down && (limit <= 0 || (double)(up - p->next) <= limit))
+        return up - p->next;
+    return down - p->next;
+}
+
 sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *tile)
 {
     size_t remaining = p->n - p->next, size;
-    double total = 0;
+    double total = 0, share = 0;
     if (d >= p->ndev || p->dropped[d])
         return SCHED_DONE;
     if (take_returned(p, d, tile)) {
@@ -91,10 +104,12 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
         for (unsigned e = 0; e < p->ndev; e++)
             if (!p->dropped[e])
                 total += p->speed[e];
-        double share = (double)remaining * p->speed[d] / total; /* finishes with the others */
+        share = (double)remaining * p->speed[d] / total; /* finishes with the others */
         size = (size_t)(GUIDE * share);
-        if (size > p->max_tile)
-            size = p->max_tile;
+        /* at most a quarter of d's share of the whole job: a wrong speed costs one such tile */
+        double cap = (double)p->n * p->speed[d] / total / SHARE_DIVISOR;
+        if ((double)size > cap)
+            size = (size_t)cap;
         if (size < p->min_tile) {
             /* the tail: a min_tile, but never beyond the share that ends with the others */
             size = p->min_tile < (size_t)share + 1 ? p->min_tile : (size_t)share + 1;
@@ -105,6 +120,7 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
     }
     if (size > remaining)
         size = remaining;
+    size = aligned_size(p, size, share);
     tile->begin = p->next;
     tile->end = p->next + size;
     p->next += size;
@@ -196,6 +212,9 @@ static int run_one(run_state *st, unsigned d, sched_range r, unsigned char *buf,
     double t0 = rt_now_seconds();
     int rc = st->devs[d].run_tile(st->devs[d].impl, r, buf, why, why_len);
     double secs = rt_now_seconds() - t0;
+    if (getenv("HPR_SCHED_TRACE"))
+        fprintf(stderr, "sched: %s tile [%zu, %zu) %zu items in %.3f s\n", st->devs[d].name, r.begin, r.end,
+                r.end - r.begin, secs);
     pthread_mutex_lock(&st->lock);
     rep->busy_s += secs;
     if (rc == 0) {
@@ -284,7 +303,7 @@ static int sort_tiles(run_state *st)
     return 0;
 }
 
-int sched_run(sched_device *devs, unsigned ndev, size_t n, size_t min_tile, size_t probe_tile, size_t result_size,
+int sched_run(sched_device *devs, unsigned ndev, size_t n, const sched_tiling *tiling, size_t result_size,
               void **results, sched_tile_record **tiles, size_t *ntiles, sched_device_report *reports, char *detail,
               size_t detail_len)
 {
@@ -306,7 +325,7 @@ int sched_run(sched_device *devs, unsigned ndev, size_t n, size_t min_tile, size
         speeds[d] = devs[d].speed;
         memset(&reports[d], 0, sizeof reports[d]);
     }
-    sched_policy_init(&st.policy, n, ndev, speeds, min_tile, probe_tile);
+    sched_policy_init(&st.policy, n, ndev, speeds, tiling);
     pthread_mutex_init(&st.lock, NULL);
     pthread_cond_init(&st.changed, NULL);
     st.devs = devs;

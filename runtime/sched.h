@@ -18,10 +18,13 @@
  *   most 2 * probe_tile until every speed is known); its measured time gives the speed.
  *   Calibrated speeds are only a start: a device running beside others can be much slower
  *   than alone (shared memory bandwidth), so the first measured tile replaces the calibrated
- *   figure, and no tile exceeds n / 8, so that a wrong estimate costs at most one such tile. Speeds are smoothed over the tiles a device completes, so a device that
- *   slows down mid-run gets smaller tiles.
+ *   figure, and no tile exceeds a quarter of the device's share of the whole job (n * its speed /
+ *   all speeds), so that a wrong estimate costs at most one such tile. Speeds are smoothed
+ *   over the tiles a device completes, so a device that slows down mid-run gets smaller
+ *   tiles.
  * - Faults: a failed tile goes back to a queue that every device serves first; a device that
  *   fails twice is dropped for the rest of the run. If all devices are dropped, the job fails.
+ * HPR_SCHED_TRACE (environment, any value) prints every completed tile on stderr.
  */
 #ifndef HPR_SCHED_H
 #define HPR_SCHED_H
@@ -37,12 +40,19 @@ typedef struct {
     size_t begin, end;
 } sched_range;
 
+/* Tile sizes in items: min_tile (the tail's), probe_tile (a device of unknown speed starts
+ * with it), align: tiles of at least align items end on a multiple of align (or at n), so a
+ * caller whose items come in groups (host/hybrid.c: the blocks of a window) gets whole groups
+ * where tiles are large; 0 or 1: no alignment. */
 typedef struct {
-    size_t n, next, done_items, min_tile, probe_tile;
+    size_t min_tile, probe_tile, align;
+} sched_tiling;
+
+typedef struct {
+    size_t n, next, done_items, min_tile, probe_tile, align;
     unsigned ndev;
     double speed[SCHED_MAX_DEVICES];  /* items per second; 0 = not yet known */
     int measured[SCHED_MAX_DEVICES];  /* speed[d] comes from this run (not only calibration) */
-    size_t max_tile;                  /* n / MAX_TILE_DIVISOR: the first tiles re-measure */
     unsigned failures[SCHED_MAX_DEVICES];
     int dropped[SCHED_MAX_DEVICES];
     int busy[SCHED_MAX_DEVICES];
@@ -52,8 +62,7 @@ typedef struct {
 } sched_policy;
 
 /* speeds: initial estimates (items/s) per device from calibration, 0 = unknown (probe). */
-void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *speeds, size_t min_tile,
-                       size_t probe_tile);
+void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *speeds, const sched_tiling *tiling);
 
 /* Next tile for device d, or WAIT (nothing for d now, work still in flight) or DONE. */
 sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *tile);
@@ -96,7 +105,7 @@ typedef struct {
  * ranges and devices, sorted by range begin (*ntiles of them, at most max_tiles).
  * Returns 1 on an input error (detail), -1 if the job could not finish (detail).
  */
-int sched_run(sched_device *devs, unsigned ndev, size_t n, size_t min_tile, size_t probe_tile, size_t result_size,
+int sched_run(sched_device *devs, unsigned ndev, size_t n, const sched_tiling *tiling, size_t result_size,
               void **results, sched_tile_record **tiles, size_t *ntiles, sched_device_report *reports, char *detail,
               size_t detail_len);
 

@@ -5,6 +5,8 @@
  *    form, values whose 52-bit or 64-bit limbs sit at 2^52 - 1, 2^52, 2^64 - 1);
  *  - MSM results of every tier identical to the portable tier's, both curves, the edge
  *    matrix, n up to 2^16;
+ *  - random covers of the (windows x points) grid by pieces (hpr_cpu_job_run, what the hybrid
+ *    scheduler deals) add up to the MSM, every tier;
  *  - dispatch: the default tier is the fastest that can run, a forced tier is used, an
  *    unknown or unavailable one is refused with a reason, HPR_CPU is honoured.
  * A tier this machine cannot run is reported and skipped, never counted as passed silently.
@@ -383,6 +385,72 @@ START_TEST(dispatch_picks_the_fastest_and_honours_requests)
 }
 END_TEST
 
+/* ---- pieces of the window grid (what the hybrid scheduler deals) ---- */
+
+/* One random cover of the grid: windows in random runs; a run is either whole windows over
+ * all points, or one window cut at random point boundaries. Returns the sum (XYZZ). */
+static void sum_random_pieces(hpr_ctx *ctx, hpr_cpu_job *job, const msm_curve_ops *ops, size_t n, test_rng *rng,
+                              uint64_t *acc)
+{
+    uint64_t piece[4 * 6];
+    unsigned windows = hpr_cpu_job_windows(job);
+    ops->xyzz_set_inf(acc);
+    for (unsigned w = 0; w < windows;) {
+        unsigned run = 1 + (unsigned)(test_rng_next(rng) % 3);
+        if (run > windows - w)
+            run = windows - w;
+        if (test_rng_next(rng) % 2) {
+            ck_assert_int_eq(hpr_cpu_job_run(ctx, job, w, w + run, 0, n, piece), HPR_OK);
+            ops->xyzz_add(acc, acc, piece);
+            w += run;
+            continue;
+        }
+        for (size_t p0 = 0; p0 < n;) {
+            size_t p1 = p0 + 1 + test_rng_next(rng) % (n / 3 + 1);
+            p1 = p1 < n ? p1 : n;
+            ck_assert_int_eq(hpr_cpu_job_run(ctx, job, w, w + 1, p0, p1, piece), HPR_OK);
+            ops->xyzz_add(acc, acc, piece);
+            p0 = p1;
+        }
+        w++;
+    }
+}
+
+/* Random covers of (windows x points) by pieces, every tier, random window sizes and the
+ * edge matrix (the ones belong to window 0's pieces): the sum is the MSM. _i = curve */
+START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
+{
+    const curve_t *c = &curves[_i];
+    const msm_curve_ops *ops = hpr_g1_ops(c->curve);
+    test_rng rng;
+    test_rng_init(&rng, 7100 + (uint64_t)_i);
+    hpr_ctx *ref = tier_ctx("portable", 2);
+    for (size_t e = 0; e < sizeof tier_edges / sizeof tier_edges[0]; e++) {
+        size_t n = 1 + test_rng_next(&rng) % 3000;
+        unsigned char want[MAXP], got[MAXP];
+        uint64_t acc[4 * 6];
+        inputs in = make_inputs(ref, c, n, 7200 + 16 * (uint64_t)_i + e, tier_edges[e]);
+        ck_assert_int_eq(hpr_msm(ref, c->curve, HPR_G1, in.points, in.scalars, n, want), HPR_OK);
+        for (int t = 0; t < RT_CPU_TIERS; t++) {
+            if (!tier_runs(t))
+                continue;
+            hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
+            hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % 13), 0, 0, NULL};
+            hpr_cpu_job *job;
+            ck_assert_int_eq(hpr_cpu_job_prepare(ctx, ops, in.points, in.scalars, n, &opts, &job), HPR_OK);
+            sum_random_pieces(ctx, job, ops, n, &rng, acc);
+            ops->encode_xyzz(got, acc);
+            ck_assert_msg(memcmp(got, want, c->point_size) == 0, "%s tier %s: n %zu, c %u, edges %u: pieces differ",
+                          c->name, tier_names[t], n, opts.window_bits, tier_edges[e]);
+            hpr_cpu_job_free(job);
+            hpr_ctx_destroy(ctx);
+        }
+        free_inputs(&in);
+    }
+    hpr_ctx_destroy(ref);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -393,6 +461,7 @@ int main(void)
     tcase_add_loop_test(tc, msm_of_every_tier_equals_portable, 0, 12);
     tcase_add_loop_test(tc, crowded_buckets_beside_busy_batches, 0, 2);
     tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 2);
+    tcase_add_loop_test(tc, pieces_of_the_window_grid_add_up_to_the_msm, 0, 2);
     tcase_add_test(tc, dispatch_picks_the_fastest_and_honours_requests);
     suite_add_tcase(s, tc);
     return run_suite(s);

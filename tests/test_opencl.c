@@ -485,9 +485,11 @@ START_TEST(hybrid_splits_give_the_cpu_result)
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         size_t n = 600 + test_rng_next(&rng) % 1400;
         char tiles[64], what[96];
-        /* random tile shapes: min tile and probe sizes from the seed */
-        snprintf(tiles, sizeof tiles, "%u,%u", (unsigned)(16 + test_rng_next(&rng) % 200),
-                 (unsigned)(8 + test_rng_next(&rng) % 100));
+        /* random grids and tile shapes from the seed: min tile and probe (items), blocks per
+         * window, window bits */
+        snprintf(tiles, sizeof tiles, "%u,%u,%u,%u", (unsigned)(1 + test_rng_next(&rng) % 3),
+                 (unsigned)(1 + test_rng_next(&rng) % 2), (unsigned)(1 + test_rng_next(&rng) % 8),
+                 (unsigned)(3 + test_rng_next(&rng) % 10));
         setenv("HPR_SCHED_TILES", tiles, 1);
         inputs in = make_inputs(ctx, c, n, 950 + e, edge_sets[e]);
         snprintf(what, sizeof what, "hybrid n=%zu tiles %s edges %u", n, tiles, edge_sets[e]);
@@ -510,7 +512,7 @@ START_TEST(hybrid_survives_device_faults)
     hpr_run_report rep;
     snprintf(fault, sizeof fault, k ? "cl:0.0@%u" : "cl:0.0", k);
     setenv("HPR_SCHED_INJECT_FAULT", fault, 1);
-    setenv("HPR_SCHED_TILES", "300,150", 1);
+    setenv("HPR_SCHED_TILES", "2,1,4,8", 1);
     hpr_ctx *ctx = hybrid_ctx();
     inputs in = make_inputs(ctx, c, 3000, 990 + k, EDGE_ONES | EDGE_ZEROS);
     unsigned char want[MAXP];
@@ -534,7 +536,7 @@ START_TEST(hybrid_reports_the_first_invalid_point)
 {
     const curve_t *c = &curves[_i];
     unsigned char got[MAXP];
-    setenv("HPR_SCHED_TILES", "50,25", 1);
+    setenv("HPR_SCHED_TILES", "2,1,2,6", 1);
     hpr_ctx *ctx = hybrid_ctx();
     inputs in = make_inputs(ctx, c, 1200, 1100, 0);
     in.points[c->point_size * 1111 + 3] ^= 1;

@@ -3,7 +3,8 @@
  * arithmetic, no clock): completion within 10% of the ideal (all items / sum of speeds) for
  * speed ratios 1:1, 1:4, 1:20 and three devices, with and without calibrated speeds, a device
  * that slows down mid-run, and devices that fail (tiles move, a device failing twice is
- * dropped, every item is done exactly once).
+ * dropped, every item is done exactly once), and the hybrid MSM's window grid (tiles aligned
+ * to whole windows).
  */
 #include "test_util.h"
 
@@ -19,6 +20,8 @@ typedef struct {
     double slow_after_s;                 /* from this time on, device 0 runs at slow_factor */
     double slow_factor;
     int fail_on_tile[SCHED_MAX_DEVICES]; /* 1-based tile number that fails; -1: every tile */
+    size_t n;                            /* items; 0: N_ITEMS with the point-range tiling */
+    sched_tiling tiling;
 } sim_setup;
 
 typedef struct {
@@ -26,6 +29,7 @@ typedef struct {
     unsigned tiles[SCHED_MAX_DEVICES];
     int dropped[SCHED_MAX_DEVICES];
     int finished;
+    unsigned misaligned; /* tiles of at least tiling.align items not ending on a multiple of it */
 } sim_result;
 
 static double speed_at(const sim_setup *s, unsigned d, double t)
@@ -41,14 +45,16 @@ static sim_result simulate(const sim_setup *s, unsigned ndev, int calibrated)
     sched_range running[SCHED_MAX_DEVICES];
     int busy[SCHED_MAX_DEVICES] = {0}, done[SCHED_MAX_DEVICES] = {0};
     unsigned started_tiles[SCHED_MAX_DEVICES] = {0};
-    unsigned char *covered = calloc(N_ITEMS, 1);
+    size_t n = s->n ? s->n : N_ITEMS;
+    sched_tiling tiling = s->n ? s->tiling : (sched_tiling){N_ITEMS / 32, N_ITEMS / 64, 0};
+    unsigned char *covered = calloc(n, 1);
     sim_result r;
     memset(&r, 0, sizeof r);
     for (unsigned d = 0; d < ndev; d++) {
         init[d] = calibrated ? s->speed[d] : 0;
         total += s->speed[d];
     }
-    sched_policy_init(&p, N_ITEMS, ndev, init, N_ITEMS / 32, N_ITEMS / 64); /* as host/hybrid.c */
+    sched_policy_init(&p, n, ndev, init, &tiling);
     for (;;) {
         for (unsigned d = 0; d < ndev; d++) {
             if (busy[d] || done[d])
@@ -59,6 +65,8 @@ static sim_result simulate(const sim_setup *s, unsigned ndev, int calibrated)
             if (nr != SCHED_TILE)
                 continue;
             size_t len = running[d].end - running[d].begin;
+            if (tiling.align > 1 && len >= tiling.align && running[d].end % tiling.align && running[d].end != n)
+                r.misaligned++;
             busy[d] = 1;
             started[d] = now;
             started_tiles[d]++;
@@ -83,13 +91,13 @@ static sim_result simulate(const sim_setup *s, unsigned ndev, int calibrated)
         }
     }
     r.finished = sched_policy_finished(&p);
-    for (size_t i = 0; i < N_ITEMS && r.finished == 1; i++)
+    for (size_t i = 0; i < n && r.finished == 1; i++)
         if (covered[i] != 1)
             r.finished = 0;
     for (unsigned d = 0; d < ndev; d++)
         r.dropped[d] = p.dropped[d];
     r.makespan = now;
-    r.ideal = (double)N_ITEMS / total;
+    r.ideal = (double)n / total;
     free(covered);
     return r;
 }
@@ -115,6 +123,34 @@ START_TEST(speed_ratios_finish_near_the_ideal)
         snprintf(what, sizeof what, "speeds %g:%g:%g", ratios[i][0], ratios[i][1], ratios[i][2]);
         expect_near_ideal(&s, ndev, 1, what);
         expect_near_ideal(&s, ndev, 0, what);
+    }
+}
+END_TEST
+
+/* The hybrid MSM's grid (host/hybrid.c): 17 windows x 8 blocks, tiles from one item, aligned
+ * to whole windows; speeds in items/s as measured there (CPU about 130, POCL about 12) and
+ * the other ratios. Tiles of a window or more end on a window; the run ends near the ideal. */
+START_TEST(grid_tiles_align_to_windows_and_finish_near_the_ideal)
+{
+    static const double speeds[][3] = {{130, 12, 0}, {12, 130, 0}, {100, 100, 0}, {200, 10, 0}, {130, 12, 40}};
+    for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
+        for (int calibrated = 0; calibrated <= 1; calibrated++) {
+            sim_setup s;
+            unsigned ndev = speeds[i][2] > 0 ? 3 : 2;
+            memset(&s, 0, sizeof s);
+            s.n = 17 * 8;
+            s.tiling = (sched_tiling){1, 1, 8};
+            for (unsigned d = 0; d < ndev; d++)
+                s.speed[d] = speeds[i][d];
+            sim_result r = simulate(&s, ndev, calibrated);
+            ck_assert_msg(r.finished == 1, "grid %g:%g:%g: not every item done once", speeds[i][0], speeds[i][1],
+                          speeds[i][2]);
+            ck_assert_msg(r.misaligned == 0, "grid %g:%g:%g: %u tiles of a window or more end inside one",
+                          speeds[i][0], speeds[i][1], speeds[i][2], r.misaligned);
+            ck_assert_msg(r.makespan <= 1.10 * r.ideal, "grid %g:%g:%g (%s): makespan %.4f s > 1.10 x ideal %.4f s",
+                          speeds[i][0], speeds[i][1], speeds[i][2], calibrated ? "calibrated" : "probed", r.makespan,
+                          r.ideal);
+        }
     }
 }
 END_TEST
@@ -158,7 +194,8 @@ START_TEST(failed_tiles_move_and_a_device_failing_twice_is_dropped)
     s.fail_on_tile[0] = -1; /* both fail always: the run ends unfinished, no deadlock */
     sched_policy p;
     sched_range t;
-    sched_policy_init(&p, 100, 1, NULL, 10, 10);
+    sched_tiling tiling = {10, 10, 0};
+    sched_policy_init(&p, 100, 1, NULL, &tiling);
     ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_TILE);
     ck_assert_int_eq(sched_policy_failed(&p, 0, t), 0);
     ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_TILE); /* alone: takes its own failed tile back */
@@ -193,7 +230,8 @@ START_TEST(the_runner_covers_every_item_once)
     void *results;
     size_t ntiles, n = 100000;
     char detail[256];
-    ck_assert_int_eq(sched_run(devs, 3, n, 1000, 700, sizeof(unsigned long long), &results, &tiles, &ntiles, reps,
+    sched_tiling tiling = {1000, 700, 0};
+    ck_assert_int_eq(sched_run(devs, 3, n, &tiling, sizeof(unsigned long long), &results, &tiles, &ntiles, reps,
                                detail, sizeof detail), 0);
     unsigned long long total = 0, v;
     size_t expect_begin = 0;
@@ -224,6 +262,7 @@ int main(void)
     TCase *tc = tcase_create("sched");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, speed_ratios_finish_near_the_ideal);
+    tcase_add_test(tc, grid_tiles_align_to_windows_and_finish_near_the_ideal);
     tcase_add_test(tc, a_device_that_slows_down_is_compensated);
     tcase_add_test(tc, failed_tiles_move_and_a_device_failing_twice_is_dropped);
     tcase_add_test(tc, the_runner_covers_every_item_once);
