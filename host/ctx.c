@@ -21,6 +21,8 @@ const char *hpr_status_str(hpr_status status)
     case HPR_ERR_POINT_NOT_IN_SUBGROUP: return "point not in the prime-order subgroup";
     case HPR_ERR_UNKNOWN_DEVICE: return "unknown or unavailable device";
     case HPR_ERR_CPU_TIER: return "CPU kernel tier not available on this processor or build";
+    case HPR_ERR_UNSUPPORTED_FIELD: return "unsupported field";
+    case HPR_ERR_ELEMENT_OUT_OF_RANGE: return "field element out of range (>= modulus p)";
     case HPR_ERR_FORMAT: return "malformed input";
     case HPR_ERR_IO: return "input/output error";
     case HPR_ERR_OUT_OF_MEMORY: return "out of memory";
@@ -157,6 +159,7 @@ void hpr_ctx_destroy(hpr_ctx *ctx)
     if (ctx->pool)
         rt_pool_destroy(ctx->pool);
     cl_runtime_close(ctx->cl);
+    hpr_ntt_cache_free(ctx->ntt_cache);
     free(ctx);
 }
 

@@ -35,6 +35,8 @@ typedef enum {
     HPR_ERR_POINT_NOT_IN_SUBGROUP = 106,
     HPR_ERR_UNKNOWN_DEVICE = 107,
     HPR_ERR_CPU_TIER = 108, /* a CPU kernel tier this processor, OS or build cannot run */
+    HPR_ERR_UNSUPPORTED_FIELD = 109,
+    HPR_ERR_ELEMENT_OUT_OF_RANGE = 110, /* a field element >= p */
     HPR_ERR_FORMAT = 200,
     HPR_ERR_IO = 201,
     HPR_ERR_OUT_OF_MEMORY = 300,
@@ -210,6 +212,54 @@ hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *
  */
 hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
                                  void *points, void *scalars);
+
+/* ---- NTT ---- */
+
+typedef enum {
+    HPR_FIELD_BN254_FR = 1,
+    HPR_FIELD_BLS12_381_FR = 2,
+    HPR_FIELD_GOLDILOCKS = 3, /* p = 2^64 - 2^32 + 1 */
+    HPR_FIELD_BABYBEAR = 4,   /* p = 2^31 - 2^27 + 1 */
+    HPR_FIELD_KOALABEAR = 5   /* p = 2^31 - 2^24 + 1 */
+} hpr_field;
+
+/* Input and output orders: natural or bit-reversed (N, R), input first. */
+typedef enum { HPR_NTT_NN = 0, HPR_NTT_NR = 1, HPR_NTT_RN = 2, HPR_NTT_RR = 3 } hpr_ntt_order;
+
+typedef struct {
+    int inverse;              /* 0: coefficients -> evaluations; 1: evaluations -> coefficients */
+    hpr_ntt_order order;
+    const char *coset_shift;  /* decimal; evaluations on shift * <w>; NULL = no coset (shift 1) */
+    const char *generator;    /* decimal multiplicative generator g (w = g^((p-1)/n)); NULL = the
+                               * field's standard one (5, 7, 7, 31, 3). snarkjs uses 5 for
+                               * BLS12-381 Fr as well. */
+    size_t columns;           /* a batch of columns of one size; 0 or 1 = one */
+    int row_major;            /* batch layout: element j of column c at [j * columns + c]
+                               * (row-major) or at [c * n + j] (column-major, the default) */
+} hpr_ntt_opts;
+
+/* Bytes of one canonical element (little-endian): 32, 32, 8, 4, 4; 0 if unknown. */
+size_t hpr_field_element_size(hpr_field field);
+/* The field's two-adicity: the largest log_n an NTT accepts (28, 32, 32, 27, 24). */
+unsigned hpr_field_two_adicity(hpr_field field);
+
+/*
+ * In-place NTT of size 2^log_n over each column of data (canonical little-endian elements,
+ * columns * 2^log_n of them): forward a_k = sum_i c_i (shift w^k)^i, inverse its inverse
+ * (scaled by 1/n), w = g^((p-1)/n). opts may be NULL (forward, NN, no coset, one column).
+ * Errors: an element >= p (its index), log_n above the two-adicity, a shift of 0 or >= p, a
+ * generator whose power is not a primitive root of order n. On error data is unchanged.
+ */
+hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts);
+
+/*
+ * Low-degree extension: coefficients (2^log_n, natural order, canonical) -> evaluations of
+ * the same polynomial on shift * <w'> with w' of order rate * 2^log_n (rate 2, 4 or 8),
+ * natural order, into out (rate * 2^log_n elements; in and out must not overlap).
+ * shift: decimal, NULL = the generator g (the usual coset for LDE).
+ */
+hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
+                       const void *in, void *out);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,9 @@
 #error "hyprove assumes a little-endian host: structs of 64-bit limbs are the interchange bytes"
 #endif
 
+typedef struct hpr_ntt_cache hpr_ntt_cache; /* twiddle tables (host/ntt.c) */
+void hpr_ntt_cache_free(hpr_ntt_cache *cache);
+
 struct hpr_ctx {
     rt_pool *pool;
     unsigned threads;
@@ -25,6 +28,7 @@ struct hpr_ctx {
     char notice[CL_DETAIL_LEN];
     hpr_run_report report;
     int have_report;
+    hpr_ntt_cache *ntt_cache; /* NULL until the first NTT */
 };
 
 /* The MSM over every usable device (hybrid scheduler). Arguments checked by the caller. */

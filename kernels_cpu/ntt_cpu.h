@@ -1,0 +1,49 @@
+/*
+ * ntt_cpu.h: the CPU's NTT kernels behind one field-independent table (portable C; the
+ * fields: BN254 Fr and BLS12-381 Fr in 4x64 Montgomery form from the shared arithmetic,
+ * Goldilocks, BabyBear and KoalaBear from ntt_fields.h).
+ *
+ * Twiddle layout: tw[len + j] = w_{2 len}^j for every power of two len < n and j < len, where
+ * w_{2 len} = w^(n / (2 len)) (tw[0] unused): one table of n elements serves every layer with
+ * contiguous reads, and, because w_{2 len} = g^((p-1) / (2 len)) for w = g^((p-1) / n), the
+ * table of size n serves every smaller size too.
+ * Contracts: elements are the field's internal form (Montgomery for the 256-bit and 31-bit
+ * fields, canonical for Goldilocks), reduced; n is a power of two >= 1.
+ */
+#ifndef HPR_NTT_CPU_H
+#define HPR_NTT_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../runtime/rt_pool.h"
+
+typedef struct {
+    const char *name;        /* "bn254-fr", "bls12-381-fr", "goldilocks", "babybear", "koalabear" */
+    size_t elem_bytes;       /* bytes of a canonical element and of the internal form: 32, 8 or 4 */
+    unsigned two_adicity;    /* the largest s with 2^s | p - 1 */
+    unsigned generator;      /* the field's standard multiplicative generator */
+    const uint64_t *modulus; /* p, 4 little-endian limbs (zero-extended) */
+    /* canonical limbs (4, < p) <-> the internal form */
+    void (*from_canonical)(void *e, const uint64_t *limbs);
+    void (*to_canonical)(uint64_t *limbs, const void *e);
+    void (*mul)(void *r, const void *a, const void *b);
+    void (*pow)(void *r, const void *a, const uint64_t *e); /* r = a^e, e 4 limbs */
+    /* On the pool. twiddles: the layout above for the primitive n-th root w. dif: natural
+     * input, bit-reversed output (Gentleman-Sande); dit: bit-reversed input, natural output
+     * (Cooley-Tukey); both compute a_k = sum_i a_i w^(i k) with the table's w. scale:
+     * a_i *= c * s^i. bitrev: the bit-reversal permutation. */
+    void (*twiddles)(rt_pool *pool, void *tw, size_t n, const void *w);
+    void (*dif)(rt_pool *pool, void *a, size_t n, const void *tw);
+    void (*dit)(rt_pool *pool, void *a, size_t n, const void *tw);
+    void (*scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s);
+    void (*bitrev)(rt_pool *pool, void *a, size_t n);
+} ntt_field_ops;
+
+extern const ntt_field_ops ntt_bn254_fr_ops;
+extern const ntt_field_ops ntt_bls12_381_fr_ops;
+extern const ntt_field_ops ntt_goldilocks_ops;
+extern const ntt_field_ops ntt_babybear_ops;
+extern const ntt_field_ops ntt_koalabear_ops;
+
+#endif
