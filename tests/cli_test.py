@@ -105,7 +105,10 @@ def test_help_and_usage():
     expect_error("msm bad device name", run("msm", "--curve", "bn254", "--log-n", "3", "--device", "gpu0"), 2, "gpu0")
     expect_error("devices bad prepare", run("devices", "--prepare", "bn256"), 2, "bn256")
     expect_error("bench bad list", run("bench", "msm", "--log-n", "3,,4"), 2, "--log-n")
-    expect_error("bench unknown", run("bench", "ntt"), 2, "ntt")
+    expect_error("bench unknown", run("bench", "fft"), 2, "fft")
+    for args in (["ntt", "--help"], ["bench", "ntt", "--help"]):
+        res = run(*args)
+        check("help %s" % args, res.returncode == 0 and "usage" in res.stdout, res.stderr)
 
 
 def write(path, data):
@@ -227,10 +230,84 @@ def test_opencl(tmp):
     expect_error("bench empty devices item", run("bench", "msm", "--devices", "cpu,,all"), 2, "--devices")
 
 
+NTT_FIELDS = {
+    "goldilocks": (2**64 - 2**32 + 1, 7, 8),
+    "babybear": (2013265921, 31, 4),
+    "bn254-fr": (21888242871839275222246405745257275088548364400416034343698204186575808495617, 5, 32),
+}
+
+
+def dft(p, g, coeffs, shift=1, inverse=False):
+    n = len(coeffs)
+    w = pow(g, (p - 1) // n, p)
+    if inverse:
+        w, shift = pow(w, -1, p), pow(shift, -1, p)
+        ninv = pow(n, -1, p)
+        return [ninv * pow(shift, k, p) * sum(c * pow(w, i * k, p) for i, c in enumerate(coeffs)) % p
+                for k in range(n)]
+    return [sum(c * pow(shift * pow(w, k, p), i, p) for i, c in enumerate(coeffs)) % p for k in range(n)]
+
+
+def elems(values, size):
+    return b"".join(v.to_bytes(size, "little") for v in values)
+
+
+def test_ntt(tmp):
+    inp, out = os.path.join(tmp, "ntt.in"), os.path.join(tmp, "ntt.out")
+    for field, (p, g, size) in NTT_FIELDS.items():
+        coeffs = [(i * 7919 + 3) ** 5 % p for i in range(8)]
+        write(inp, elems(coeffs, size))
+        res = run("ntt", "--field", field, "--in", inp, "--out", out)
+        with open(out, "rb") as fh:
+            got = fh.read()
+        check("ntt %s forward" % field, res.returncode == 0 and got == elems(dft(p, g, coeffs), size), res.stderr)
+        write(inp, elems(dft(p, g, coeffs, 5), size))
+        res = run("ntt", "--field", field, "--in", inp, "--out", out, "--inverse", "--coset", "5")
+        with open(out, "rb") as fh:
+            got = fh.read()
+        check("ntt %s coset inverse" % field, res.returncode == 0 and got == elems(coeffs, size), res.stderr)
+    p, g, size = NTT_FIELDS["goldilocks"]
+    coeffs = list(range(1, 9))
+    write(inp, elems(coeffs, size))
+    res = run("ntt", "--field", "goldilocks", "--in", inp, "--out", out, "--order", "nr")
+    with open(out, "rb") as fh:
+        got = fh.read()
+    want = dft(p, g, coeffs)
+    rev = [want[int(format(k, "03b")[::-1], 2)] for k in range(8)]
+    check("ntt order nr", res.returncode == 0 and got == elems(rev, size), res.stderr)
+    os.remove(out)
+    expect_error("ntt bad field", run("ntt", "--field", "mersenne", "--in", inp, "--out", out), 2, "mersenne")
+    expect_error("ntt bad order", run("ntt", "--field", "babybear", "--in", inp, "--out", out, "--order", "xy"), 2,
+                 "--order")
+    expect_error("ntt on opencl", run("ntt", "--field", "babybear", "--in", inp, "--out", out, "--device", "cl:0.0"),
+                 2, "OpenCL")
+    write(inp, bytes(8 * 3))
+    expect_error("ntt not a power of two", run("ntt", "--field", "goldilocks", "--in", inp, "--out", out), 1, inp)
+    write(inp, elems([1, 2, p, 4], size))
+    expect_error("ntt element >= p", run("ntt", "--field", "goldilocks", "--in", inp, "--out", out), 1, "element 2")
+    expect_error("ntt bad shift", run("ntt", "--field", "goldilocks", "--in", inp, "--out", out, "--coset", "0"), 1,
+                 "coset shift")
+    check("ntt failures leave no output", not os.path.exists(out))
+    jpath = os.path.join(tmp, "ntt.json")
+    res = run("bench", "ntt", "--field", "babybear,goldilocks", "--log-n", "4,6", "--repeat", "1", "--json", jpath)
+    check("bench ntt", res.returncode == 0 and "ns/butterfly" in res.stdout, res.stdout + res.stderr)
+    with open(jpath) as fh:
+        recs = json.load(fh)
+    check("bench ntt json", [(r["field"], r["log_n"]) for r in recs] ==
+          [("babybear", 4), ("babybear", 6), ("goldilocks", 4), ("goldilocks", 6)]
+          and all(r["median_ms"] > 0 and r["ns_per_butterfly"] > 0 for r in recs), recs)
+    res = run("bench", "ntt", "--field", "koalabear", "--log-n", "5", "--lde", "2", "--repeat", "1")
+    check("bench ntt lde", res.returncode == 0 and "koalabear" in res.stdout, res.stdout + res.stderr)
+    expect_error("bench ntt bad lde", run("bench", "ntt", "--lde", "3"), 2, "--lde")
+    expect_error("bench ntt beyond two-adicity", run("bench", "ntt", "--field", "koalabear", "--log-n", "25"), 2,
+                 "two-adicity")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_help_and_usage()
         test_files(tmp)
+        test_ntt(tmp)
         test_random_and_bench(tmp)
         test_opencl(tmp)
     print("%d passed, %d failed" % (PASSED[0], len(FAILED)))

@@ -20,6 +20,8 @@ int cmd_msm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_ntt(int argc, char **argv);
+int cmd_bench_ntt(int argc, char **argv);
 int cmd_default_job(void);
 
 #endif

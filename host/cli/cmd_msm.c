@@ -36,6 +36,7 @@ static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
     "                         [--devices D[,D...] | --device D] [--cpu-tiers T[,T...]|all] [--seed S]\n"
     "                         [--window-bits C] [--json FILE]\n"
+    "       hyprove bench ntt ... ('hyprove bench ntt --help')\n"
     "\n"
     "Times G1 MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
@@ -468,8 +469,10 @@ int cmd_bench(int argc, char **argv)
         fputs(bench_help, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
+    if (strcmp(argv[1], "ntt") == 0)
+        return cmd_bench_ntt(argc - 1, argv + 1);
     if (strcmp(argv[1], "msm") != 0)
-        return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm)", argv[1]);
+        return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm or ntt)", argv[1]);
     cli_opt opts[] = {{"--curve", &curve_s},     {"--log-n", &log_n_s}, {"--repeat", &repeat_s},
                       {"--threads", &threads_s}, {"--seed", &seed_s},   {"--window-bits", &wb_s},
                       {"--json", &a.json_path},  {"--device", &a.device},   {"--devices", &devices_s},

@@ -16,6 +16,8 @@ static const char *main_help =
     "  devices      the CPU (model, cores, instruction sets from CPUID and XCR0) and devices\n"
     "  msm          one multi-scalar multiplication from files or random inputs\n"
     "  bench msm    time MSMs over sizes, curves and devices (table, and JSON with --json)\n"
+    "  ntt          one NTT (forward, inverse, coset, any order, batched) from a file\n"
+    "  bench ntt    time NTTs and LDEs over fields and sizes\n"
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
     "  --version    print the version\n"
     "\n"
@@ -66,6 +68,8 @@ int main(int argc, char **argv)
         return cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "devices") == 0)
         return cmd_devices(argc - 1, argv + 1);
+    if (strcmp(cmd, "ntt") == 0)
+        return cmd_ntt(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0)
         return cmd_calibrate(argc - 1, argv + 1);
     return cli_usage_error("", "unknown command '%s'", cmd);

@@ -1,0 +1,363 @@
+/*
+ * cmd_ntt.c: `hyprove ntt` (one NTT from a file) and `hyprove bench ntt`.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 5
+#define MAX_SIZES 16
+
+static const char *ntt_help =
+    "usage: hyprove ntt --field F --in FILE --out FILE [--inverse] [--coset SHIFT]\n"
+    "                   [--order nn|nr|rn|rr] [--generator G] [--columns C] [--row-major]\n"
+    "                   [--threads T] [--device D]\n"
+    "\n"
+    "One NTT of size 2^k over each column of FILE: canonical little-endian elements of F\n"
+    "(bn254-fr, bls12-381-fr: 32 bytes; goldilocks: 8; babybear, koalabear: 4), C columns\n"
+    "(default 1) of 2^k elements, column after column (or interleaved with --row-major).\n"
+    "Forward: coefficients -> evaluations on SHIFT * <w> (no --coset: SHIFT = 1), w = G^((p-1)/n)\n"
+    "with G the field's standard generator (5, 7, 7, 31, 3) unless --generator gives one\n"
+    "(decimal). --inverse: evaluations -> coefficients. --order: input then output order,\n"
+    "natural (n) or bit-reversed (r); default nn. The output is written atomically.\n"
+    "--device: cpu or all (the NTT runs on the CPU: its OpenCL kernels are not built yet).\n";
+
+static const char *bench_ntt_help =
+    "usage: hyprove bench ntt [--field F[,F]] [--log-n N[,N...]] [--batch B] [--lde RATE]\n"
+    "                         [--repeat R] [--threads T] [--seed S] [--json FILE]\n"
+    "\n"
+    "Times forward NTTs (natural order in and out) of random elements: one warm-up, then R\n"
+    "timed runs (default 5), each checked against the warm-up's result. Prints median and min\n"
+    "time, ns per butterfly ((n/2) log2 n per column) and GB/s (input plus output bytes over\n"
+    "the median time). --batch B: B columns of 2^N; --lde RATE (2, 4, 8): the low-degree\n"
+    "extension of 2^N coefficients to RATE * 2^N evaluations on the generator's coset.\n"
+    "Defaults: every field, N = 16, B = 1.\n";
+
+static const struct {
+    const char *name;
+    hpr_field field;
+} field_names[] = {{"bn254-fr", HPR_FIELD_BN254_FR},     {"bls12-381-fr", HPR_FIELD_BLS12_381_FR},
+                   {"goldilocks", HPR_FIELD_GOLDILOCKS}, {"babybear", HPR_FIELD_BABYBEAR},
+                   {"koalabear", HPR_FIELD_KOALABEAR}};
+
+static int parse_field(const char *s, hpr_field *out)
+{
+    for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)
+        if (strcmp(s, field_names[i].name) == 0) {
+            *out = field_names[i].field;
+            return 0;
+        }
+    return -1;
+}
+
+static const char *field_name(hpr_field f)
+{
+    for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)
+        if (field_names[i].field == f)
+            return field_names[i].name;
+    return "?";
+}
+
+/* Removes the value-less flags from argv (they would confuse the option parser). */
+static int take_flag(int *argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < *argc; i++)
+        if (strcmp(argv[i], flag) == 0) {
+            memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i - 1) * sizeof *argv);
+            (*argc)--;
+            return 1;
+        }
+    return 0;
+}
+
+static int parse_order(const char *s, hpr_ntt_order *order)
+{
+    static const char *names[] = {"nn", "nr", "rn", "rr"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *order = (hpr_ntt_order)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int make_ntt_ctx(const char *threads_s, const char *cmd, hpr_ctx **ctx)
+{
+    hpr_config cfg;
+    unsigned long long v = 0;
+    hpr_config_default(&cfg);
+    cfg.devices = "cpu";
+    if (threads_s && cli_parse_uint(threads_s, 1, 1024, &v) != 0)
+        return cli_usage_error(cmd, "--threads '%s' is not an integer in 1..1024", threads_s);
+    cfg.threads = (unsigned)v;
+    hpr_status st = hpr_ctx_create(&cfg, ctx);
+    return st == HPR_OK ? -1 : cli_status_error("creating the context", st, NULL);
+}
+
+/* log2 of count / columns, when it is a power of two. */
+static int size_of_columns(size_t count, size_t columns, unsigned *log_n)
+{
+    if (columns == 0 || count == 0 || count % columns)
+        return -1;
+    size_t n = count / columns;
+    for (*log_n = 0; ((size_t)1 << *log_n) < n; (*log_n)++)
+        ;
+    return ((size_t)1 << *log_n) == n ? 0 : -1;
+}
+
+static int write_output(const char *path, const unsigned char *data, size_t len)
+{
+    cli_output o;
+    if (cli_output_open(&o, path) != 0)
+        return CLI_EXIT_FAILURE;
+    if (fwrite(data, 1, len, o.fp) != len) {
+        cli_output_abort(&o);
+        return cli_error("writing '%s' failed", path);
+    }
+    return cli_output_commit(&o) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+int cmd_ntt(int argc, char **argv)
+{
+    const char *field_s = NULL, *in = NULL, *out = NULL, *coset = NULL, *order_s = NULL, *gen = NULL, *cols_s = NULL,
+               *threads_s = NULL, *device = NULL;
+    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 1, 0};
+    hpr_field field;
+    unsigned long long v;
+    unsigned char *data = NULL;
+    size_t len;
+    unsigned log_n;
+    hpr_ctx *ctx = NULL;
+    opts.inverse = take_flag(&argc, argv, "--inverse");
+    opts.row_major = take_flag(&argc, argv, "--row-major");
+    cli_opt o[] = {{"--field", &field_s}, {"--in", &in},           {"--out", &out},         {"--coset", &coset},
+                   {"--order", &order_s}, {"--generator", &gen},   {"--columns", &cols_s},  {"--threads", &threads_s},
+                   {"--device", &device}};
+    int rc = cli_parse_options(argc, argv, "ntt ", ntt_help, o, sizeof o / sizeof o[0]);
+    if (rc >= 0)
+        return rc;
+    if (!field_s || parse_field(field_s, &field))
+        return cli_usage_error("ntt ", "--field '%s': expected bn254-fr, bls12-381-fr, goldilocks, babybear or koalabear",
+                               field_s ? field_s : "");
+    if (!in || !out)
+        return cli_usage_error("ntt ", "--in and --out are required");
+    if (order_s && parse_order(order_s, &opts.order))
+        return cli_usage_error("ntt ", "--order '%s': expected nn, nr, rn or rr", order_s);
+    if (cols_s && cli_parse_uint(cols_s, 1, 1u << 30, &v) != 0)
+        return cli_usage_error("ntt ", "--columns '%s' is not an integer in 1..2^30", cols_s);
+    if (cols_s)
+        opts.columns = (size_t)v;
+    if (device && strcmp(device, "cpu") != 0 && strcmp(device, "all") != 0)
+        return cli_usage_error("ntt ", "--device '%s': the NTT runs on cpu (or all) only; its OpenCL kernels are not "
+                                       "built yet", device);
+    opts.coset_shift = coset;
+    opts.generator = gen;
+    if ((rc = make_ntt_ctx(threads_s, "ntt ", &ctx)) >= 0)
+        return rc;
+    rc = CLI_EXIT_FAILURE;
+    size_t es = hpr_field_element_size(field);
+    if (cli_read_file(in, &data, &len) != 0)
+        goto out;
+    if (len % es || size_of_columns(len / es, opts.columns, &log_n)) {
+        cli_error("'%s': %zu bytes are not %zu column(s) of 2^k elements of %zu bytes (%s)", in, len, opts.columns, es,
+                  field_s);
+        goto out;
+    }
+    hpr_status st = hpr_ntt(ctx, field, log_n, data, &opts);
+    if (st != HPR_OK) {
+        rc = cli_status_error("ntt", st, ctx);
+        goto out;
+    }
+    rc = write_output(out, data, len);
+out:
+    free(data);
+    hpr_ctx_destroy(ctx);
+    return rc;
+}
+
+/* ---- bench ntt ---- */
+
+typedef struct {
+    hpr_field field;
+    unsigned log_n, threads, repeat, lde;
+    size_t batch;
+    double median_ms, min_ms;
+} ntt_record;
+
+/* Random canonical elements (below 2^(bits of p - 1), so below p), never all zero. */
+static void random_elements(unsigned char *d, size_t count, size_t es, unsigned long long seed)
+{
+    unsigned long long s = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < count * es; i++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        d[i] = (unsigned char)s;
+        if (i % es == es - 1)
+            d[i] &= 0x1f; /* the top byte: below every modulus's top byte (0x30 for BN254 Fr) */
+    }
+}
+
+static int run_once(hpr_ctx *ctx, const ntt_record *r, const unsigned char *input, unsigned char *work, size_t in_bytes,
+                    size_t out_bytes)
+{
+    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, r->batch, 0};
+    hpr_status st;
+    if (r->lde) {
+        st = hpr_ntt_lde(ctx, r->field, r->log_n, r->lde, NULL, input, work);
+    } else {
+        memcpy(work, input, in_bytes);
+        st = hpr_ntt(ctx, r->field, r->log_n, work, &opts);
+    }
+    (void)out_bytes;
+    return st == HPR_OK ? 0 : cli_status_error("bench ntt", st, ctx);
+}
+
+static int measure_ntt(hpr_ctx *ctx, ntt_record *r, unsigned long long seed)
+{
+    size_t es = hpr_field_element_size(r->field), n = (size_t)1 << r->log_n;
+    size_t in_bytes = n * r->batch * es, out_bytes = r->lde ? in_bytes * r->lde : in_bytes;
+    unsigned char *input = malloc(in_bytes), *first = malloc(out_bytes), *work = malloc(out_bytes);
+    double *ms = malloc(r->repeat * sizeof *ms);
+    int rc = CLI_EXIT_FAILURE;
+    if (!input || !first || !work || !ms) {
+        cli_error("bench ntt: out of memory for 2^%u x %zu elements", r->log_n, r->batch);
+        goto out;
+    }
+    random_elements(input, n * r->batch, es, seed);
+    if (run_once(ctx, r, input, first, in_bytes, out_bytes))
+        goto out;
+    for (unsigned k = 0; k < r->repeat; k++) {
+        double t0 = cli_now_seconds();
+        if (run_once(ctx, r, input, work, in_bytes, out_bytes))
+            goto out;
+        ms[k] = (cli_now_seconds() - t0) * 1e3;
+        if (memcmp(first, work, out_bytes) != 0) {
+            cli_error("bench ntt: run %u of %s 2^%u gave a different result than the warm-up", k, field_name(r->field),
+                      r->log_n);
+            goto out;
+        }
+    }
+    qsort(ms, r->repeat, sizeof *ms, cli_compare_doubles);
+    r->median_ms = r->repeat % 2 ? ms[r->repeat / 2] : 0.5 * (ms[r->repeat / 2 - 1] + ms[r->repeat / 2]);
+    r->min_ms = ms[0];
+    rc = 0;
+out:
+    free(input);
+    free(first);
+    free(work);
+    free(ms);
+    return rc;
+}
+
+/* Butterflies and bytes (input + output) of a record. */
+static void record_work(const ntt_record *r, double *butterflies, double *bytes)
+{
+    double es = (double)hpr_field_element_size(r->field), n = (double)((size_t)1 << r->log_n);
+    double m = r->lde ? n * r->lde : n;
+    unsigned log_m = r->log_n + (r->lde == 2 ? 1 : r->lde == 4 ? 2 : r->lde == 8 ? 3 : 0);
+    *butterflies = m / 2 * log_m * (double)r->batch;
+    *bytes = (n + m) * es * (double)r->batch;
+}
+
+static void print_ntt_record(const ntt_record *r)
+{
+    double bf, bytes;
+    record_work(r, &bf, &bytes);
+    printf("%-4s %-13s %5u %6zu %4u %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", field_name(r->field), r->log_n,
+           r->batch, r->lde, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
+           bytes / (r->median_ms * 1e-3) / 1e9);
+    fflush(stdout);
+}
+
+static int write_ntt_json(const char *path, const ntt_record *recs, size_t count)
+{
+    cli_output o;
+    if (cli_output_open(&o, path) != 0)
+        return CLI_EXIT_FAILURE;
+    fprintf(o.fp, "[\n");
+    for (size_t i = 0; i < count; i++) {
+        const ntt_record *r = &recs[i];
+        double bf, bytes;
+        record_work(r, &bf, &bytes);
+        fprintf(o.fp,
+                "  {\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"cpu\", "
+                "\"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_butterfly\": %.4f, "
+                "\"gb_per_s\": %.4f}%s\n",
+                field_name(r->field), r->log_n, r->batch, r->lde, r->threads, r->repeat, r->median_ms, r->min_ms,
+                r->median_ms * 1e6 / bf, bytes / (r->median_ms * 1e-3) / 1e9, i + 1 < count ? "," : "");
+    }
+    fprintf(o.fp, "]\n");
+    return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
+}
+
+static int parse_field_list(const char *s, hpr_field *out, size_t *count)
+{
+    char names[MAX_FIELDS][CLI_DEVICE_NAME_LEN];
+    if (cli_split_list(s, names, MAX_FIELDS, count))
+        return -1;
+    for (size_t i = 0; i < *count; i++)
+        if (parse_field(names[i], &out[i]))
+            return -1;
+    return 0;
+}
+
+int cmd_bench_ntt(int argc, char **argv)
+{
+    const char *field_s = NULL, *log_n_s = NULL, *batch_s = NULL, *lde_s = NULL, *repeat_s = NULL, *threads_s = NULL,
+               *seed_s = NULL, *json = NULL;
+    hpr_field fields[MAX_FIELDS] = {HPR_FIELD_BN254_FR, HPR_FIELD_BLS12_381_FR, HPR_FIELD_GOLDILOCKS,
+                                    HPR_FIELD_BABYBEAR, HPR_FIELD_KOALABEAR};
+    unsigned sizes[MAX_SIZES] = {16};
+    size_t nfields = MAX_FIELDS, nsizes = 1, nrecs = 0;
+    unsigned long long batch = 1, lde = 0, repeat = 5, seed = 1;
+    static ntt_record recs[MAX_FIELDS * MAX_SIZES];
+    hpr_ctx *ctx = NULL;
+    cli_opt o[] = {{"--field", &field_s},   {"--log-n", &log_n_s},     {"--batch", &batch_s}, {"--lde", &lde_s},
+                   {"--repeat", &repeat_s}, {"--threads", &threads_s}, {"--seed", &seed_s},   {"--json", &json}};
+    int rc = cli_parse_options(argc, argv, "bench ntt ", bench_ntt_help, o, sizeof o / sizeof o[0]);
+    if (rc >= 0)
+        return rc;
+    if (field_s && parse_field_list(field_s, fields, &nfields))
+        return cli_usage_error("bench ntt ", "--field '%s': expected comma-separated bn254-fr, bls12-381-fr, "
+                                             "goldilocks, babybear, koalabear", field_s);
+    if (log_n_s && cli_parse_uint_list(log_n_s, 0, 30, sizes, MAX_SIZES, &nsizes))
+        return cli_usage_error("bench ntt ", "--log-n '%s': expected comma-separated integers in 0..30", log_n_s);
+    if (batch_s && cli_parse_uint(batch_s, 1, 1u << 20, &batch))
+        return cli_usage_error("bench ntt ", "--batch '%s' is not an integer in 1..2^20", batch_s);
+    if (lde_s && (cli_parse_uint(lde_s, 2, 8, &lde) || (lde != 2 && lde != 4 && lde != 8)))
+        return cli_usage_error("bench ntt ", "--lde '%s' is not 2, 4 or 8", lde_s);
+    if (lde && batch != 1)
+        return cli_usage_error("bench ntt ", "--lde takes one column (no --batch)");
+    if (repeat_s && cli_parse_uint(repeat_s, 1, 1000, &repeat))
+        return cli_usage_error("bench ntt ", "--repeat '%s' is not an integer in 1..1000", repeat_s);
+    if (seed_s && cli_parse_uint(seed_s, 0, ~0ull, &seed))
+        return cli_usage_error("bench ntt ", "--seed '%s' is not a non-negative integer", seed_s);
+    if ((rc = make_ntt_ctx(threads_s, "bench ntt ", &ctx)) >= 0)
+        return rc;
+    printf("%-4s %-13s %5s %6s %4s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde", "threads",
+           "repeat", "median_ms", "min_ms", "ns/butterfly", "GB/s");
+    rc = 0;
+    for (size_t f = 0; f < nfields && !rc; f++)
+        for (size_t k = 0; k < nsizes && !rc; k++) {
+            ntt_record *r = &recs[nrecs];
+            *r = (ntt_record){fields[f], sizes[k], hpr_ctx_threads(ctx), (unsigned)repeat, (unsigned)lde,
+                              (size_t)batch, 0, 0};
+            unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
+            if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
+                rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,
+                                     field_name(r->field), hpr_field_two_adicity(r->field));
+                break;
+            }
+            if ((rc = measure_ntt(ctx, r, seed)) == 0) {
+                print_ntt_record(r);
+                nrecs++;
+            }
+        }
+    if (!rc && json)
+        rc = write_ntt_json(json, recs, nrecs);
+    hpr_ctx_destroy(ctx);
+    return rc;
+}
