@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ELEM 32
+/* room for one element of any field, aligned for every internal form */
+typedef struct {
+    uint64_t l[4];
+} ntt_elem;
 #define TWIDDLE_CACHE 8
 
 struct hpr_ntt_cache {
@@ -117,7 +120,7 @@ static void set_small(const ntt_field_ops *ops, void *elem, uint64_t v)
 static int primitive_root(const ntt_field_ops *ops, const void *g, unsigned log_n, void *w)
 {
     uint64_t e[4], c[4];
-    unsigned char t[MAX_ELEM];
+    ntt_elem t;
     memcpy(e, ops->modulus, sizeof e);
     e[0] -= 1; /* p is odd */
     for (unsigned k = 0; k < log_n; k++)
@@ -128,8 +131,8 @@ static int primitive_root(const ntt_field_ops *ops, const void *g, unsigned log_
         return 0; /* g^(p-1) = 1 */
     e[0] = (uint64_t)1 << (log_n - 1);
     e[1] = e[2] = e[3] = 0;
-    ops->pow(t, w, e);
-    ops->to_canonical(c, t);
+    ops->pow(&t, w, e);
+    ops->to_canonical(c, &t);
     c[0] += 1; /* p - 1 + 1 = p, without carry since p is odd */
     return memcmp(c, ops->modulus, sizeof c) == 0 ? 0 : -1;
 }
@@ -176,7 +179,7 @@ typedef struct {
     int row_major;
     int inverse;
     hpr_ntt_order order;
-    unsigned char shift[MAX_ELEM], g[MAX_ELEM];
+    ntt_elem shift, g;
     uint64_t g_limbs[4];
     int has_shift;
 } ntt_plan;
@@ -207,16 +210,16 @@ static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const
         return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "%zu columns of 2^%u elements overflow the address space",
                         pl->columns, log_n);
     if (opts && opts->coset_shift) {
-        if ((st = parse_constant(ctx, pl->ops, "coset shift", opts->coset_shift, limbs, pl->shift)) != HPR_OK)
+        if ((st = parse_constant(ctx, pl->ops, "coset shift", opts->coset_shift, limbs, &pl->shift)) != HPR_OK)
             return st;
         pl->has_shift = 1;
     }
     if (opts && opts->generator) {
-        if ((st = parse_constant(ctx, pl->ops, "generator", opts->generator, pl->g_limbs, pl->g)) != HPR_OK)
+        if ((st = parse_constant(ctx, pl->ops, "generator", opts->generator, pl->g_limbs, &pl->g)) != HPR_OK)
             return st;
     } else {
         pl->g_limbs[0] = pl->ops->generator;
-        pl->ops->from_canonical(pl->g, pl->g_limbs);
+        pl->ops->from_canonical(&pl->g, pl->g_limbs);
     }
     return HPR_OK;
 }
@@ -273,13 +276,13 @@ static void transform_column(hpr_ctx *ctx, const ntt_plan *pl, void *a, const vo
     const ntt_field_ops *ops = pl->ops;
     int in_reversed = pl->order == HPR_NTT_RN || pl->order == HPR_NTT_RR;
     int out_reversed = pl->order == HPR_NTT_NR || pl->order == HPR_NTT_RR;
-    unsigned char one[MAX_ELEM];
-    set_small(ops, one, 1);
+    ntt_elem one;
+    set_small(ops, &one, 1);
     if (!pl->inverse) {
         if (in_reversed)
             ops->bitrev(ctx->pool, a, pl->n);
         if (pl->has_shift)
-            ops->scale(ctx->pool, a, pl->n, one, shift_or_inv);
+            ops->scale(ctx->pool, a, pl->n, &one, shift_or_inv);
         ops->dif(ctx->pool, a, pl->n, tw);
         if (!out_reversed)
             ops->bitrev(ctx->pool, a, pl->n);
@@ -288,7 +291,7 @@ static void transform_column(hpr_ctx *ctx, const ntt_plan *pl, void *a, const vo
     if (!in_reversed)
         ops->bitrev(ctx->pool, a, pl->n);
     ops->dit(ctx->pool, a, pl->n, tw);
-    ops->scale(ctx->pool, a, pl->n, n_inv, pl->has_shift ? shift_or_inv : one);
+    ops->scale(ctx->pool, a, pl->n, n_inv, pl->has_shift ? shift_or_inv : (const void *)&one);
     if (out_reversed)
         ops->bitrev(ctx->pool, a, pl->n);
 }
@@ -305,27 +308,27 @@ static void invert(const ntt_field_ops *ops, void *r, const void *x)
 static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data)
 {
     const ntt_field_ops *ops = pl->ops;
-    unsigned char w[MAX_ELEM], w_dir[MAX_ELEM], shift_dir[MAX_ELEM], n_inv[MAX_ELEM];
+    ntt_elem w, w_dir, shift_dir, n_inv;
     size_t total = pl->n * pl->columns, bad;
     if ((bad = first_out_of_range(ops, data, total)) < total)
         return hpr_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE,
                         "element %zu is not below the modulus p of %s (elements are canonical little-endian)", bad,
                         ops->name);
-    if (primitive_root(ops, pl->g, pl->log_n, w) != 0)
+    if (primitive_root(ops, &pl->g, pl->log_n, &w) != 0)
         return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
                         "the generator gives no primitive root of order 2^%u in %s (not a multiplicative generator)",
                         pl->log_n, ops->name);
     if (pl->inverse)
-        invert(ops, w_dir, w);
+        invert(ops, &w_dir, &w);
     else
-        memcpy(w_dir, w, sizeof w_dir);
+        w_dir = w;
     if (pl->has_shift && pl->inverse)
-        invert(ops, shift_dir, pl->shift);
+        invert(ops, &shift_dir, &pl->shift);
     else
-        memcpy(shift_dir, pl->shift, sizeof shift_dir);
-    set_small(ops, n_inv, pl->n); /* n < p for every n the field allows */
-    invert(ops, n_inv, n_inv);
-    const void *tw = pl->n > 1 ? twiddles(ctx, ops, pl->g_limbs, w_dir, pl->inverse, pl->log_n) : w_dir;
+        shift_dir = pl->shift;
+    set_small(ops, &n_inv, pl->n); /* n < p for every n the field allows */
+    invert(ops, &n_inv, &n_inv);
+    const void *tw = pl->n > 1 ? twiddles(ctx, ops, pl->g_limbs, &w_dir, pl->inverse, pl->log_n) : (const void *)&w_dir;
     unsigned char *work = rt_alloc_large(total * ops->elem_bytes);
     if (!tw || !work) {
         free(work);
@@ -334,7 +337,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     }
     convert(ctx, pl, data, work, 0);
     for (size_t c = 0; c < pl->columns; c++)
-        transform_column(ctx, pl, work + c * pl->n * ops->elem_bytes, tw, shift_dir, n_inv);
+        transform_column(ctx, pl, work + c * pl->n * ops->elem_bytes, tw, &shift_dir, &n_inv);
     convert(ctx, pl, data, work, 1);
     free(work);
     return HPR_OK;
