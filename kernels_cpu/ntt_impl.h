@@ -27,32 +27,37 @@ typedef struct {
     unsigned log_n;
 } NT_FN(job);
 
-/* Butterflies [b0, b1) of the layer of half-span len (b = block * len + j). */
+/* Butterflies [b0, b1) of the layer of half-span len (b = block * len + j): one division
+ * per call, then the block and j advance together. */
 static void NT_FN(dif_butterflies)(NT_T *a, const NT_T *tw, size_t len, size_t b0, size_t b1)
 {
-    for (size_t b = b0; b < b1;) {
-        size_t blk = b / len, j = b % len, stop = j + (b1 - b) < len ? j + (b1 - b) : len;
-        NT_T *x = a + blk * 2 * len, u, v;
-        for (; j < stop; j++, b++) {
-            u = x[j];
-            v = x[j + len];
-            NT_ADD(&x[j], &u, &v);
-            NT_SUB(&v, &u, &v);
-            NT_MUL(&x[j + len], &v, &tw[len + j]);
+    size_t j = b0 % len;
+    NT_T *x = a + b0 / len * 2 * len, u, v;
+    for (size_t b = b0; b < b1; b++) {
+        u = x[j];
+        v = x[j + len];
+        NT_ADD(&x[j], &u, &v);
+        NT_SUB(&v, &u, &v);
+        NT_MUL(&x[j + len], &v, &tw[len + j]);
+        if (++j == len) {
+            j = 0;
+            x += 2 * len;
         }
     }
 }
 
 static void NT_FN(dit_butterflies)(NT_T *a, const NT_T *tw, size_t len, size_t b0, size_t b1)
 {
-    for (size_t b = b0; b < b1;) {
-        size_t blk = b / len, j = b % len, stop = j + (b1 - b) < len ? j + (b1 - b) : len;
-        NT_T *x = a + blk * 2 * len, u, v;
-        for (; j < stop; j++, b++) {
-            u = x[j];
-            NT_MUL(&v, &x[j + len], &tw[len + j]);
-            NT_ADD(&x[j], &u, &v);
-            NT_SUB(&x[j + len], &u, &v);
+    size_t j = b0 % len;
+    NT_T *x = a + b0 / len * 2 * len, u, v;
+    for (size_t b = b0; b < b1; b++) {
+        u = x[j];
+        NT_MUL(&v, &x[j + len], &tw[len + j]);
+        NT_ADD(&x[j], &u, &v);
+        NT_SUB(&x[j + len], &u, &v);
+        if (++j == len) {
+            j = 0;
+            x += 2 * len;
         }
     }
 }
@@ -196,12 +201,22 @@ static void NT_FN(twiddles)(rt_pool *pool, void *tw_v, size_t n, const void *w)
             tw[len + j] = tw[n / 2 + j * (n / (2 * len))];
 }
 
+/* i reversed in its low bits bits (bits <= 32): byte table, four lookups. */
 static size_t NT_FN(reverse)(size_t i, unsigned bits)
 {
-    size_t r = 0;
-    for (unsigned k = 0; k < bits; k++, i >>= 1)
-        r = (r << 1) | (i & 1);
-    return r;
+    static const unsigned char rev8[256] = {
+#define NT_R2(n) n, n + 2 * 64, n + 1 * 64, n + 3 * 64
+#define NT_R4(n) NT_R2(n), NT_R2(n + 2 * 16), NT_R2(n + 1 * 16), NT_R2(n + 3 * 16)
+#define NT_R6(n) NT_R4(n), NT_R4(n + 2 * 4), NT_R4(n + 1 * 4), NT_R4(n + 3 * 4)
+        NT_R6(0), NT_R6(2), NT_R6(1), NT_R6(3)
+#undef NT_R6
+#undef NT_R4
+#undef NT_R2
+    };
+    uint32_t v = (uint32_t)i;
+    uint32_t r = (uint32_t)rev8[v & 0xff] << 24 | (uint32_t)rev8[(v >> 8) & 0xff] << 16 |
+                 (uint32_t)rev8[(v >> 16) & 0xff] << 8 | rev8[v >> 24];
+    return bits ? (size_t)(r >> (32 - bits)) : 0;
 }
 
 /* Swaps the pairs (i, rev(i)) with i < rev(i) for i in the task's range: disjoint pairs. */
