@@ -12,11 +12,15 @@
  * not one is refused). Twiddle tables are kept per context, one per (field, generator,
  * direction), and grown to the largest size asked: a table of size N serves every n <= N
  * (ntt_cpu.h).
- * What is not here yet (issue 6): the AVX-512 and OpenCL kernels, the four-step split
- * across devices, the rate-2 LDE fast path.
+ * Devices: "cl:P.D" runs the butterflies and the bit reversals next to them on that OpenCL
+ * device (runtime/cl_ntt.h) with the same twiddles, so the result is the CPU's bit for bit;
+ * a device fault restores the columns and redoes them on the CPU, with a notice.
+ * What is not here yet (issue 6): the AVX-512 kernels, several layers per OpenCL launch, the
+ * four-step split across devices ("all" runs on the CPU), the rate-2 LDE fast path.
  */
 #include "internal.h"
 #include "../kernels_cpu/ntt_cpu.h"
+#include "../runtime/cl_ntt.h"
 #include "../runtime/rt_mem.h"
 
 #include <stdio.h>
@@ -182,6 +186,7 @@ typedef struct {
     ntt_elem shift, g;
     uint64_t g_limbs[4];
     int has_shift;
+    cl_dev *dev; /* the OpenCL device of the butterflies, or NULL for the CPU */
 } ntt_plan;
 
 static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const hpr_ntt_opts *opts, ntt_plan *pl)
@@ -221,7 +226,7 @@ static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const
         pl->g_limbs[0] = pl->ops->generator;
         pl->ops->from_canonical(&pl->g, pl->g_limbs);
     }
-    return HPR_OK;
+    return hpr_resolve_device(ctx, opts && opts->device ? opts->device : ctx->device, &pl->dev);
 }
 
 /* The first element >= p among count elements of size bytes, or count. */
@@ -269,31 +274,91 @@ static void convert(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsig
     rt_pool_run(ctx->pool, pl->columns, convert_task, &cj);
 }
 
-/* One column in place: see the steps at the top. */
-static void transform_column(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *tw, const void *shift_or_inv,
-                             const void *n_inv)
+/* The steps of one column around its butterflies (see the top): host work before and after,
+ * and what the butterfly stage does (on the CPU or a device). */
+static int input_reversed(const ntt_plan *pl)
 {
-    const ntt_field_ops *ops = pl->ops;
-    int in_reversed = pl->order == HPR_NTT_RN || pl->order == HPR_NTT_RR;
-    int out_reversed = pl->order == HPR_NTT_NR || pl->order == HPR_NTT_RR;
+    return pl->order == HPR_NTT_RN || pl->order == HPR_NTT_RR;
+}
+
+static int output_reversed(const ntt_plan *pl)
+{
+    return pl->order == HPR_NTT_NR || pl->order == HPR_NTT_RR;
+}
+
+static cl_ntt_job butterfly_stage(const ntt_plan *pl)
+{
+    cl_ntt_job job = {(int)pl->field, pl->ops->elem_bytes, pl->log_n, pl->inverse, 0, 0};
+    job.bitrev_before = pl->inverse && !input_reversed(pl);
+    job.bitrev_after = !pl->inverse && !output_reversed(pl);
+    return job;
+}
+
+static void before_butterflies(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *shift)
+{
     ntt_elem one;
-    set_small(ops, &one, 1);
-    if (!pl->inverse) {
-        if (in_reversed)
-            ops->bitrev(ctx->pool, a, pl->n);
-        if (pl->has_shift)
-            ops->scale(ctx->pool, a, pl->n, &one, shift_or_inv);
-        ops->dif(ctx->pool, a, pl->n, tw);
-        if (!out_reversed)
-            ops->bitrev(ctx->pool, a, pl->n);
+    set_small(pl->ops, &one, 1);
+    if (pl->inverse)
         return;
+    if (input_reversed(pl))
+        pl->ops->bitrev(ctx->pool, a, pl->n);
+    if (pl->has_shift)
+        pl->ops->scale(ctx->pool, a, pl->n, &one, shift);
+}
+
+static void butterflies_on_cpu(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *tw)
+{
+    cl_ntt_job job = butterfly_stage(pl);
+    if (job.bitrev_before)
+        pl->ops->bitrev(ctx->pool, a, pl->n);
+    if (job.dit)
+        pl->ops->dit(ctx->pool, a, pl->n, tw);
+    else
+        pl->ops->dif(ctx->pool, a, pl->n, tw);
+    if (job.bitrev_after)
+        pl->ops->bitrev(ctx->pool, a, pl->n);
+}
+
+static void after_butterflies(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *shift_inv, const void *n_inv)
+{
+    ntt_elem one;
+    set_small(pl->ops, &one, 1);
+    if (!pl->inverse)
+        return;
+    pl->ops->scale(ctx->pool, a, pl->n, n_inv, pl->has_shift ? shift_inv : (const void *)&one);
+    if (output_reversed(pl))
+        pl->ops->bitrev(ctx->pool, a, pl->n);
+}
+
+/* The butterflies of every column on the plan's device; on a device fault the columns are
+ * restored and redone on the CPU, and the notice says so. */
+static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const void *tw)
+{
+    size_t col_bytes = pl->n * pl->ops->elem_bytes;
+    char why[CL_DETAIL_LEN];
+    if (pl->dev && !pl->dev->failed) {
+        cl_ntt_job job = butterfly_stage(pl);
+        unsigned char *saved = rt_alloc_large(pl->columns * col_bytes);
+        if (!saved)
+            return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT on %s: no memory for the CPU's copy", pl->dev->id);
+        memcpy(saved, work, pl->columns * col_bytes);
+        if (cl_ntt_columns(ctx->cl, pl->dev, &job, work, pl->columns, tw, why) == 0) {
+            free(saved);
+            return HPR_OK;
+        }
+        memcpy(work, saved, pl->columns * col_bytes);
+        free(saved);
+        pl->dev->failed = 1;
+        snprintf(pl->dev->failure, sizeof pl->dev->failure, "%s", why);
+        snprintf(ctx->notice, sizeof ctx->notice, "%s: %.400s; the NTT was computed on the CPU instead", pl->dev->id,
+                 why);
+    } else if (pl->dev) {
+        snprintf(ctx->notice, sizeof ctx->notice, "%s is unusable (%.400s); the NTT was computed on the CPU instead",
+                 pl->dev->id, pl->dev->failure);
     }
-    if (!in_reversed)
-        ops->bitrev(ctx->pool, a, pl->n);
-    ops->dit(ctx->pool, a, pl->n, tw);
-    ops->scale(ctx->pool, a, pl->n, n_inv, pl->has_shift ? shift_or_inv : (const void *)&one);
-    if (out_reversed)
-        ops->bitrev(ctx->pool, a, pl->n);
+    for (size_t c = 0; c < pl->columns; c++)
+        butterflies_on_cpu(ctx, pl, work + c * col_bytes, tw);
+    return HPR_OK;
 }
 
 /* x^-1 = x^(p-2). */
@@ -335,12 +400,17 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
         return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT of %zu x 2^%u elements: out of memory", pl->columns,
                         pl->log_n);
     }
+    size_t col_bytes = pl->n * ops->elem_bytes;
     convert(ctx, pl, data, work, 0);
     for (size_t c = 0; c < pl->columns; c++)
-        transform_column(ctx, pl, work + c * pl->n * ops->elem_bytes, tw, &shift_dir, &n_inv);
-    convert(ctx, pl, data, work, 1);
+        before_butterflies(ctx, pl, work + c * col_bytes, &shift_dir);
+    hpr_status st = butterflies(ctx, pl, work, tw);
+    for (size_t c = 0; c < pl->columns && st == HPR_OK; c++)
+        after_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &n_inv);
+    if (st == HPR_OK)
+        convert(ctx, pl, data, work, 1);
     free(work);
-    return HPR_OK;
+    return st;
 }
 
 hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
@@ -350,6 +420,7 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;
     ctx->detail[0] = '\0';
+    ctx->notice[0] = '\0';
     if ((st = make_plan(ctx, field, log_n, opts, &pl)) != HPR_OK)
         return st;
     if (!data)
@@ -374,7 +445,7 @@ hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned r
     const ntt_field_ops *ops = field_ops(field);
     if (ops)
         snprintf(g_dec, sizeof g_dec, "%u", ops->generator);
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, 1, 0};
+    hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, 1, 0, "cpu"};
     if ((st = make_plan(ctx, field, log_n + log_rate, &opts, &pl)) != HPR_OK)
         return st;
     size_t n = (size_t)1 << log_n, bad;

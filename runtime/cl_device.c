@@ -203,10 +203,10 @@ int cl_cache_dir(char *buf, size_t len)
     return -1;
 }
 
-static void build_options(char *buf, size_t len, int curve, int words)
+static void build_options(char *buf, size_t len, int kind, int variant, int words)
 {
-    snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_CURVE=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d", curve,
-             words == CL_WORDS_INT128, words == CL_WORDS_LIMB32);
+    snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_%s=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d",
+             kind == CL_PROG_NTT ? "FIELD" : "CURVE", variant, words == CL_WORDS_INT128, words == CL_WORDS_LIMB32);
 }
 
 static uint64_t cache_key(const cl_dev *dev, const char *options, int kind)
@@ -279,7 +279,7 @@ static void store_binary(const cl_api *api, cl_dev *dev, cl_program prog, const 
 static int build_from_source(const cl_api *api, cl_dev *dev, int kind, const char *options, cl_program *out,
                              char *detail)
 {
-    const char *src = kind == CL_PROG_MSM ? hpr_cl_src_msm : hpr_cl_src_test;
+    const char *src = kind == CL_PROG_MSM ? hpr_cl_src_msm : kind == CL_PROG_NTT ? hpr_cl_src_ntt : hpr_cl_src_test;
     cl_int rc;
     cl_program prog = api->clCreateProgramWithSource(dev->context, 1, &src, NULL, &rc);
     CL_CHECK_RC(clCreateProgramWithSource, rc);
@@ -305,7 +305,7 @@ static int load_or_build(cl_runtime *rt, cl_dev *dev, int kind, int curve, int w
     double t0 = rt_now_seconds();
     cl_program prog = NULL;
     uint64_t key;
-    build_options(options, sizeof options, curve, words);
+    build_options(options, sizeof options, kind, curve, words);
     key = cache_key(dev, options, kind);
     memset(rep, 0, sizeof *rep);
     rep->words = words;
@@ -341,4 +341,13 @@ int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curve, int words, 
     }
     *prog = dev->programs[kind][curve][words];
     return 0;
+}
+
+int cl_dev_injected_fault(const cl_dev *dev, char *detail)
+{
+    const char *f = getenv("HPR_CL_INJECT_FAULT");
+    if (!f || strcmp(f, dev->id) != 0)
+        return 0;
+    snprintf(detail, CL_DETAIL_LEN, "fault injected by HPR_CL_INJECT_FAULT=%s", f);
+    return 1;
 }

@@ -14,8 +14,10 @@
 
 #include <stdint.h>
 
-enum { CL_PROG_MSM = 0, CL_PROG_TEST = 1, CL_PROG_KINDS = 2 };
-enum { CL_CURVES = 3 };                                 /* indexed by curve id 1, 2 */
+enum { CL_PROG_MSM = 0, CL_PROG_TEST = 1, CL_PROG_NTT = 2, CL_PROG_KINDS = 3 };
+/* A program's variant: the curve id (1, 2) for MSM and TEST programs, the hpr_field id (1..5)
+ * for NTT programs. */
+enum { CL_CURVES = 6 };
 /* Word variants of the field multiplication: 64-bit words with mul_hi (standard OpenCL C),
  * 64-bit words with unsigned __int128 (POCL only), 32-bit words (8x32 for BN254). */
 enum { CL_WORDS_STANDARD = 0, CL_WORDS_INT128 = 1, CL_WORDS_LIMB32 = 2, CL_WORDS_VARIANTS = 3 };
@@ -72,10 +74,14 @@ int cl_dev_open(cl_runtime *rt, cl_dev *dev, char *detail);
  * it (int128 only where the device is POCL), otherwise int128 on POCL and standard elsewhere. */
 int cl_dev_default_words(const cl_dev *dev);
 
-/* The program of (kind, curve id, words) for dev: cached in memory, else loaded from the disk
+/* The program of (kind, variant (curve or field id), words) for dev: cached in memory, else loaded from the disk
  * cache, else built from the embedded source (and stored). A failed int128 build falls back
  * to the standard words. 0 with *prog (owned by dev), or -1 with the build log in detail. */
 int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curve, int words, cl_program *prog, char *detail);
+
+/* 1 (with detail) when HPR_CL_INJECT_FAULT names dev: every call of the device's MSM and NTT
+ * fails, for the tests of the CPU fallback. */
+int cl_dev_injected_fault(const cl_dev *dev, char *detail);
 
 /* The cache directory: HPR_CACHE_DIR, else $XDG_CACHE_HOME/hyprove, else ~/.cache/hyprove.
  * Returns 0, or -1 when none can be named. */

@@ -244,15 +244,6 @@ static void combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, co
     ops->encode_xyzz(out, result);
 }
 
-static int injected_fault(const cl_dev *dev, char *detail)
-{
-    const char *f = getenv("HPR_CL_INJECT_FAULT");
-    if (!f || strcmp(f, dev->id) != 0)
-        return 0;
-    snprintf(detail, CL_DETAIL_LEN, "fault injected by HPR_CL_INJECT_FAULT=%s", f);
-    return 1;
-}
-
 static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
                               const unsigned char *points, const unsigned char *scalars, size_t n,
                               const cl_msm_plan *planned, unsigned char *out, size_t *bad_index,
@@ -267,7 +258,7 @@ static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_
     unsigned char *sums = NULL, *window_sums = NULL;
     cl_uint *bad = NULL;
     memset(bufs, 0, sizeof bufs);
-    if (injected_fault(dev, detail) ||
+    if (cl_dev_injected_fault(dev, detail) ||
         cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0 ||
         create_kernels(api, prog, &kern, detail) != 0)
         goto out;

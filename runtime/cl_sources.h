@@ -1,6 +1,6 @@
 /*
  * cl_sources.h: the OpenCL C sources, flattened and embedded at build time by
- * scripts/embed_cl.py (kernels_cl/msm.cl and kernels_cl/test_ops.cl with the shared
+ * scripts/embed_cl.py (kernels_cl/msm.cl, ntt.cl and test_ops.cl with the shared
  * arithmetic inlined), and a SHA-256 of them for the program cache key.
  */
 #ifndef HPR_CL_SOURCES_H
@@ -8,6 +8,7 @@
 
 extern const char hpr_cl_src_msm[];
 extern const char hpr_cl_src_test[];
+extern const char hpr_cl_src_ntt[];
 extern const char hpr_cl_src_hash[];
 
 #endif

@@ -166,7 +166,7 @@ static void check_orders(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigne
     for (int order = HPR_NTT_NN; order <= HPR_NTT_RR; order++) {
         int in_rev = order == HPR_NTT_RN || order == HPR_NTT_RR, out_rev = order == HPR_NTT_NR || order == HPR_NTT_RR;
         hpr_ntt_opts opts = {0, (hpr_ntt_order)order, shift == 1 ? NULL : shift_dec,
-                             gen == f->gen ? NULL : gen_dec, 1, 0};
+                             gen == f->gen ? NULL : gen_dec, 1, 0, NULL};
         snprintf(what, sizeof what, "forward n=2^%u order %d shift %lu g %u", log_n, order, shift, gen);
         permute(in, coeffs, n, f->size, in_rev);
         ck_assert_msg(hpr_ntt(ctx, f->field, log_n, in, &opts) == HPR_OK, "%s: %s", what, hpr_ctx_error_detail(ctx));
@@ -215,7 +215,7 @@ START_TEST(inverse_after_forward_is_the_identity_up_to_2_20)
     test_rng_init(&rng, 200 + (uint64_t)_i);
     hpr_ctx *ctx = make_ctx(2), *ctx1 = make_ctx(1);
     unsigned char *orig = random_elems(f, n, &rng), *a = malloc(n * f->size), *b = malloc(n * f->size);
-    hpr_ntt_opts fwd = {0, HPR_NTT_NR, "12345", NULL, 1, 0}, inv = {1, HPR_NTT_RN, "12345", NULL, 1, 0};
+    hpr_ntt_opts fwd = {0, HPR_NTT_NR, "12345", NULL, 1, 0, NULL}, inv = {1, HPR_NTT_RN, "12345", NULL, 1, 0, NULL};
     memcpy(a, orig, n * f->size);
     memcpy(b, orig, n * f->size);
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, &fwd), HPR_OK);
@@ -224,7 +224,7 @@ START_TEST(inverse_after_forward_is_the_identity_up_to_2_20)
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, &inv), HPR_OK);
     expect_same(f, a, orig, n, "coset inverse(forward)");
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, NULL), HPR_OK);
-    hpr_ntt_opts back = {1, HPR_NTT_NN, NULL, NULL, 1, 0};
+    hpr_ntt_opts back = {1, HPR_NTT_NN, NULL, NULL, 1, 0, NULL};
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, &back), HPR_OK);
     expect_same(f, a, orig, n, "inverse(forward) NN");
     free(orig);
@@ -249,8 +249,8 @@ START_TEST(batched_columns_equal_single_columns)
     for (size_t c = 0; c < cols; c++)
         for (size_t j = 0; j < n; j++)
             memcpy(rowmajor + (j * cols + c) * es, colmajor + (c * n + j) * es, es);
-    hpr_ntt_opts cm = {0, HPR_NTT_NR, "3", NULL, cols, 0}, rm = {0, HPR_NTT_NR, "3", NULL, cols, 1},
-                 single = {0, HPR_NTT_NR, "3", NULL, 1, 0};
+    hpr_ntt_opts cm = {0, HPR_NTT_NR, "3", NULL, cols, 0, NULL}, rm = {0, HPR_NTT_NR, "3", NULL, cols, 1, NULL},
+                 single = {0, HPR_NTT_NR, "3", NULL, 1, 0, NULL};
     unsigned char *cm_in = malloc(n * cols * es);
     memcpy(cm_in, colmajor, n * cols * es);
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, colmajor, &cm), HPR_OK);
@@ -319,7 +319,7 @@ START_TEST(bad_inputs_are_refused_and_leave_data_unchanged)
         memset(data + 5 * f->size, 0, f->size);
         ck_assert_int_eq(hpr_ntt(ctx, f->field, f->adicity + 1, data, NULL), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(strstr(hpr_ctx_error_detail(ctx), "two-adicity") != NULL);
-        hpr_ntt_opts bad_shift = {0, HPR_NTT_NN, "0", NULL, 1, 0};
+        hpr_ntt_opts bad_shift = {0, HPR_NTT_NN, "0", NULL, 1, 0, NULL};
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_shift), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(strstr(hpr_ctx_error_detail(ctx), "coset shift") != NULL);
         bad_shift.coset_shift = "12x";
@@ -328,10 +328,10 @@ START_TEST(bad_inputs_are_refused_and_leave_data_unchanged)
         gmp_snprintf(p_dec, sizeof p_dec, "%Zd", p);
         bad_shift.coset_shift = p_dec;
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_shift), HPR_ERR_INVALID_ARGUMENT);
-        hpr_ntt_opts bad_gen = {0, HPR_NTT_NN, NULL, "1", 1, 0}; /* 1 generates nothing */
+        hpr_ntt_opts bad_gen = {0, HPR_NTT_NN, NULL, "1", 1, 0, NULL}; /* 1 generates nothing */
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_gen), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(strstr(hpr_ctx_error_detail(ctx), "primitive root") != NULL);
-        hpr_ntt_opts bad_order = {0, (hpr_ntt_order)7, NULL, NULL, 1, 0};
+        hpr_ntt_opts bad_order = {0, (hpr_ntt_order)7, NULL, NULL, 1, 0, NULL};
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_order), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(memcmp(data, copy, f->size) == 0);
         unsigned char out[64 * 32];

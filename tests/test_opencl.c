@@ -5,7 +5,9 @@
  * matrix and random sizes up to 2^14, chunking forced by a small max allocation, the binary
  * cache (hit, truncated entry rebuilt), OpenCL absent, injected device faults and bad inputs;
  * then the hybrid scheduler over the CPU and the device (random splits give the CPU's bits,
- * faults on the k-th tile, core sharing) and calibration profiles.
+ * faults on the k-th tile, core sharing) and calibration profiles; the NTT's butterflies on
+ * the device against the CPU's bits (every field, random sizes, orders, cosets, batches) and
+ * a failing device's NTT redone on the CPU.
  * Check forks each test, so every OpenCL context is created inside the test that uses it.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -615,6 +617,77 @@ START_TEST(calibration_is_stored_per_device_and_survives_a_corrupt_profile)
 }
 END_TEST
 
+/* ---- NTT: the butterflies on the device give the CPU's bits ---- */
+
+static const hpr_field ntt_fields[] = {HPR_FIELD_BN254_FR, HPR_FIELD_BLS12_381_FR, HPR_FIELD_GOLDILOCKS,
+                                       HPR_FIELD_BABYBEAR, HPR_FIELD_KOALABEAR};
+
+/* count random canonical elements of field (top byte masked below every modulus's). */
+static unsigned char *ntt_random(hpr_field field, size_t count, test_rng *rng)
+{
+    size_t es = hpr_field_element_size(field);
+    unsigned char *d = malloc(count * es);
+    for (size_t i = 0; i < count * es; i++)
+        d[i] = (unsigned char)(test_rng_next(rng) & (i % es == es - 1 ? 0x1f : 0xff));
+    return d;
+}
+
+/* _i = field: random sizes (2^0 .. 2^12), orders, directions, cosets and batches. */
+START_TEST(ntt_on_the_device_equals_the_cpu)
+{
+    hpr_field field = ntt_fields[_i];
+    size_t es = hpr_field_element_size(field);
+    char id[16], what[128];
+    test_rng rng;
+    first_device(id);
+    test_rng_init(&rng, 1300 + (uint64_t)_i);
+    hpr_ctx *ctx = make_ctx("cpu");
+    for (int round = 0; round < 10; round++) {
+        unsigned log_n = round < 3 ? (unsigned)round : (unsigned)(3 + test_rng_next(&rng) % 10);
+        size_t cols = 1 + test_rng_next(&rng) % 3, total = cols << log_n;
+        hpr_ntt_opts opts = {(int)(test_rng_next(&rng) % 2), (hpr_ntt_order)(test_rng_next(&rng) % 4),
+                             test_rng_next(&rng) % 2 ? "7" : NULL, NULL, cols, (int)(test_rng_next(&rng) % 2), "cpu"};
+        unsigned char *on_cpu = ntt_random(field, total, &rng), *on_dev = malloc(total * es);
+        memcpy(on_dev, on_cpu, total * es);
+        snprintf(what, sizeof what, "field %d 2^%u x %zu inverse %d order %d coset %s", (int)field, log_n, cols,
+                 opts.inverse, (int)opts.order, opts.coset_shift ? opts.coset_shift : "-");
+        ck_assert_msg(hpr_ntt(ctx, field, log_n, on_cpu, &opts) == HPR_OK, "%s: %s", what, hpr_ctx_error_detail(ctx));
+        opts.device = id;
+        ck_assert_msg(hpr_ntt(ctx, field, log_n, on_dev, &opts) == HPR_OK, "%s: %s", what, hpr_ctx_error_detail(ctx));
+        ck_assert_msg(hpr_ctx_notice(ctx)[0] == '\0', "%s: the device fell back: %s", what, hpr_ctx_notice(ctx));
+        ck_assert_msg(memcmp(on_cpu, on_dev, total * es) == 0, SEED_FMT "%s: the device's bits differ", test_seed,
+                      what);
+        free(on_cpu);
+        free(on_dev);
+    }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(ntt_on_a_failing_device_is_redone_on_the_cpu)
+{
+    char id[16];
+    test_rng rng;
+    first_device(id);
+    test_rng_init(&rng, 1400);
+    setenv("HPR_CL_INJECT_FAULT", id, 1);
+    hpr_ctx *ctx = make_ctx("cpu");
+    hpr_ntt_opts opts = {0, HPR_NTT_NR, "3", NULL, 2, 0, "cpu"};
+    unsigned char *want = ntt_random(HPR_FIELD_GOLDILOCKS, 2 << 9, &rng), *got = malloc((2 << 9) * 8);
+    memcpy(got, want, (2 << 9) * 8);
+    ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_GOLDILOCKS, 9, want, &opts), HPR_OK);
+    opts.device = id;
+    ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_GOLDILOCKS, 9, got, &opts), HPR_OK);
+    ck_assert_msg(strstr(hpr_ctx_notice(ctx), "HPR_CL_INJECT_FAULT") && strstr(hpr_ctx_notice(ctx), "CPU instead"),
+                  "notice: %s", hpr_ctx_notice(ctx));
+    ck_assert(memcmp(want, got, (2 << 9) * 8) == 0);
+    unsetenv("HPR_CL_INJECT_FAULT");
+    free(want);
+    free(got);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *opencl_suite(void)
 {
     Suite *s = suite_create("opencl");
@@ -635,6 +708,8 @@ static Suite *opencl_suite(void)
     tcase_add_loop_test(tc, hybrid_reports_the_first_invalid_point, 0, 2);
     tcase_add_test(tc, hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores);
     tcase_add_test(tc, calibration_is_stored_per_device_and_survives_a_corrupt_profile);
+    tcase_add_loop_test(tc, ntt_on_the_device_equals_the_cpu, 0, 5);
+    tcase_add_test(tc, ntt_on_a_failing_device_is_redone_on_the_cpu);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -22,17 +22,19 @@ static const char *ntt_help =
     "with G the field's standard generator (5, 7, 7, 31, 3) unless --generator gives one\n"
     "(decimal). --inverse: evaluations -> coefficients. --order: input then output order,\n"
     "natural (n) or bit-reversed (r); default nn. The output is written atomically.\n"
-    "--device: cpu or all (the NTT runs on the CPU: its OpenCL kernels are not built yet).\n";
+    "--device: cpu (default), cl:P.D (the butterflies on that OpenCL device, bit-identical;\n"
+    "a failing device is reported and the NTT redone on the CPU), or all (the CPU for now).\n";
 
 static const char *bench_ntt_help =
     "usage: hyprove bench ntt [--field F[,F]] [--log-n N[,N...]] [--batch B] [--lde RATE]\n"
-    "                         [--repeat R] [--threads T] [--seed S] [--json FILE]\n"
+    "                         [--repeat R] [--threads T] [--seed S] [--device D] [--json FILE]\n"
     "\n"
     "Times forward NTTs (natural order in and out) of random elements: one warm-up, then R\n"
     "timed runs (default 5), each checked against the warm-up's result. Prints median and min\n"
     "time, ns per butterfly ((n/2) log2 n per column) and GB/s (input plus output bytes over\n"
     "the median time). --batch B: B columns of 2^N; --lde RATE (2, 4, 8): the low-degree\n"
     "extension of 2^N coefficients to RATE * 2^N evaluations on the generator's coset.\n"
+    "--device: cpu (default) or cl:P.D (the butterflies there; LDE runs on the CPU).\n"
     "Defaults: every field, N = 16, B = 1.\n";
 
 static const struct {
@@ -123,7 +125,7 @@ int cmd_ntt(int argc, char **argv)
 {
     const char *field_s = NULL, *in = NULL, *out = NULL, *coset = NULL, *order_s = NULL, *gen = NULL, *cols_s = NULL,
                *threads_s = NULL, *device = NULL;
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 1, 0};
+    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 1, 0, NULL};
     hpr_field field;
     unsigned long long v;
     unsigned char *data = NULL;
@@ -149,9 +151,9 @@ int cmd_ntt(int argc, char **argv)
         return cli_usage_error("ntt ", "--columns '%s' is not an integer in 1..2^30", cols_s);
     if (cols_s)
         opts.columns = (size_t)v;
-    if (device && strcmp(device, "cpu") != 0 && strcmp(device, "all") != 0)
-        return cli_usage_error("ntt ", "--device '%s': the NTT runs on cpu (or all) only; its OpenCL kernels are not "
-                                       "built yet", device);
+    if (device && cli_parse_device(device, 1))
+        return cli_usage_error("ntt ", "--device '%s': expected cpu, cl:P.D or all", device);
+    opts.device = device ? device : "cpu";
     opts.coset_shift = coset;
     opts.generator = gen;
     if ((rc = make_ntt_ctx(threads_s, "ntt ", &ctx)) >= 0)
@@ -170,6 +172,8 @@ int cmd_ntt(int argc, char **argv)
         rc = cli_status_error("ntt", st, ctx);
         goto out;
     }
+    if (hpr_ctx_notice(ctx)[0])
+        fprintf(stderr, "hyprove: warning: %s\n", hpr_ctx_notice(ctx));
     rc = write_output(out, data, len);
 out:
     free(data);
@@ -184,6 +188,7 @@ typedef struct {
     unsigned log_n, threads, repeat, lde;
     size_t batch;
     double median_ms, min_ms;
+    const char *device;
 } ntt_record;
 
 /* Random canonical elements (below 2^(bits of p - 1), so below p), never all zero. */
@@ -203,10 +208,10 @@ static void random_elements(unsigned char *d, size_t count, size_t es, unsigned 
 static int run_once(hpr_ctx *ctx, const ntt_record *r, const unsigned char *input, unsigned char *work, size_t in_bytes,
                     size_t out_bytes)
 {
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, r->batch, 0};
+    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, r->batch, 0, r->device};
     hpr_status st;
     if (r->lde) {
-        st = hpr_ntt_lde(ctx, r->field, r->log_n, r->lde, NULL, input, work);
+        st = hpr_ntt_lde(ctx, r->field, r->log_n, r->lde, NULL, input, work); /* on the CPU */
     } else {
         memcpy(work, input, in_bytes);
         st = hpr_ntt(ctx, r->field, r->log_n, work, &opts);
@@ -283,11 +288,11 @@ static int write_ntt_json(const char *path, const ntt_record *recs, size_t count
         double bf, bytes;
         record_work(r, &bf, &bytes);
         fprintf(o.fp,
-                "  {\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"cpu\", "
+                "  {\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"%s\", "
                 "\"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_butterfly\": %.4f, "
                 "\"gb_per_s\": %.4f}%s\n",
-                field_name(r->field), r->log_n, r->batch, r->lde, r->threads, r->repeat, r->median_ms, r->min_ms,
-                r->median_ms * 1e6 / bf, bytes / (r->median_ms * 1e-3) / 1e9, i + 1 < count ? "," : "");
+                field_name(r->field), r->log_n, r->batch, r->lde, r->lde ? "cpu" : r->device, r->threads, r->repeat,
+                r->median_ms, r->min_ms, r->median_ms * 1e6 / bf, bytes / (r->median_ms * 1e-3) / 1e9, i + 1 < count ? "," : "");
     }
     fprintf(o.fp, "]\n");
     return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
@@ -307,7 +312,7 @@ static int parse_field_list(const char *s, hpr_field *out, size_t *count)
 int cmd_bench_ntt(int argc, char **argv)
 {
     const char *field_s = NULL, *log_n_s = NULL, *batch_s = NULL, *lde_s = NULL, *repeat_s = NULL, *threads_s = NULL,
-               *seed_s = NULL, *json = NULL;
+               *seed_s = NULL, *json = NULL, *device = "cpu";
     hpr_field fields[MAX_FIELDS] = {HPR_FIELD_BN254_FR, HPR_FIELD_BLS12_381_FR, HPR_FIELD_GOLDILOCKS,
                                     HPR_FIELD_BABYBEAR, HPR_FIELD_KOALABEAR};
     unsigned sizes[MAX_SIZES] = {16};
@@ -316,7 +321,8 @@ int cmd_bench_ntt(int argc, char **argv)
     static ntt_record recs[MAX_FIELDS * MAX_SIZES];
     hpr_ctx *ctx = NULL;
     cli_opt o[] = {{"--field", &field_s},   {"--log-n", &log_n_s},     {"--batch", &batch_s}, {"--lde", &lde_s},
-                   {"--repeat", &repeat_s}, {"--threads", &threads_s}, {"--seed", &seed_s},   {"--json", &json}};
+                   {"--repeat", &repeat_s}, {"--threads", &threads_s}, {"--seed", &seed_s},   {"--json", &json},
+                   {"--device", &device}};
     int rc = cli_parse_options(argc, argv, "bench ntt ", bench_ntt_help, o, sizeof o / sizeof o[0]);
     if (rc >= 0)
         return rc;
@@ -335,6 +341,8 @@ int cmd_bench_ntt(int argc, char **argv)
         return cli_usage_error("bench ntt ", "--repeat '%s' is not an integer in 1..1000", repeat_s);
     if (seed_s && cli_parse_uint(seed_s, 0, ~0ull, &seed))
         return cli_usage_error("bench ntt ", "--seed '%s' is not a non-negative integer", seed_s);
+    if (cli_parse_device(device, 0))
+        return cli_usage_error("bench ntt ", "--device '%s': expected cpu or cl:P.D", device);
     if ((rc = make_ntt_ctx(threads_s, "bench ntt ", &ctx)) >= 0)
         return rc;
     printf("%-4s %-13s %5s %6s %4s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde", "threads",
@@ -344,7 +352,7 @@ int cmd_bench_ntt(int argc, char **argv)
         for (size_t k = 0; k < nsizes && !rc; k++) {
             ntt_record *r = &recs[nrecs];
             *r = (ntt_record){fields[f], sizes[k], hpr_ctx_threads(ctx), (unsigned)repeat, (unsigned)lde,
-                              (size_t)batch, 0, 0};
+                              (size_t)batch, 0, 0, device};
             unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
             if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
                 rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,

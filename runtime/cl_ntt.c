@@ -1,0 +1,124 @@
+/*
+ * cl_ntt.c: see cl_ntt.h. One program per field; buffers for a column, its bit-reversed copy
+ * and the twiddles; log_n launches per column, in one in-order queue.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cl_ntt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    cl_kernel dif, dit, bitrev;
+    cl_mem a, b, tw;
+} ntt_state;
+
+static void release_state(const cl_api *api, ntt_state *s)
+{
+    cl_kernel *k[] = {&s->dif, &s->dit, &s->bitrev};
+    cl_mem *m[] = {&s->a, &s->b, &s->tw};
+    for (size_t i = 0; i < 3; i++) {
+        if (*k[i])
+            api->clReleaseKernel(*k[i]);
+        if (*m[i])
+            api->clReleaseMemObject(*m[i]);
+    }
+}
+
+static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const void *tw, ntt_state *s, char *detail)
+{
+    const cl_api *api = &rt->api;
+    size_t bytes = ((size_t)1 << job->log_n) * job->elem_bytes;
+    cl_program prog;
+    cl_int rc;
+    if (cl_dev_program(rt, dev, CL_PROG_NTT, job->field, cl_dev_default_words(dev), &prog, detail) != 0)
+        return -1;
+    s->dif = api->clCreateKernel(prog, "ntt_dif_layer", &rc);
+    CL_CHECK_RC(clCreateKernel, rc);
+    s->dit = api->clCreateKernel(prog, "ntt_dit_layer", &rc);
+    CL_CHECK_RC(clCreateKernel, rc);
+    s->bitrev = api->clCreateKernel(prog, "ntt_bitrev", &rc);
+    CL_CHECK_RC(clCreateKernel, rc);
+    s->a = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    CL_CHECK_RC(clCreateBuffer, rc);
+    s->b = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    CL_CHECK_RC(clCreateBuffer, rc);
+    s->tw = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)tw, &rc);
+    CL_CHECK_RC(clCreateBuffer, rc);
+    return 0;
+out:
+    return -1;
+}
+
+/* s->a <- bit reversal of s->a (through s->b). */
+static int enqueue_bitrev(const cl_api *api, cl_command_queue q, ntt_state *s, unsigned log_n, char *detail)
+{
+    size_t n = (size_t)1 << log_n;
+    cl_uint bits = log_n;
+    cl_mem t;
+    CL_CALL(api, clSetKernelArg, s->bitrev, 0, sizeof(cl_mem), &s->a);
+    CL_CALL(api, clSetKernelArg, s->bitrev, 1, sizeof(cl_mem), &s->b);
+    CL_CALL(api, clSetKernelArg, s->bitrev, 2, sizeof bits, &bits);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, s->bitrev, 1, NULL, &n, NULL, 0, NULL, NULL);
+    t = s->a;
+    s->a = s->b;
+    s->b = t;
+    return 0;
+out:
+    return -1;
+}
+
+static int enqueue_layers(const cl_api *api, cl_command_queue q, ntt_state *s, const cl_ntt_job *job, char *detail)
+{
+    size_t n = (size_t)1 << job->log_n, half = n / 2;
+    cl_kernel k = job->dit ? s->dit : s->dif;
+    CL_CALL(api, clSetKernelArg, k, 0, sizeof(cl_mem), &s->a);
+    CL_CALL(api, clSetKernelArg, k, 1, sizeof(cl_mem), &s->tw);
+    for (unsigned l = 0; l < job->log_n; l++) {
+        cl_uint len = job->dit ? (cl_uint)1 << l : (cl_uint)(half >> l);
+        CL_CALL(api, clSetKernelArg, k, 2, sizeof len, &len);
+        CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &half, NULL, 0, NULL, NULL);
+    }
+    return 0;
+out:
+    return -1;
+}
+
+static int run_column(const cl_api *api, cl_command_queue q, ntt_state *s, const cl_ntt_job *job, unsigned char *col,
+                      char *detail)
+{
+    size_t bytes = ((size_t)1 << job->log_n) * job->elem_bytes;
+    CL_CALL(api, clEnqueueWriteBuffer, q, s->a, CL_FALSE, 0, bytes, col, 0, NULL, NULL);
+    if (job->log_n > 0) {
+        if ((job->bitrev_before && enqueue_bitrev(api, q, s, job->log_n, detail) != 0) ||
+            enqueue_layers(api, q, s, job, detail) != 0 ||
+            (job->bitrev_after && enqueue_bitrev(api, q, s, job->log_n, detail) != 0))
+            goto out;
+    }
+    CL_CALL(api, clEnqueueReadBuffer, q, s->a, CL_TRUE, 0, bytes, col, 0, NULL, NULL);
+    return 0;
+out:
+    return -1;
+}
+
+int cl_ntt_columns(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, void *a, size_t columns, const void *tw,
+                   char *detail)
+{
+    const cl_api *api = &rt->api;
+    ntt_state s;
+    size_t bytes = ((size_t)1 << job->log_n) * job->elem_bytes;
+    int rc = -1;
+    memset(&s, 0, sizeof s);
+    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, job, tw, &s, detail) != 0)
+        goto out;
+    for (size_t c = 0; c < columns; c++)
+        if (run_column(api, dev->queue[0], &s, job, (unsigned char *)a + c * bytes, detail) != 0)
+            goto out;
+    rc = 0;
+out:
+    if (rc != 0 && dev->queue[0])
+        api->clFinish(dev->queue[0]);
+    release_state(api, &s);
+    return rc;
+}
