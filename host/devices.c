@@ -203,3 +203,68 @@ hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve,
     }
     return st;
 }
+
+void hpr_report_note(hpr_ctx *ctx, const char *a, const char *b)
+{
+    size_t used = strlen(ctx->report.notes);
+    if (used + 2 < sizeof ctx->report.notes)
+        snprintf(ctx->report.notes + used, sizeof ctx->report.notes - used, "%s%.16s: %.400s", used ? "; " : "", a, b);
+}
+
+unsigned hpr_pick_opencl_devices(hpr_ctx *ctx, hpr_curve curve, cl_dev **picked, unsigned max)
+{
+    unsigned count = 0, cores = rt_online_cpus();
+    char why[CL_DETAIL_LEN];
+    if (hpr_ctx_opencl(ctx) != HPR_OK)
+        return 0;
+    for (unsigned i = 0; i < ctx->cl->ndevs && count < max; i++) {
+        cl_dev *dev = &ctx->cl->devs[i];
+        if (dev->failed) {
+            hpr_report_note(ctx, dev->id, "left out: unusable");
+            continue;
+        }
+        if ((dev->type & CL_DEVICE_TYPE_CPU) && ctx->threads + dev->compute_units > cores) {
+            snprintf(why, sizeof why,
+                     "left out: it runs on the same %u cores as the native pool (%u threads), which is faster per "
+                     "core; limit both (threads, POCL_MAX_PTHREAD_COUNT) to combine them",
+                     cores, ctx->threads);
+            hpr_report_note(ctx, dev->id, why);
+            continue;
+        }
+        if (curve && hpr_device_ready(ctx, dev, curve) != HPR_OK) {
+            hpr_report_note(ctx, dev->id, ctx->detail);
+            ctx->detail[0] = '\0';
+            continue;
+        }
+        picked[count++] = dev;
+    }
+    return count;
+}
+
+
+void hpr_fill_report(hpr_ctx *ctx, cl_dev *const *devs, unsigned ndev, const sched_device_report *reps,
+                     double points_per_item, double seconds)
+{
+    hpr_run_report *r = &ctx->report;
+    r->ndevices = ndev;
+    r->seconds = seconds;
+    for (unsigned d = 0; d < ndev; d++) {
+        hpr_device_run *o = &r->devices[d];
+        snprintf(o->device, sizeof o->device, "%s", devs[d] ? devs[d]->id : "cpu");
+        o->tiles = reps[d].tiles;
+        o->failures = reps[d].failures;
+        o->points = (unsigned long long)((double)reps[d].items * points_per_item + 0.5);
+        o->busy_s = reps[d].busy_s;
+        o->wait_s = reps[d].wait_s;
+        o->points_per_s = reps[d].busy_s > 0 ? (double)o->points / reps[d].busy_s : 0;
+        o->dropped = reps[d].dropped;
+        snprintf(o->failure, sizeof o->failure, "%s", reps[d].failure);
+        if (reps[d].failures)
+            hpr_report_note(ctx, o->device, "failed tiles were redone by the other devices");
+        if (devs[d] && reps[d].dropped) {
+            devs[d]->failed = 1;
+            snprintf(devs[d]->failure, sizeof devs[d]->failure, "%s", reps[d].failure);
+        }
+    }
+    ctx->have_report = 1;
+}

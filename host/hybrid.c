@@ -158,44 +158,6 @@ static int run_tile(void *impl, sched_range r, void *result, char *detail, size_
     return 0;
 }
 
-static void add_note(hpr_ctx *ctx, const char *a, const char *b)
-{
-    size_t used = strlen(ctx->report.notes);
-    if (used + 2 < sizeof ctx->report.notes)
-        snprintf(ctx->report.notes + used, sizeof ctx->report.notes - used, "%s%.16s: %.400s", used ? "; " : "", a, b);
-}
-
-/* The OpenCL devices that join: usable, self-tested, and not oversubscribing the cores. */
-static unsigned pick_opencl_devices(hpr_ctx *ctx, hpr_curve curve, cl_dev **picked, unsigned max)
-{
-    unsigned count = 0, cores = rt_online_cpus();
-    char why[CL_DETAIL_LEN];
-    if (hpr_ctx_opencl(ctx) != HPR_OK)
-        return 0;
-    for (unsigned i = 0; i < ctx->cl->ndevs && count < max; i++) {
-        cl_dev *dev = &ctx->cl->devs[i];
-        if (dev->failed) {
-            add_note(ctx, dev->id, "left out: unusable");
-            continue;
-        }
-        if ((dev->type & CL_DEVICE_TYPE_CPU) && ctx->threads + dev->compute_units > cores) {
-            snprintf(why, sizeof why,
-                     "left out: it runs on the same %u cores as the native pool (%u threads), which is faster per "
-                     "core; limit both (threads, POCL_MAX_PTHREAD_COUNT) to combine them",
-                     cores, ctx->threads);
-            add_note(ctx, dev->id, why);
-            continue;
-        }
-        if (hpr_device_ready(ctx, dev, curve) != HPR_OK) {
-            add_note(ctx, dev->id, ctx->detail);
-            ctx->detail[0] = '\0';
-            continue;
-        }
-        picked[count++] = dev;
-    }
-    return count;
-}
-
 /* Tile sizes (items), blocks per window and the forced window bits (0: chosen): defaults, or
  * HPR_SCHED_TILES. Returns 1 when forced. */
 static int forced_grid(size_t *min_tile, size_t *probe, unsigned *blocks, unsigned *c)
@@ -242,35 +204,6 @@ out:
     return st;
 }
 
-/* The report counts a device's items as the points they are worth (items * n / grid items). */
-static void fill_report(hpr_ctx *ctx, tile_device *tds, unsigned ndev, const sched_device_report *reps, double secs)
-{
-    const tile_grid *g = tds[0].grid;
-    double points_per_item = (double)g->n / ((double)g->windows * g->blocks);
-    hpr_run_report *r = &ctx->report;
-    r->ndevices = ndev;
-    r->seconds = secs;
-    for (unsigned d = 0; d < ndev; d++) {
-        hpr_device_run *o = &r->devices[d];
-        snprintf(o->device, sizeof o->device, "%s", tds[d].dev ? tds[d].dev->id : "cpu");
-        o->tiles = reps[d].tiles;
-        o->failures = reps[d].failures;
-        o->points = (size_t)(reps[d].items * points_per_item + 0.5);
-        o->busy_s = reps[d].busy_s;
-        o->wait_s = reps[d].wait_s;
-        o->points_per_s = reps[d].busy_s > 0 ? (double)o->points / reps[d].busy_s : 0;
-        o->dropped = reps[d].dropped;
-        snprintf(o->failure, sizeof o->failure, "%s", reps[d].failure);
-        if (reps[d].failures)
-            add_note(ctx, o->device, "failed tiles were redone by the other devices");
-        if (tds[d].dev && reps[d].dropped) {
-            tds[d].dev->failed = 1;
-            snprintf(tds[d].dev->failure, sizeof tds[d].dev->failure, "%s", reps[d].failure);
-        }
-    }
-    ctx->have_report = 1;
-}
-
 /* The CPU alone over the prepared job: one piece, no tiles. */
 static hpr_status cpu_alone(hpr_ctx *ctx, const msm_curve_ops *ops, hpr_cpu_job *job, size_t n, unsigned char *out,
                             double t0)
@@ -308,7 +241,11 @@ static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev
     }
     sched_tiling tiling = {min_tile, probe, g->blocks}; /* whole windows where tiles are large */
     int rc = sched_run(devs, ndev, items, &tiling, ops->affine_size, &results, &tiles, &ntiles, reps, why, sizeof why);
-    fill_report(ctx, tds, ndev, reps, rt_now_seconds() - t0);
+    cl_dev *run_devs[HPR_REPORT_MAX_DEVICES];
+    for (unsigned d = 0; d < ndev; d++)
+        run_devs[d] = tds[d].dev;
+    /* the report counts a device's items as the points they are worth */
+    hpr_fill_report(ctx, run_devs, ndev, reps, (double)g->n / (double)items, rt_now_seconds() - t0);
     if (rc > 0)
         st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s", why);
     else if (rc < 0)
@@ -335,7 +272,7 @@ hpr_status hpr_msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *op
     memset(&ctx->report, 0, sizeof ctx->report);
     int forced = forced_grid(&min_tile, &probe, &blocks, &opts.window_bits);
     if (forced || n >= HYBRID_MIN_POINTS)
-        ndev += pick_opencl_devices(ctx, curve, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
+        ndev += hpr_pick_opencl_devices(ctx, curve, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
     hpr_status st = hpr_cpu_job_prepare(ctx, ops, points, scalars, n, &opts, &job);
     if (st != HPR_OK)
         return st;

@@ -237,9 +237,11 @@ typedef struct {
     int row_major;            /* batch layout: element j of column c at [j * columns + c]
                                * (row-major) or at [c * n + j] (column-major, the default) */
     const char *device;       /* "cpu", "cl:P.D" (the butterflies on that OpenCL device, the
-                               * rest on the CPU), "all" (= cpu for now); NULL = the context's
-                               * default. A failing device is reported (hpr_ctx_notice) and the
-                               * NTT redone on the CPU. */
+                               * rest on the CPU), "all" (the columns of a batch dealt to every
+                               * usable device by the scheduler; one column: the CPU); NULL =
+                               * the context's default. A failing device is reported
+                               * (hpr_ctx_notice, hpr_ctx_last_report) and its work redone on the
+                               * CPU. */
 } hpr_ntt_opts;
 
 /* Bytes of one canonical element (little-endian): 32, 32, 8, 4, 4; 0 if unknown. */

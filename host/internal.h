@@ -10,6 +10,7 @@
 #include "../runtime/rt_pool.h"
 #include "../kernels_cpu/msm_cpu.h"
 #include "../runtime/cl_device.h"
+#include "../runtime/sched.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "hyprove assumes a little-endian host: structs of 64-bit limbs are the interchange bytes"
@@ -34,6 +35,20 @@ struct hpr_ctx {
 /* The MSM over every usable device (hybrid scheduler). Arguments checked by the caller. */
 hpr_status hpr_msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops, const unsigned char *points,
                           const unsigned char *scalars, size_t n, unsigned char *out);
+
+/* Appends "device: text" to the run report's notes. */
+void hpr_report_note(hpr_ctx *ctx, const char *device, const char *text);
+
+/* The OpenCL devices that join a hybrid run (at most max, into picked): usable, ready for
+ * curve's MSMs (program built, self-test passed; curve 0: not checked, for the NTT), and not
+ * oversubscribing the cores beside the native pool; the others are named in the notes. */
+unsigned hpr_pick_opencl_devices(hpr_ctx *ctx, hpr_curve curve, cl_dev **picked, unsigned max);
+
+/* The run report of a scheduled job: per device (devs[d] NULL for the CPU) its tiles, items
+ * as points (items * points_per_item), times and failures; a device dropped by the scheduler
+ * is marked failed. */
+void hpr_fill_report(hpr_ctx *ctx, cl_dev *const *devs, unsigned ndev, const sched_device_report *reps,
+                     double points_per_item, double seconds);
 
 /* Starts a one-device report for device name. */
 void hpr_report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds);

@@ -688,6 +688,48 @@ START_TEST(ntt_on_a_failing_device_is_redone_on_the_cpu)
 }
 END_TEST
 
+/* _i = 0: columns of a batch dealt to the CPU and the device ("all") give the CPU's bits and
+ * both devices take columns; _i = 1: the device fails every tile, the CPU redoes them. */
+START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
+{
+    char id[16];
+    test_rng rng;
+    hpr_run_report rep;
+    setenv("POCL_MAX_PTHREAD_COUNT", "1", 1); /* before OpenCL loads (first_device): POCL fits beside 1 thread */
+    first_device(id);
+    test_rng_init(&rng, 1500 + (uint64_t)_i);
+    if (_i == 1)
+        setenv("HPR_CL_INJECT_FAULT", id, 1);
+    hpr_ctx *ctx = hybrid_ctx();
+    for (size_t f = 0; f < sizeof ntt_fields / sizeof ntt_fields[0]; f++) {
+        size_t es = hpr_field_element_size(ntt_fields[f]), cols = 32, total = cols << 12;
+        hpr_ntt_opts opts = {(int)(f % 2), (hpr_ntt_order)(f % 4), "5", NULL, cols, (int)(f % 2), "cpu"};
+        unsigned char *want = ntt_random(ntt_fields[f], total, &rng), *got = malloc(total * es);
+        memcpy(got, want, total * es);
+        ck_assert_int_eq(hpr_ntt(ctx, ntt_fields[f], 12, want, &opts), HPR_OK);
+        opts.device = "all";
+        ck_assert_msg(hpr_ntt(ctx, ntt_fields[f], 12, got, &opts) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+        ck_assert_msg(memcmp(want, got, total * es) == 0, SEED_FMT "field %d: the split differs", test_seed,
+                      (int)ntt_fields[f]);
+        ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+        ck_assert_msg(rep.ndevices == 2, "%u devices (%s)", rep.ndevices, rep.notes);
+        ck_assert_uint_gt(rep.devices[0].tiles, 0);
+        /* BN254 Fr, first: 32 columns of 2^12 keep the CPU busy long enough for the device's probe */
+        if (_i == 0 && f == 0)
+            ck_assert_uint_gt(rep.devices[1].tiles, 0);
+        free(want);
+        free(got);
+        if (_i == 1) { /* dropped after two failures; the next runs leave it out as unusable */
+            ck_assert_msg(rep.devices[1].failures >= 1 && strstr(rep.devices[1].failure, "HPR_CL_INJECT_FAULT"),
+                          "failures %u: %s", rep.devices[1].failures, rep.devices[1].failure);
+            break;
+        }
+    }
+    unsetenv("HPR_CL_INJECT_FAULT");
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *opencl_suite(void)
 {
     Suite *s = suite_create("opencl");
@@ -710,6 +752,7 @@ static Suite *opencl_suite(void)
     tcase_add_test(tc, calibration_is_stored_per_device_and_survives_a_corrupt_profile);
     tcase_add_loop_test(tc, ntt_on_the_device_equals_the_cpu, 0, 5);
     tcase_add_test(tc, ntt_on_a_failing_device_is_redone_on_the_cpu);
+    tcase_add_loop_test(tc, ntt_columns_split_across_devices_give_the_cpu_result, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
