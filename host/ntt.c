@@ -56,16 +56,10 @@ void hpr_ntt_cache_free(hpr_ntt_cache *cache)
     free(cache);
 }
 
+/* The field's table for what does not depend on the tier (sizes, modulus, generator). */
 static const ntt_field_ops *field_ops(hpr_field field)
 {
-    switch (field) {
-    case HPR_FIELD_BN254_FR: return &ntt_bn254_fr_ops;
-    case HPR_FIELD_BLS12_381_FR: return &ntt_bls12_381_fr_ops;
-    case HPR_FIELD_GOLDILOCKS: return &ntt_goldilocks_ops;
-    case HPR_FIELD_BABYBEAR: return &ntt_babybear_ops;
-    case HPR_FIELD_KOALABEAR: return &ntt_koalabear_ops;
-    }
-    return NULL;
+    return ntt_field_ops_for((int)field, RT_CPU_PORTABLE);
 }
 
 size_t hpr_field_element_size(hpr_field field)
@@ -86,23 +80,6 @@ static int limbs_below(const uint64_t *a, const uint64_t *p)
         if (a[i] != p[i])
             return a[i] < p[i];
     return 0;
-}
-
-static void limbs_from_bytes(uint64_t *limbs, const unsigned char *bytes, size_t size)
-{
-    unsigned char padded[32] = {0};
-    memcpy(padded, bytes, size);
-    for (int i = 0; i < 4; i++) {
-        limbs[i] = 0;
-        for (int b = 7; b >= 0; b--)
-            limbs[i] = (limbs[i] << 8) | padded[8 * i + b];
-    }
-}
-
-static void limbs_to_bytes(unsigned char *bytes, const uint64_t *limbs, size_t size)
-{
-    for (size_t b = 0; b < size; b++)
-        bytes[b] = (unsigned char)(limbs[b / 8] >> (8 * (b % 8)));
 }
 
 /* A decimal constant (shift, generator) in the internal form: nonzero and below p. */
@@ -198,7 +175,7 @@ static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const
     uint64_t limbs[4];
     hpr_status st;
     memset(pl, 0, sizeof *pl);
-    pl->ops = field_ops(field);
+    pl->ops = ntt_field_ops_for((int)field, ctx->cpu_tier);
     if (!pl->ops)
         return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_FIELD,
                         "field %d is not supported (bn254-fr 1, bls12-381-fr 2, goldilocks 3, babybear 4, koalabear 5)",
@@ -235,14 +212,18 @@ static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const
     return hpr_resolve_device(ctx, device, &pl->dev);
 }
 
-/* The first element >= p among count elements of size bytes, or count. */
+#define CONVERT_CHUNK 16384 /* elements per conversion task */
+
+/* The first element >= p among count canonical elements at data, or count (checked through
+ * a scratch chunk, nothing written). */
 static size_t first_out_of_range(const ntt_field_ops *ops, const unsigned char *data, size_t count)
 {
-    uint64_t limbs[4];
-    for (size_t i = 0; i < count; i++) {
-        limbs_from_bytes(limbs, data + i * ops->elem_bytes, ops->elem_bytes);
-        if (!limbs_below(limbs, ops->modulus))
-            return i;
+    ntt_elem scratch[256];
+    size_t per = sizeof scratch / ops->elem_bytes;
+    for (size_t i = 0; i < count; i += per) {
+        size_t len = count - i < per ? count - i : per, bad = ops->import(scratch, data + i * ops->elem_bytes, len);
+        if (bad < len)
+            return i + bad;
     }
     return count;
 }
@@ -250,34 +231,48 @@ static size_t first_out_of_range(const ntt_field_ops *ops, const unsigned char *
 typedef struct {
     const ntt_plan *pl;
     unsigned char *data, *work;
-    int back; /* 0: data -> work, 1: work -> data */
+    int back;           /* 0: data -> work (checked), 1: work -> data */
+    size_t *first_bad;  /* per task: the first index (in data) >= p, or SIZE_MAX */
 } convert_job;
 
-/* Column task: column c between the caller's layout and the column-major work buffer. */
-static void convert_task(void *arg, size_t c, unsigned worker)
+/* Task t: elements [t * CONVERT_CHUNK, ...) of the column-major order; a row-major caller's
+ * element (column c, row j) sits at j * columns + c of data. */
+static void convert_task(void *arg, size_t t, unsigned worker)
 {
     convert_job *cj = arg;
     const ntt_plan *pl = cj->pl;
-    size_t es = pl->ops->elem_bytes;
-    uint64_t limbs[4];
+    const ntt_field_ops *ops = pl->ops;
+    size_t es = ops->elem_bytes, total = pl->n * pl->columns;
+    size_t b = t * CONVERT_CHUNK, e = b + CONVERT_CHUNK < total ? b + CONVERT_CHUNK : total;
     (void)worker;
-    for (size_t j = 0; j < pl->n; j++) {
-        size_t at = pl->row_major ? j * pl->columns + c : c * pl->n + j;
-        unsigned char *ext = cj->data + at * es, *in = cj->work + (c * pl->n + j) * es;
-        if (cj->back) {
-            pl->ops->to_canonical(limbs, in);
-            limbs_to_bytes(ext, limbs, es);
-        } else {
-            limbs_from_bytes(limbs, ext, es);
-            pl->ops->from_canonical(in, limbs);
-        }
+    cj->first_bad[t] = SIZE_MAX;
+    if (!pl->row_major) {
+        size_t good;
+        if (cj->back)
+            ops->export(cj->data + b * es, cj->work + b * es, e - b);
+        else if ((good = ops->import(cj->work + b * es, cj->data + b * es, e - b)) < e - b)
+            cj->first_bad[t] = b + good;
+        return;
+    }
+    for (size_t i = b; i < e; i++) {
+        size_t c = i / pl->n, j = i % pl->n, at = j * pl->columns + c;
+        if (cj->back)
+            ops->export(cj->data + at * es, cj->work + i * es, 1);
+        else if (ops->import(cj->work + i * es, cj->data + at * es, 1) == 0 && at < cj->first_bad[t])
+            cj->first_bad[t] = at;
     }
 }
 
-static void convert(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsigned char *work, int back)
+/* data <-> work. Returns the first index of data >= p (SIZE_MAX if none, or when back). */
+static size_t convert(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsigned char *work, int back,
+                      size_t *first_bad)
 {
-    convert_job cj = {pl, data, work, back};
-    rt_pool_run(ctx->pool, pl->columns, convert_task, &cj);
+    size_t tasks = (pl->n * pl->columns + CONVERT_CHUNK - 1) / CONVERT_CHUNK, bad = SIZE_MAX;
+    convert_job cj = {pl, data, work, back, first_bad};
+    rt_pool_run(ctx->pool, tasks, convert_task, &cj);
+    for (size_t t = 0; t < tasks; t++)
+        bad = first_bad[t] < bad ? first_bad[t] : bad;
+    return bad;
 }
 
 /* The steps of one column around its butterflies (see the top): host work before and after,
@@ -448,10 +443,6 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     const ntt_field_ops *ops = pl->ops;
     ntt_elem w, w_dir, shift_dir, n_inv;
     size_t total = pl->n * pl->columns, bad;
-    if ((bad = first_out_of_range(ops, data, total)) < total)
-        return hpr_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE,
-                        "element %zu is not below the modulus p of %s (elements are canonical little-endian)", bad,
-                        ops->name);
     if (primitive_root(ops, &pl->g, pl->log_n, &w) != 0)
         return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
                         "the generator gives no primitive root of order 2^%u in %s (not a multiplicative generator)",
@@ -468,21 +459,30 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     invert(ops, &n_inv, &n_inv);
     const void *tw = pl->n > 1 ? twiddles(ctx, ops, pl->g_limbs, &w_dir, pl->inverse, pl->log_n) : (const void *)&w_dir;
     unsigned char *work = rt_alloc_large(total * ops->elem_bytes);
-    if (!tw || !work) {
+    size_t *first_bad = malloc(((total + CONVERT_CHUNK - 1) / CONVERT_CHUNK) * sizeof *first_bad);
+    if (!tw || !work || !first_bad) {
         free(work);
+        free(first_bad);
         return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT of %zu x 2^%u elements: out of memory", pl->columns,
                         pl->log_n);
     }
     size_t col_bytes = pl->n * ops->elem_bytes;
-    convert(ctx, pl, data, work, 0);
+    if ((bad = convert(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
+        free(work);
+        free(first_bad);
+        return hpr_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE,
+                        "element %zu is not below the modulus p of %s (elements are canonical little-endian)", bad,
+                        ops->name);
+    }
     for (size_t c = 0; c < pl->columns; c++)
         before_butterflies(ctx, pl, work + c * col_bytes, &shift_dir);
     hpr_status st = butterflies(ctx, pl, work, tw);
     for (size_t c = 0; c < pl->columns && st == HPR_OK; c++)
         after_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &n_inv);
     if (st == HPR_OK)
-        convert(ctx, pl, data, work, 1);
+        convert(ctx, pl, data, work, 1, first_bad);
     free(work);
+    free(first_bad);
     return st;
 }
 

@@ -4,26 +4,11 @@
  * Montgomery); Goldilocks, BabyBear and KoalaBear from ntt_fields.h.
  */
 #include "ntt_cpu.h"
-#include "ntt_fields.h"
+#include "ntt_field_entries.h"
 
 #include "../kernels_cl/arith/curves.h"
 
 #include <string.h>
-
-/* r = a^e (e: 4 little-endian limbs) by square and multiply, for the fields without pow. */
-#define SMALL_POW(F)                                                                                 \
-    static void F##_pow4(F##_t *r, const F##_t *a, const uint64_t *e)                                \
-    {                                                                                                \
-        F##_t acc, base = *a;                                                                        \
-        F##_from_canonical(&acc, 1);                                                                 \
-        for (int i = 3; i >= 0; i--)                                                                 \
-            for (int bit = 63; bit >= 0; bit--) {                                                    \
-                F##_mul(&acc, &acc, &acc);                                                           \
-                if ((e[i] >> bit) & 1)                                                               \
-                    F##_mul(&acc, &acc, &base);                                                      \
-            }                                                                                        \
-        *r = acc;                                                                                    \
-    }
 
 SMALL_POW(gl)
 SMALL_POW(bb)
@@ -52,28 +37,29 @@ SMALL_POW(kb)
         FE##_pow_var(r, a, e);                                                                       \
     }
 
-#define SMALL_FIELD_ENTRIES(PFX, F)                                                                  \
-    static void PFX##_pow(F##_t *r, const F##_t *a, const uint64_t *e)                               \
+/* Canonical little-endian bytes <-> Montgomery elements of the 4-limb fields. */
+#define BIG_FIELD_IO(FE)                                                                             \
+    static inline int FE##_import_one(FE *e, const unsigned char *b)                                 \
     {                                                                                                \
-        F##_pow4(r, a, e);                                                                           \
+        uint64_t limbs[4];                                                                           \
+        memcpy(limbs, b, sizeof limbs);                                                              \
+        if (!FE##_limbs_are_reduced(limbs))                                                          \
+            return 0;                                                                                \
+        FE##_to_mont(e, limbs);                                                                      \
+        return 1;                                                                                    \
     }                                                                                                \
-    static void PFX##_from_canonical(void *e, const uint64_t *limbs)                                 \
+    static inline void FE##_export_one(unsigned char *b, const FE *e)                                \
     {                                                                                                \
-        F##_from_canonical(e, limbs[0]);                                                             \
-    }                                                                                                \
-    static void PFX##_to_canonical(uint64_t *limbs, const void *e)                                   \
-    {                                                                                                \
-        limbs[0] = F##_to_canonical(e);                                                              \
-        limbs[1] = limbs[2] = limbs[3] = 0;                                                          \
-    }                                                                                                \
-    static void PFX##_mul_v(void *r, const void *a, const void *b)                                   \
-    {                                                                                                \
-        F##_mul(r, a, b);                                                                            \
-    }                                                                                                \
-    static void PFX##_pow_v(void *r, const void *a, const uint64_t *e)                               \
-    {                                                                                                \
-        F##_pow4(r, a, e);                                                                           \
+        uint64_t limbs[4];                                                                           \
+        FE##_from_mont(limbs, e);                                                                    \
+        memcpy(b, limbs, sizeof limbs);                                                              \
     }
+
+BIG_FIELD_IO(bn254_fr)
+BIG_FIELD_IO(bls12_381_fr)
+SMALL_FIELD_IO(gl, uint64_t, GL_P)
+SMALL_FIELD_IO(bb, uint32_t, BB_P)
+SMALL_FIELD_IO(kb, uint32_t, KB_P)
 
 BIG_FIELD_ENTRIES(bn254_fr)
 #define NT_T bn254_fr
@@ -81,6 +67,8 @@ BIG_FIELD_ENTRIES(bn254_fr)
 #define NT_ADD bn254_fr_add
 #define NT_SUB bn254_fr_sub
 #define NT_MUL bn254_fr_mul
+#define NT_IMPORT bn254_fr_import_one
+#define NT_EXPORT bn254_fr_export_one
 #include "ntt_impl.h"
 
 BIG_FIELD_ENTRIES(bls12_381_fr)
@@ -89,6 +77,8 @@ BIG_FIELD_ENTRIES(bls12_381_fr)
 #define NT_ADD bls12_381_fr_add
 #define NT_SUB bls12_381_fr_sub
 #define NT_MUL bls12_381_fr_mul
+#define NT_IMPORT bls12_381_fr_import_one
+#define NT_EXPORT bls12_381_fr_export_one
 #include "ntt_impl.h"
 
 SMALL_FIELD_ENTRIES(ntt_gl, gl)
@@ -97,6 +87,8 @@ SMALL_FIELD_ENTRIES(ntt_gl, gl)
 #define NT_ADD gl_add
 #define NT_SUB gl_sub
 #define NT_MUL gl_mul
+#define NT_IMPORT gl_import_one
+#define NT_EXPORT gl_export_one
 #include "ntt_impl.h"
 
 SMALL_FIELD_ENTRIES(ntt_bb, bb)
@@ -105,6 +97,8 @@ SMALL_FIELD_ENTRIES(ntt_bb, bb)
 #define NT_ADD bb_add
 #define NT_SUB bb_sub
 #define NT_MUL bb_mul
+#define NT_IMPORT bb_import_one
+#define NT_EXPORT bb_export_one
 #include "ntt_impl.h"
 
 SMALL_FIELD_ENTRIES(ntt_kb, kb)
@@ -113,6 +107,8 @@ SMALL_FIELD_ENTRIES(ntt_kb, kb)
 #define NT_ADD kb_add
 #define NT_SUB kb_sub
 #define NT_MUL kb_mul
+#define NT_IMPORT kb_import_one
+#define NT_EXPORT kb_export_one
 #include "ntt_impl.h"
 
 static const uint64_t bn254_fr_modulus[4] = BN254_FR_P;
@@ -121,24 +117,6 @@ static const uint64_t gl_modulus[4] = {GL_P, 0, 0, 0};
 static const uint64_t bb_modulus[4] = {BB_P, 0, 0, 0};
 static const uint64_t kb_modulus[4] = {KB_P, 0, 0, 0};
 
-#define NTT_OPS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD)                                            \
-    const ntt_field_ops NAME = {                                                                     \
-        .name = LABEL,                                                                               \
-        .elem_bytes = BYTES,                                                                         \
-        .two_adicity = ADICITY,                                                                      \
-        .generator = GEN,                                                                            \
-        .modulus = MOD,                                                                              \
-        .from_canonical = CONV##_from_canonical,                                                     \
-        .to_canonical = CONV##_to_canonical,                                                         \
-        .mul = CONV##_mul_v,                                                                         \
-        .pow = CONV##_pow_v,                                                                         \
-        .twiddles = PFX##_twiddles,                                                                  \
-        .dif = PFX##_dif,                                                                            \
-        .dit = PFX##_dit,                                                                            \
-        .scale = PFX##_scale,                                                                        \
-        .bitrev = PFX##_bitrev,                                                                      \
-    }
-
 NTT_OPS(ntt_bn254_fr_ops, "bn254-fr", ntt_bn254_fr, ntt_bn254_fr, 32, BN254_FR_TWO_ADICITY, BN254_FR_GENERATOR_INT,
         bn254_fr_modulus);
 NTT_OPS(ntt_bls12_381_fr_ops, "bls12-381-fr", ntt_bls12_381_fr, ntt_bls12_381_fr, 32, BLS12_381_FR_TWO_ADICITY,
@@ -146,3 +124,20 @@ NTT_OPS(ntt_bls12_381_fr_ops, "bls12-381-fr", ntt_bls12_381_fr, ntt_bls12_381_fr
 NTT_OPS(ntt_goldilocks_ops, "goldilocks", ntt_gl, ntt_gl, 8, 32, 7, gl_modulus);
 NTT_OPS(ntt_babybear_ops, "babybear", ntt_bb, ntt_bb, 4, 27, 31, bb_modulus);
 NTT_OPS(ntt_koalabear_ops, "koalabear", ntt_kb, ntt_kb, 4, 24, 3, kb_modulus);
+
+const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
+{
+    static const ntt_field_ops *const portable[] = {NULL, &ntt_bn254_fr_ops, &ntt_bls12_381_fr_ops, &ntt_goldilocks_ops,
+                                                    &ntt_babybear_ops, &ntt_koalabear_ops};
+    if (field < 1 || field > 5)
+        return NULL;
+#if HPR_HAVE_IFMA
+    if (tier == RT_CPU_AVX512 && field == 4)
+        return &ntt_babybear_avx512_ops;
+    if (tier == RT_CPU_AVX512 && field == 5)
+        return &ntt_koalabear_avx512_ops;
+#else
+    (void)tier;
+#endif
+    return portable[field];
+}

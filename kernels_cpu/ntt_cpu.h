@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../runtime/cpu_features.h"
 #include "../runtime/rt_pool.h"
 
 typedef struct {
@@ -28,6 +29,10 @@ typedef struct {
     void (*from_canonical)(void *e, const uint64_t *limbs);
     void (*to_canonical)(uint64_t *limbs, const void *e);
     void (*mul)(void *r, const void *a, const void *b);
+    /* count elements from canonical little-endian bytes (elem_bytes each): count, or the
+     * first index >= p; and back */
+    size_t (*import)(void *dst, const unsigned char *src, size_t count);
+    void (*export)(unsigned char *dst, const void *src, size_t count);
     void (*pow)(void *r, const void *a, const uint64_t *e); /* r = a^e, e 4 limbs */
     /* On the pool. twiddles: the layout above for the primitive n-th root w. dif: natural
      * input, bit-reversed output (Gentleman-Sande); dit: bit-reversed input, natural output
@@ -45,5 +50,13 @@ extern const ntt_field_ops ntt_bls12_381_fr_ops;
 extern const ntt_field_ops ntt_goldilocks_ops;
 extern const ntt_field_ops ntt_babybear_ops;
 extern const ntt_field_ops ntt_koalabear_ops;
+/* the avx512 tier (ntt_avx512.c, 16 lanes of 32 bits): BabyBear and KoalaBear */
+extern const ntt_field_ops ntt_babybear_avx512_ops;
+extern const ntt_field_ops ntt_koalabear_avx512_ops;
+
+/* The table of field (hpr_field id 1..5) for a CPU tier: the tier's own kernels where it has
+ * them (avx512: BabyBear, KoalaBear), else the portable ones; NULL for an unknown field.
+ * Every tier gives the same bits. */
+const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier);
 
 #endif

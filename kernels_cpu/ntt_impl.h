@@ -2,7 +2,8 @@
  * ntt_impl.h: the portable radix-2 NTT, instantiated once per field by ntt_cpu.c.
  *
  * Define NT_T (element type), NT_PFX (name prefix), NT_ADD, NT_SUB, NT_MUL (r, a, b pointers),
- * then include. See ntt_cpu.h for the twiddle layout and the contracts.
+ * NT_IMPORT (e, bytes: canonical little-endian bytes -> element, 0 when >= p) and NT_EXPORT
+ * (bytes, e), then include. See ntt_cpu.h for the twiddle layout and the contracts.
  *
  * Method: iterative radix-2 over the table tw[len + j]. Cache blocking: the layers whose
  * butterflies span less than NT_BLOCK elements (a block of 128 KiB, within a core's L2) run
@@ -28,17 +29,37 @@ typedef struct {
 } NT_FN(job);
 
 /* Butterflies [b0, b1) of the layer of half-span len (b = block * len + j): one division
- * per call, then the block and j advance together. */
+ * per call, then the block and j advance together. A unit that defines NT_VEC (lanes) and
+ * NT_VDIF / NT_VDIT (x, tw, len, j: NT_VEC butterflies at once) gets them wherever NT_VEC
+ * consecutive butterflies share a block. */
+#ifdef NT_VEC
+#define NT_VECTOR_STEP(VOP)                                                                          \
+    if (j + NT_VEC <= len && b + NT_VEC <= b1) {                                                     \
+        VOP(x, tw, len, j);                                                                          \
+        j += NT_VEC;                                                                                 \
+        b += NT_VEC;                                                                                 \
+        if (j == len) {                                                                              \
+            j = 0;                                                                                   \
+            x += 2 * len;                                                                            \
+        }                                                                                            \
+        continue;                                                                                    \
+    }
+#else
+#define NT_VECTOR_STEP(VOP)
+#endif
+
 static void NT_FN(dif_butterflies)(NT_T *a, const NT_T *tw, size_t len, size_t b0, size_t b1)
 {
     size_t j = b0 % len;
     NT_T *x = a + b0 / len * 2 * len, u, v;
-    for (size_t b = b0; b < b1; b++) {
+    for (size_t b = b0; b < b1;) {
+        NT_VECTOR_STEP(NT_VDIF)
         u = x[j];
         v = x[j + len];
         NT_ADD(&x[j], &u, &v);
         NT_SUB(&v, &u, &v);
         NT_MUL(&x[j + len], &v, &tw[len + j]);
+        b++;
         if (++j == len) {
             j = 0;
             x += 2 * len;
@@ -50,11 +71,13 @@ static void NT_FN(dit_butterflies)(NT_T *a, const NT_T *tw, size_t len, size_t b
 {
     size_t j = b0 % len;
     NT_T *x = a + b0 / len * 2 * len, u, v;
-    for (size_t b = b0; b < b1; b++) {
+    for (size_t b = b0; b < b1;) {
+        NT_VECTOR_STEP(NT_VDIT)
         u = x[j];
         NT_MUL(&v, &x[j + len], &tw[len + j]);
         NT_ADD(&x[j], &u, &v);
         NT_SUB(&x[j + len], &u, &v);
+        b++;
         if (++j == len) {
             j = 0;
             x += 2 * len;
@@ -201,6 +224,24 @@ static void NT_FN(twiddles)(rt_pool *pool, void *tw_v, size_t n, const void *w)
             tw[len + j] = tw[n / 2 + j * (n / (2 * len))];
 }
 
+/* dst[i] = the element of the canonical bytes src[i], i < count; returns count, or the first
+ * index whose value is not below p (dst is then partly written). */
+static size_t NT_FN(import)(void *dst_v, const unsigned char *src, size_t count)
+{
+    NT_T *dst = dst_v;
+    for (size_t i = 0; i < count; i++)
+        if (!NT_IMPORT(&dst[i], src + i * sizeof(NT_T)))
+            return i;
+    return count;
+}
+
+static void NT_FN(export)(unsigned char *dst, const void *src_v, size_t count)
+{
+    const NT_T *src = src_v;
+    for (size_t i = 0; i < count; i++)
+        NT_EXPORT(dst + i * sizeof(NT_T), &src[i]);
+}
+
 /* i reversed in its low bits bits (bits <= 32): byte table, four lookups. */
 static size_t NT_FN(reverse)(size_t i, unsigned bits)
 {
@@ -255,3 +296,9 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 #undef NT_ADD
 #undef NT_SUB
 #undef NT_MUL
+#undef NT_IMPORT
+#undef NT_EXPORT
+#undef NT_VECTOR_STEP
+#undef NT_VEC
+#undef NT_VDIF
+#undef NT_VDIT

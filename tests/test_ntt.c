@@ -9,7 +9,9 @@
  *  - LDE at rates 2, 4, 8 equals explicit evaluation of the polynomial on the larger coset;
  *  - bad inputs: an element >= p (named, data unchanged), log_n above the two-adicity, bad
  *    shifts and generators, unknown fields and rates;
- *  - the small fields' Montgomery constants (ntt_fields.h) against GMP.
+ *  - every CPU tier (the avx512 tier's 16-lane BabyBear/KoalaBear kernels) gives the portable
+ *    tier's bits;
+ *  - the small fields' Montgomery constants (small_fields.h) against GMP.
  */
 #include "test_util.h"
 
@@ -300,6 +302,52 @@ START_TEST(lde_equals_explicit_evaluation)
 }
 END_TEST
 
+static hpr_ctx *tier_ctx(const char *tier)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_config_default(&cfg);
+    cfg.threads = 2;
+    cfg.devices = "cpu";
+    cfg.cpu_tier = tier;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    return ctx;
+}
+
+/* _i = field: every CPU tier this machine runs gives the portable tier's bits (sizes 2^0 ..
+ * 2^16, every order and direction, cosets, batches). */
+START_TEST(every_cpu_tier_gives_the_portable_bits)
+{
+    const field_t *f = &fields[_i];
+    static const char *const tiers[] = {"adx", "avx512"};
+    test_rng rng;
+    test_rng_init(&rng, 600 + (uint64_t)_i);
+    hpr_ctx *ref = tier_ctx("portable");
+    for (size_t t = 0; t < 2; t++) {
+        const char *why;
+        if (hpr_cpu_tier_check(tiers[t], &why) != HPR_OK) {
+            printf("tier %s skipped on this machine: %s\n", tiers[t], why);
+            continue;
+        }
+        hpr_ctx *ctx = tier_ctx(tiers[t]);
+        for (unsigned log_n = 0; log_n <= 16; log_n += 1 + (log_n >= 4) * 3) {
+            size_t cols = 1 + log_n % 3, total = cols << log_n;
+            hpr_ntt_opts opts = {(int)(log_n % 2), (hpr_ntt_order)(log_n % 4), log_n % 3 ? "9" : NULL, NULL, cols,
+                                 (int)(log_n % 2), NULL};
+            unsigned char *want = random_elems(f, total, &rng), *got = malloc(total * f->size);
+            memcpy(got, want, total * f->size);
+            ck_assert_int_eq(hpr_ntt(ref, f->field, log_n, want, &opts), HPR_OK);
+            ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, got, &opts), HPR_OK);
+            expect_same(f, got, want, total, tiers[t]);
+            free(want);
+            free(got);
+        }
+        hpr_ctx_destroy(ctx);
+    }
+    hpr_ctx_destroy(ref);
+}
+END_TEST
+
 START_TEST(bad_inputs_are_refused_and_leave_data_unchanged)
 {
     hpr_ctx *ctx = make_ctx(1);
@@ -381,6 +429,7 @@ int main(void)
     tcase_add_loop_test(tc, inverse_after_forward_is_the_identity_up_to_2_20, 0, NFIELDS);
     tcase_add_loop_test(tc, batched_columns_equal_single_columns, 0, NFIELDS);
     tcase_add_loop_test(tc, lde_equals_explicit_evaluation, 0, NFIELDS);
+    tcase_add_loop_test(tc, every_cpu_tier_gives_the_portable_bits, 0, NFIELDS);
     tcase_add_test(tc, bad_inputs_are_refused_and_leave_data_unchanged);
     tcase_add_test(tc, small_field_constants_match_gmp);
     suite_add_tcase(s, tc);

@@ -1,0 +1,89 @@
+/*
+ * ntt_field_entries.h: what every NTT unit (ntt_cpu.c, ntt_avx512.c) instantiates per field:
+ * pow over a 4-limb exponent, the void-pointer entries of ntt_field_ops, and the table itself.
+ */
+#ifndef HPR_NTT_FIELD_ENTRIES_H
+#define HPR_NTT_FIELD_ENTRIES_H
+
+#include "ntt_cpu.h"
+#include "ntt_fields.h"
+
+#include <string.h>
+
+/* r = a^e (e: 4 little-endian limbs) by square and multiply, for the fields without pow. */
+#define SMALL_POW(F)                                                                                 \
+    static void F##_pow4(F##_t *r, const F##_t *a, const uint64_t *e)                                \
+    {                                                                                                \
+        F##_t acc, base = *a;                                                                        \
+        F##_from_canonical(&acc, 1);                                                                 \
+        for (int i = 3; i >= 0; i--)                                                                 \
+            for (int bit = 63; bit >= 0; bit--) {                                                    \
+                F##_mul(&acc, &acc, &acc);                                                           \
+                if ((e[i] >> bit) & 1)                                                               \
+                    F##_mul(&acc, &acc, &base);                                                      \
+            }                                                                                        \
+        *r = acc;                                                                                    \
+    }
+
+/* Canonical little-endian bytes <-> elements of the small fields (a little-endian host reads
+ * the bytes as the word). */
+#define SMALL_FIELD_IO(F, WORD, P)                                                                   \
+    static inline int F##_import_one(F##_t *e, const unsigned char *b)                               \
+    {                                                                                                \
+        WORD v;                                                                                      \
+        memcpy(&v, b, sizeof v);                                                                     \
+        if (v >= (P))                                                                                \
+            return 0;                                                                                \
+        F##_from_canonical(e, v);                                                                    \
+        return 1;                                                                                    \
+    }                                                                                                \
+    static inline void F##_export_one(unsigned char *b, const F##_t *e)                              \
+    {                                                                                                \
+        WORD v = (WORD)F##_to_canonical(e);                                                          \
+        memcpy(b, &v, sizeof v);                                                                     \
+    }
+
+#define SMALL_FIELD_ENTRIES(PFX, F)                                                                  \
+    static void PFX##_pow(F##_t *r, const F##_t *a, const uint64_t *e)                               \
+    {                                                                                                \
+        F##_pow4(r, a, e);                                                                           \
+    }                                                                                                \
+    static void PFX##_from_canonical(void *e, const uint64_t *limbs)                                 \
+    {                                                                                                \
+        F##_from_canonical(e, limbs[0]);                                                             \
+    }                                                                                                \
+    static void PFX##_to_canonical(uint64_t *limbs, const void *e)                                   \
+    {                                                                                                \
+        limbs[0] = F##_to_canonical(e);                                                              \
+        limbs[1] = limbs[2] = limbs[3] = 0;                                                          \
+    }                                                                                                \
+    static void PFX##_mul_v(void *r, const void *a, const void *b)                                   \
+    {                                                                                                \
+        F##_mul(r, a, b);                                                                            \
+    }                                                                                                \
+    static void PFX##_pow_v(void *r, const void *a, const uint64_t *e)                               \
+    {                                                                                                \
+        F##_pow4(r, a, e);                                                                           \
+    }
+
+#define NTT_OPS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD)                                            \
+    const ntt_field_ops NAME = {                                                                     \
+        .name = LABEL,                                                                               \
+        .elem_bytes = BYTES,                                                                         \
+        .two_adicity = ADICITY,                                                                      \
+        .generator = GEN,                                                                            \
+        .modulus = MOD,                                                                              \
+        .from_canonical = CONV##_from_canonical,                                                     \
+        .to_canonical = CONV##_to_canonical,                                                         \
+        .mul = CONV##_mul_v,                                                                         \
+        .import = PFX##_import,                                                                      \
+        .export = PFX##_export,                                                                      \
+        .pow = CONV##_pow_v,                                                                         \
+        .twiddles = PFX##_twiddles,                                                                  \
+        .dif = PFX##_dif,                                                                            \
+        .dit = PFX##_dit,                                                                            \
+        .scale = PFX##_scale,                                                                        \
+        .bitrev = PFX##_bitrev,                                                                      \
+    }
+
+#endif
