@@ -259,13 +259,14 @@ unsigned hpr_field_two_adicity(hpr_field field);
 hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts);
 
 /*
- * Low-degree extension: coefficients (2^log_n, natural order, canonical) -> evaluations of
- * the same polynomial on shift * <w'> with w' of order rate * 2^log_n (rate 2, 4 or 8),
- * natural order, into out (rate * 2^log_n elements; in and out must not overlap).
- * shift: decimal, NULL = the generator g (the usual coset for LDE).
+ * Low-degree extension: columns polynomials of 2^log_n coefficients each (column-major,
+ * natural order, canonical) -> the evaluations of each on shift * <w'> with w' of order
+ * rate * 2^log_n (rate 2, 4 or 8), natural order, into out (columns * rate * 2^log_n
+ * elements, column after column; in and out must not overlap). shift: decimal, NULL = the
+ * generator g (the usual coset for LDE). columns 0 means 1. On error out is unchanged.
  */
 hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
-                       const void *in, void *out);
+                       size_t columns, const void *in, void *out);
 
 #ifdef __cplusplus
 }

@@ -502,7 +502,7 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
 }
 
 hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
-                       const void *in, void *out)
+                       size_t columns, const void *in, void *out)
 {
     unsigned log_rate = rate == 2 ? 1 : rate == 4 ? 2 : rate == 8 ? 3 : 0;
     char g_dec[24];
@@ -518,14 +518,17 @@ hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned r
     const ntt_field_ops *ops = field_ops(field);
     if (ops)
         snprintf(g_dec, sizeof g_dec, "%u", ops->generator);
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, 1, 0, "cpu"};
+    hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, columns, 0, "cpu"};
     if ((st = make_plan(ctx, field, log_n + log_rate, &opts, &pl)) != HPR_OK)
         return st;
-    size_t n = (size_t)1 << log_n, bad;
-    if ((bad = first_out_of_range(ops, in, n)) < n)
+    size_t n = (size_t)1 << log_n, es = ops->elem_bytes, bad;
+    if ((bad = first_out_of_range(ops, in, n * pl.columns)) < n * pl.columns)
         return hpr_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE, "coefficient %zu is not below the modulus p of %s", bad,
                         ops->name);
-    memcpy(out, in, n * ops->elem_bytes);
-    memset((unsigned char *)out + n * ops->elem_bytes, 0, (pl.n - n) * ops->elem_bytes);
+    for (size_t c = 0; c < pl.columns; c++) { /* column c: its n coefficients, then zeros */
+        unsigned char *col = (unsigned char *)out + c * pl.n * es;
+        memcpy(col, (const unsigned char *)in + c * n * es, n * es);
+        memset(col + n * es, 0, (pl.n - n) * es);
+    }
     return run_plan(ctx, &pl, out);
 }

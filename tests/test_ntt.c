@@ -288,11 +288,20 @@ START_TEST(lde_equals_explicit_evaluation)
         unsigned char *padded = calloc(m, f->size), *want = malloc(m * f->size), *got = malloc(m * f->size);
         memcpy(padded, coeffs, n * f->size);
         gmp_dft(f, f->gen, padded, want, m, f->gen, 0); /* default shift: the generator */
-        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, NULL, coeffs, got), HPR_OK);
+        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, NULL, 1, coeffs, got), HPR_OK);
         expect_same(f, got, want, m, rate == 2 ? "LDE rate 2" : rate == 4 ? "LDE rate 4" : "LDE rate 8");
         gmp_dft(f, f->gen, padded, want, m, 11, 0);
-        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, "11", coeffs, got), HPR_OK);
+        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, "11", 1, coeffs, got), HPR_OK);
         expect_same(f, got, want, m, "LDE shift 11");
+        /* a batch of three columns equals the columns one by one */
+        unsigned char *three = random_elems(f, 3 * n, &rng), *batch = malloc(3 * m * f->size);
+        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, "11", 3, three, batch), HPR_OK);
+        for (size_t c = 0; c < 3; c++) {
+            ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, "11", 1, three + c * n * f->size, got), HPR_OK);
+            expect_same(f, batch + c * m * f->size, got, m, "LDE batch");
+        }
+        free(three);
+        free(batch);
         free(padded);
         free(want);
         free(got);
@@ -383,8 +392,8 @@ START_TEST(bad_inputs_are_refused_and_leave_data_unchanged)
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_order), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(memcmp(data, copy, f->size) == 0);
         unsigned char out[64 * 32];
-        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, 3, 3, NULL, data, out), HPR_ERR_INVALID_ARGUMENT);
-        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, f->adicity, 2, NULL, data, out), HPR_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, 3, 3, NULL, 1, data, out), HPR_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, f->adicity, 2, NULL, 1, data, out), HPR_ERR_INVALID_ARGUMENT);
         (void)n;
         mpz_clear(p);
     }
