@@ -1,8 +1,9 @@
 /*
- * ntt_avx512.c: the avx512 tier of the NTT for BabyBear and KoalaBear: the portable
- * template (ntt_impl.h) with 16 butterflies at once wherever 16 consecutive ones share a
- * block (layers of half-span 16 and more); the narrower layers stay scalar. The only unit
- * of the NTT built with AVX-512 flags; ntt_field_ops_for picks it on the avx512 tier.
+ * ntt_avx512.c: the avx512 tier of the NTT for BabyBear, KoalaBear (16 lanes of 32 bits) and
+ * Goldilocks (8 lanes of 64 bits): the portable template (ntt_impl.h) with 16 or 8
+ * butterflies at once wherever that many consecutive ones share a block; the narrower
+ * layers stay scalar. The only unit of the NTT built with AVX-512 flags; ntt_field_ops_for
+ * picks it on the avx512 tier.
  *
  * Montgomery multiplication of 16 lanes (R = 2^32, p < 2^31): vpmuludq forms the 64-bit
  * products of the even lanes and, after a 32-bit shift, of the odd ones; m = (t mod 2^32)
@@ -14,6 +15,64 @@
 #include "ntt_field_entries.h"
 
 #include <immintrin.h>
+
+/* Goldilocks, 8 lanes: the scalar gl_* of small_fields.h step by step, each branch a mask.
+ * The 128-bit product comes from four 32x32 vpmuludq products (the middle sum can carry into
+ * bit 64, kept as a mask). */
+#define GLV_P _mm512_set1_epi64((long long)GL_P)
+#define GLV_EPS _mm512_set1_epi64((long long)GL_EPSILON)
+
+static inline __m512i glv_add(__m512i a, __m512i b)
+{
+    __m512i s = _mm512_add_epi64(a, b);
+    __mmask8 wrapped = _mm512_cmplt_epu64_mask(s, a);
+    __mmask8 big = (__mmask8)(~wrapped & _mm512_cmpge_epu64_mask(s, GLV_P));
+    s = _mm512_mask_add_epi64(s, wrapped, s, GLV_EPS);
+    return _mm512_mask_sub_epi64(s, big, s, GLV_P);
+}
+
+static inline __m512i glv_sub(__m512i a, __m512i b)
+{
+    __m512i d = _mm512_sub_epi64(a, b);
+    return _mm512_mask_sub_epi64(d, _mm512_cmplt_epu64_mask(a, b), d, GLV_EPS);
+}
+
+static inline __m512i glv_mul(__m512i a, __m512i b)
+{
+    __m512i ah = _mm512_srli_epi64(a, 32), bh = _mm512_srli_epi64(b, 32);
+    __m512i ll = _mm512_mul_epu32(a, b), lh = _mm512_mul_epu32(a, bh), hl = _mm512_mul_epu32(ah, b);
+    __m512i hh = _mm512_mul_epu32(ah, bh);
+    __m512i mid = _mm512_add_epi64(lh, hl);
+    __mmask8 mid_carry = _mm512_cmplt_epu64_mask(mid, lh);
+    __m512i lo = _mm512_add_epi64(ll, _mm512_slli_epi64(mid, 32));
+    __mmask8 lo_carry = _mm512_cmplt_epu64_mask(lo, ll);
+    __m512i hi = _mm512_add_epi64(hh, _mm512_srli_epi64(mid, 32));
+    hi = _mm512_mask_add_epi64(hi, mid_carry, hi, _mm512_set1_epi64((long long)1 << 32));
+    hi = _mm512_mask_add_epi64(hi, lo_carry, hi, _mm512_set1_epi64(1));
+    /* gl_reduce128(lo, hi) */
+    __m512i hi_hi = _mm512_srli_epi64(hi, 32), hi_lo = _mm512_and_si512(hi, GLV_EPS);
+    __m512i t0 = _mm512_sub_epi64(lo, hi_hi);
+    t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(lo, hi_hi), t0, GLV_EPS);
+    __m512i t1 = _mm512_sub_epi64(_mm512_slli_epi64(hi_lo, 32), hi_lo); /* hi_lo * (2^32 - 1) */
+    __m512i r = _mm512_add_epi64(t0, t1);
+    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t1), r, GLV_EPS);
+    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, GLV_P), r, GLV_P);
+}
+
+static inline void gl_vdif(gl_t *x, const gl_t *tw, size_t len, size_t j)
+{
+    __m512i u = _mm512_loadu_si512(x + j), v = _mm512_loadu_si512(x + j + len), w = _mm512_loadu_si512(tw + len + j);
+    _mm512_storeu_si512(x + j, glv_add(u, v));
+    _mm512_storeu_si512(x + j + len, glv_mul(glv_sub(u, v), w));
+}
+
+static inline void gl_vdit(gl_t *x, const gl_t *tw, size_t len, size_t j)
+{
+    __m512i u = _mm512_loadu_si512(x + j), w = _mm512_loadu_si512(tw + len + j);
+    __m512i v = glv_mul(_mm512_loadu_si512(x + j + len), w);
+    _mm512_storeu_si512(x + j, glv_add(u, v));
+    _mm512_storeu_si512(x + j + len, glv_sub(u, v));
+}
 
 static inline __m512i m31v_add(__m512i a, __m512i b, __m512i p)
 {
@@ -60,10 +119,25 @@ static inline __m512i m31v_mul(__m512i a, __m512i b, __m512i p, __m512i pinv)
 M31_VECTOR_BUTTERFLIES(bb, BB_P, BB_PINV)
 M31_VECTOR_BUTTERFLIES(kb, KB_P, KB_PINV)
 
+SMALL_POW(gl)
 SMALL_POW(bb)
 SMALL_POW(kb)
+SMALL_FIELD_IO(gl, uint64_t, GL_P)
 SMALL_FIELD_IO(bb, uint32_t, BB_P)
 SMALL_FIELD_IO(kb, uint32_t, KB_P)
+
+SMALL_FIELD_ENTRIES(ntt_gl_avx512, gl)
+#define NT_T gl_t
+#define NT_PFX ntt_gl_avx512
+#define NT_ADD gl_add
+#define NT_SUB gl_sub
+#define NT_MUL gl_mul
+#define NT_IMPORT gl_import_one
+#define NT_EXPORT gl_export_one
+#define NT_VEC 8
+#define NT_VDIF gl_vdif
+#define NT_VDIT gl_vdit
+#include "ntt_impl.h"
 
 SMALL_FIELD_ENTRIES(ntt_bb_avx512, bb)
 #define NT_T bb_t
@@ -91,8 +165,10 @@ SMALL_FIELD_ENTRIES(ntt_kb_avx512, kb)
 #define NT_VDIT kb_vdit
 #include "ntt_impl.h"
 
+static const uint64_t gl_avx512_modulus[4] = {GL_P, 0, 0, 0};
 static const uint64_t bb_avx512_modulus[4] = {BB_P, 0, 0, 0};
 static const uint64_t kb_avx512_modulus[4] = {KB_P, 0, 0, 0};
 
+NTT_OPS(ntt_goldilocks_avx512_ops, "goldilocks", ntt_gl_avx512, ntt_gl_avx512, 8, 32, 7, gl_avx512_modulus);
 NTT_OPS(ntt_babybear_avx512_ops, "babybear", ntt_bb_avx512, ntt_bb_avx512, 4, 27, 31, bb_avx512_modulus);
 NTT_OPS(ntt_koalabear_avx512_ops, "koalabear", ntt_kb_avx512, ntt_kb_avx512, 4, 24, 3, kb_avx512_modulus);

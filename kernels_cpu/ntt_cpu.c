@@ -132,6 +132,8 @@ const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
     if (field < 1 || field > 5)
         return NULL;
 #if HPR_HAVE_IFMA
+    if (tier == RT_CPU_AVX512 && field == 3)
+        return &ntt_goldilocks_avx512_ops;
     if (tier == RT_CPU_AVX512 && field == 4)
         return &ntt_babybear_avx512_ops;
     if (tier == RT_CPU_AVX512 && field == 5)

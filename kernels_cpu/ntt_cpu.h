@@ -50,12 +50,14 @@ extern const ntt_field_ops ntt_bls12_381_fr_ops;
 extern const ntt_field_ops ntt_goldilocks_ops;
 extern const ntt_field_ops ntt_babybear_ops;
 extern const ntt_field_ops ntt_koalabear_ops;
-/* the avx512 tier (ntt_avx512.c, 16 lanes of 32 bits): BabyBear and KoalaBear */
+/* the avx512 tier (ntt_avx512.c): Goldilocks (8 lanes of 64 bits), BabyBear and KoalaBear
+ * (16 lanes of 32 bits) */
+extern const ntt_field_ops ntt_goldilocks_avx512_ops;
 extern const ntt_field_ops ntt_babybear_avx512_ops;
 extern const ntt_field_ops ntt_koalabear_avx512_ops;
 
 /* The table of field (hpr_field id 1..5) for a CPU tier: the tier's own kernels where it has
- * them (avx512: BabyBear, KoalaBear), else the portable ones; NULL for an unknown field.
+ * them (avx512: Goldilocks, BabyBear, KoalaBear), else the portable ones; NULL for an unknown field.
  * Every tier gives the same bits. */
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier);
 
