@@ -301,6 +301,16 @@ def test_ntt(tmp):
     res = run("bench", "ntt", "--field", "koalabear", "--log-n", "5", "--lde", "2", "--repeat", "1")
     check("bench ntt lde", res.returncode == 0 and "koalabear" in res.stdout, res.stdout + res.stderr)
     expect_error("bench ntt bad lde", run("bench", "ntt", "--lde", "3"), 2, "--lde")
+    jpath = os.path.join(tmp, "ntt_devices.json")
+    res = run("bench", "ntt", "--field", "babybear", "--log-n", "6", "--batch", "4", "--repeat", "1",
+              "--devices", "cpu,cl:0.0,all", "--json", jpath)
+    check("bench ntt --devices", res.returncode == 0, res.stdout + res.stderr)
+    with open(jpath) as fh:
+        recs = json.load(fh)
+    check("bench ntt devices json", [r["device"] for r in recs] == ["cpu", "cl:0.0", "all"], recs)
+    expect_error("bench ntt lde on a device", run("bench", "ntt", "--lde", "2", "--device", "cl:0.0"), 2, "--lde")
+    expect_error("bench ntt device and devices", run("bench", "ntt", "--device", "cpu", "--devices", "cpu"), 2,
+                 "--devices")
     expect_error("bench ntt beyond two-adicity", run("bench", "ntt", "--field", "koalabear", "--log-n", "25"), 2,
                  "two-adicity")
 

@@ -9,6 +9,7 @@
 
 #define MAX_FIELDS 5
 #define MAX_SIZES 16
+#define MAX_DEVICES 4
 
 static const char *ntt_help =
     "usage: hyprove ntt --field F --in FILE --out FILE [--inverse] [--coset SHIFT]\n"
@@ -27,14 +28,17 @@ static const char *ntt_help =
 
 static const char *bench_ntt_help =
     "usage: hyprove bench ntt [--field F[,F]] [--log-n N[,N...]] [--batch B] [--lde RATE]\n"
-    "                         [--repeat R] [--threads T] [--seed S] [--device D] [--json FILE]\n"
+    "                         [--repeat R] [--threads T] [--seed S] [--device D | --devices D[,D...]]\n"
+    "                         [--json FILE]\n"
     "\n"
     "Times forward NTTs (natural order in and out) of random elements: one warm-up, then R\n"
     "timed runs (default 5), each checked against the warm-up's result. Prints median and min\n"
     "time, ns per butterfly ((n/2) log2 n per column) and GB/s (input plus output bytes over\n"
     "the median time). --batch B: B columns of 2^N; --lde RATE (2, 4, 8): the low-degree\n"
     "extension of 2^N coefficients (per column) to RATE * 2^N evaluations on the generator's coset.\n"
-    "--device: cpu (default) or cl:P.D (the butterflies there; LDE runs on the CPU).\n"
+    "--device: cpu (default), cl:P.D (the butterflies there) or all (the columns of a batch\n"
+    "dealt to every usable device); --devices measures several side by side. LDE runs on\n"
+    "the CPU.\n"
     "Defaults: every field, N = 16, B = 1.\n";
 
 static const struct {
@@ -271,10 +275,24 @@ static void print_ntt_record(const ntt_record *r)
 {
     double bf, bytes;
     record_work(r, &bf, &bytes);
-    printf("%-4s %-13s %5u %6zu %4u %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", field_name(r->field), r->log_n,
-           r->batch, r->lde, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
+    printf("%-4s %-13s %5u %6zu %4u %-7s %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", field_name(r->field), r->log_n,
+           r->batch, r->lde, r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
            bytes / (r->median_ms * 1e-3) / 1e9);
     fflush(stdout);
+}
+
+/* How an "all" run dealt its columns, and the devices left out (stderr). */
+static void print_split(hpr_ctx *ctx, const ntt_record *r)
+{
+    hpr_run_report rep;
+    if (strcmp(r->device, "all") != 0 || hpr_ctx_last_report(ctx, &rep) != HPR_OK)
+        return;
+    fprintf(stderr, "  all:");
+    for (unsigned d = 0; d < rep.ndevices; d++)
+        fprintf(stderr, " %s %u tiles %llu elements (busy %.3f s)%s", rep.devices[d].device, rep.devices[d].tiles,
+                rep.devices[d].points, rep.devices[d].busy_s, d + 1 < rep.ndevices ? ";" : "\n");
+    if (rep.notes[0])
+        fprintf(stderr, "  note: %s\n", rep.notes);
 }
 
 static int write_ntt_json(const char *path, const ntt_record *recs, size_t count)
@@ -312,17 +330,19 @@ static int parse_field_list(const char *s, hpr_field *out, size_t *count)
 int cmd_bench_ntt(int argc, char **argv)
 {
     const char *field_s = NULL, *log_n_s = NULL, *batch_s = NULL, *lde_s = NULL, *repeat_s = NULL, *threads_s = NULL,
-               *seed_s = NULL, *json = NULL, *device = "cpu";
+               *seed_s = NULL, *json = NULL, *device = NULL, *devices_s = NULL;
+    char devices[MAX_DEVICES][CLI_DEVICE_NAME_LEN] = {"cpu"};
+    size_t ndevices = 1;
     hpr_field fields[MAX_FIELDS] = {HPR_FIELD_BN254_FR, HPR_FIELD_BLS12_381_FR, HPR_FIELD_GOLDILOCKS,
                                     HPR_FIELD_BABYBEAR, HPR_FIELD_KOALABEAR};
     unsigned sizes[MAX_SIZES] = {16};
     size_t nfields = MAX_FIELDS, nsizes = 1, nrecs = 0;
     unsigned long long batch = 1, lde = 0, repeat = 5, seed = 1;
-    static ntt_record recs[MAX_FIELDS * MAX_SIZES];
+    static ntt_record recs[MAX_FIELDS * MAX_SIZES * MAX_DEVICES];
     hpr_ctx *ctx = NULL;
     cli_opt o[] = {{"--field", &field_s},   {"--log-n", &log_n_s},     {"--batch", &batch_s}, {"--lde", &lde_s},
                    {"--repeat", &repeat_s}, {"--threads", &threads_s}, {"--seed", &seed_s},   {"--json", &json},
-                   {"--device", &device}};
+                   {"--device", &device},   {"--devices", &devices_s}};
     int rc = cli_parse_options(argc, argv, "bench ntt ", bench_ntt_help, o, sizeof o / sizeof o[0]);
     if (rc >= 0)
         return rc;
@@ -339,29 +359,37 @@ int cmd_bench_ntt(int argc, char **argv)
         return cli_usage_error("bench ntt ", "--repeat '%s' is not an integer in 1..1000", repeat_s);
     if (seed_s && cli_parse_uint(seed_s, 0, ~0ull, &seed))
         return cli_usage_error("bench ntt ", "--seed '%s' is not a non-negative integer", seed_s);
-    if (cli_parse_device(device, 0))
-        return cli_usage_error("bench ntt ", "--device '%s': expected cpu or cl:P.D", device);
+    if (device && devices_s)
+        return cli_usage_error("bench ntt ", "give --device or --devices, not both");
+    if ((device || devices_s) && cli_parse_device_list(device ? device : devices_s, 1, devices, MAX_DEVICES, &ndevices))
+        return cli_usage_error("bench ntt ", "--device%s '%s': expected cpu, cl:P.D or all (at most %d)",
+                               device ? "" : "s", device ? device : devices_s, MAX_DEVICES);
+    for (size_t d = 0; d < ndevices; d++)
+        if (lde && strcmp(devices[d], "cpu") != 0)
+            return cli_usage_error("bench ntt ", "--lde runs on the CPU only (device '%s')", devices[d]);
     if ((rc = make_ntt_ctx(threads_s, "bench ntt ", &ctx)) >= 0)
         return rc;
-    printf("%-4s %-13s %5s %6s %4s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde", "threads",
-           "repeat", "median_ms", "min_ms", "ns/butterfly", "GB/s");
+    printf("%-4s %-13s %5s %6s %4s %-7s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde",
+           "device", "threads", "repeat", "median_ms", "min_ms", "ns/butterfly", "GB/s");
     rc = 0;
     for (size_t f = 0; f < nfields && !rc; f++)
-        for (size_t k = 0; k < nsizes && !rc; k++) {
-            ntt_record *r = &recs[nrecs];
-            *r = (ntt_record){fields[f], sizes[k], hpr_ctx_threads(ctx), (unsigned)repeat, (unsigned)lde,
-                              (size_t)batch, 0, 0, device};
-            unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
-            if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
-                rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,
-                                     field_name(r->field), hpr_field_two_adicity(r->field));
-                break;
+        for (size_t k = 0; k < nsizes && !rc; k++)
+            for (size_t d = 0; d < ndevices && !rc; d++) {
+                ntt_record *r = &recs[nrecs];
+                *r = (ntt_record){fields[f], sizes[k], hpr_ctx_threads(ctx), (unsigned)repeat, (unsigned)lde,
+                                  (size_t)batch, 0, 0, devices[d]};
+                unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
+                if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
+                    rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,
+                                         field_name(r->field), hpr_field_two_adicity(r->field));
+                    break;
+                }
+                if ((rc = measure_ntt(ctx, r, seed)) == 0) {
+                    print_ntt_record(r);
+                    print_split(ctx, r);
+                    nrecs++;
+                }
             }
-            if ((rc = measure_ntt(ctx, r, seed)) == 0) {
-                print_ntt_record(r);
-                nrecs++;
-            }
-        }
     if (!rc && json)
         rc = write_ntt_json(json, recs, nrecs);
     hpr_ctx_destroy(ctx);
