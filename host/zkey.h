@@ -1,0 +1,56 @@
+/*
+ * zkey.h: strict readers of snarkjs `.zkey` (Groth16) and `.wtns` files (the layout of
+ * shared/fixtures/FORMATS.md), for the Groth16 prover (issue 7). Internal to the library.
+ *
+ * A .zkey is memory-mapped read-only: the point sections are used in place (no copies), so
+ * the handle must outlive every use of its pointers. A .wtns is read into memory (it is one
+ * scalar per signal). Every violation is HPR_ERR_FORMAT (HPR_ERR_UNSUPPORTED_CURVE for a
+ * field pair other than BN254 and BLS12-381, HPR_ERR_IO for the file itself) with a detail
+ * naming the file and what is wrong: magic, version, protocol, a section missing, repeated
+ * or out of the file, a size that disagrees with the header counts, counts that overflow,
+ * a coefficient entry out of range, a witness of another prime or length.
+ */
+#ifndef HPR_ZKEY_H
+#define HPR_ZKEY_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { ZKEY_SECTIONS = 10 };
+
+typedef struct {
+    hpr_curve curve;
+    uint32_t n8q, n8r;           /* base and scalar field bytes: 32/32 (BN254), 48/32 (BLS12-381) */
+    uint32_t n_vars, n_public;   /* witness length (with w[0] = 1); public signals (without it) */
+    uint32_t domain_size;        /* a power of two */
+    uint32_t n_coef;             /* entries of section 4 */
+    const unsigned char *r;      /* the scalar field prime, n8r bytes, normal form */
+    /* verification-key points (section 2), Montgomery affine, in place */
+    const unsigned char *alpha1, *beta1, *beta2, *gamma2, *delta1, *delta2;
+    const unsigned char *coef;   /* n_coef entries of 12 + n8r bytes */
+    const unsigned char *ic, *a, *b1, *b2, *c, *h; /* the point sections, in place */
+    const unsigned char *map;    /* the mapping */
+    size_t map_len;
+} hpr_zkey;
+
+/* Maps and validates path. On success *zk is filled; release with hpr_zkey_close. */
+hpr_status hpr_zkey_open(hpr_ctx *ctx, const char *path, hpr_zkey *zk);
+/* The same checks over a buffer the caller keeps alive (no mapping; for tests and callers
+ * that already hold the bytes). name labels the errors. */
+hpr_status hpr_zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, hpr_zkey *zk);
+void hpr_zkey_close(hpr_zkey *zk);
+
+typedef struct {
+    uint32_t n_values;
+    unsigned char *values; /* n_values scalars, 32 bytes each, canonical little-endian */
+} hpr_wtns;
+
+/* Validates a .wtns buffer against zk (prime and length) and copies its values; every value
+ * must be below r. name labels the errors. Release with hpr_wtns_free. */
+hpr_status hpr_wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, const hpr_zkey *zk,
+                          hpr_wtns *w);
+void hpr_wtns_free(hpr_wtns *w);
+
+#endif
