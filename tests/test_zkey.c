@@ -5,9 +5,11 @@
  * disagree with the header counts, counts that would overflow, repeated sections, trailing
  * bytes, coefficient entries out of range, witnesses of another curve, length or value
  * range. Each must be a clear error (never a crash: the suite runs under ASan and UBSan).
+ * Then the prover's H scalars (host/groth16_h.c) against snarkjs's reference values.
  */
 #include "test_util.h"
 
+#include "groth16_h.h"
 #include "zkey.h"
 
 #include <string.h>
@@ -219,6 +221,65 @@ START_TEST(missing_and_odd_files_are_io_errors)
 }
 END_TEST
 
+/* The decimal pair of "key": ["x", "y"] in the reference JSON, or the n-th string of the
+ * list "key": ["v0", "v1", ...]. */
+static void reference_string(const char *json, const char *key, unsigned nth, char *out)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\"", key);
+    const char *p = strstr(json, pattern);
+    ck_assert_msg(p != NULL, "%s missing from reference_r0s0.json", key);
+    p = strchr(p + strlen(pattern), '[');
+    ck_assert_ptr_nonnull(p);
+    for (unsigned i = 0; i <= nth; i++) {
+        p = strchr(p + 1, '"');
+        ck_assert_ptr_nonnull(p);
+        if (i < nth)
+            p = strchr(p + 1, '"');
+    }
+    ck_assert_int_eq(sscanf(p, "\"%199[0-9]\"", out), 1);
+}
+
+/* _i = fixture: the H scalars (witness -> a, b, c -> inverse NTT -> coset NTT -> a*b - c)
+ * equal snarkjs's: the first eight one by one, and all of them through the H MSM. */
+START_TEST(h_scalars_match_snarkjs)
+{
+    hpr_ctx *ctx;
+    hpr_zkey zk;
+    hpr_wtns w;
+    file_buf z = read_file(fixtures[_i], "circuit.zkey"), wt = read_file(fixtures[_i], "witness.wtns");
+    file_buf ref = read_file(fixtures[_i], "reference_r0s0.json");
+    char *json = malloc(ref.len + 1), dec[200], want_x[200], want_y[200];
+    memcpy(json, ref.data, ref.len);
+    json[ref.len] = 0;
+    ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
+    ck_assert_int_eq(hpr_zkey_parse(ctx, z.data, z.len, "circuit.zkey", &zk), HPR_OK);
+    ck_assert_int_eq(hpr_wtns_parse(ctx, wt.data, wt.len, "witness.wtns", &zk, &w), HPR_OK);
+    unsigned char *h = malloc((size_t)zk.domain_size * 32), got[96], want[96];
+    ck_assert_msg(hpr_groth16_h(ctx, &zk, w.values, h) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    for (unsigned i = 0; i < 8 && i < zk.domain_size; i++) {
+        uint64_t limbs[4];
+        memcpy(limbs, h + i * 32, 32);
+        hpr_dec_from_limbs(dec, limbs, 4);
+        reference_string(json, "h_scalars_first8", i, want_x);
+        ck_assert_msg(strcmp(dec, want_x) == 0, "%s h[%u] = %s, snarkjs %s", fixtures[_i], i, dec, want_x);
+    }
+    ck_assert_int_eq(hpr_msm(ctx, zk.curve, HPR_G1, zk.h, h, zk.domain_size, got), HPR_OK);
+    reference_string(json, "msm_H", 0, want_x);
+    reference_string(json, "msm_H", 1, want_y);
+    ck_assert_int_eq(hpr_point_from_decimal(zk.curve, HPR_G1, want_x, want_y, "1", want), HPR_OK);
+    ck_assert_msg(memcmp(got, want, 2 * zk.n8q) == 0, "%s: the H MSM over our scalars differs from snarkjs's",
+                  fixtures[_i]);
+    free(h);
+    free(json);
+    hpr_wtns_free(&w);
+    free(z.data);
+    free(wt.data);
+    free(ref.data);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -230,6 +291,7 @@ int main(void)
     tcase_add_test(tc, malformed_zkeys_are_refused);
     tcase_add_test(tc, malformed_witnesses_are_refused);
     tcase_add_test(tc, missing_and_odd_files_are_io_errors);
+    tcase_add_loop_test(tc, h_scalars_match_snarkjs, 0, 4);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
