@@ -32,6 +32,57 @@ CURVES = [
 ]
 
 
+# G2: the twist over Fq2 = Fq[u]/(u^2 + 1), b2 as (c0, c1) in normal form computed in main();
+# the generators are the standard ones (they equal snarkjs's vk_gamma_2). Coordinates as
+# (c0, c1) pairs.
+G2_CURVES = [
+    # name, base field, scalar field, b2 = "3/(9+u)" (BN254) or "4(1+u)" (BLS12-381), generator
+    ("BN254_G2", "BN254_FP", "BN254_FR", "bn254",
+     ((10857046999023057135944570762232829481370756359578518086990519993285655852781,
+       11559732032986387107991004021392285783925812861821192530917403151452391805634),
+      (8495653923123431417604973247489272438418190587263600148770280649306958101930,
+       4082367875863433681332203403145435568316851327593401208105741076214120093531))),
+    ("BLS12_381_G2", "BLS12_381_FP", "BLS12_381_FR", "bls12_381",
+     ((352701069587466618187139116011060144890029952792775240219908644239793785735715026873347600343865175952761926303160,
+       3059144344244213709971259814753781636986470325476647558659373206291635324768958432433509563104347017837885763365758),
+      (1985150602287291935568054521177171638300868978215655730859378665066344726373823718423869104263333984641494340347905,
+       927553665492332455747201965776037880757740193453592970025027978793976877002675564980949289727957565575433344219582))),
+]
+
+
+def fq2_mul(a, b, p):
+    return ((a[0] * b[0] - a[1] * b[1]) % p, (a[0] * b[1] + a[1] * b[0]) % p)
+
+
+def fq2_literal(v, n, r, p):
+    return "{ " + ", ".join("HPR_U64(0x%016x)" % w for c in v for w in limbs(c * r % p, n)) + " }"
+
+
+def g2_lines(name, field, scalar_field, twist, gen, fields):
+    n, p = fields[field]
+    sn, order = fields[scalar_field]
+    r = pow(2, 64 * n, p)
+    if twist == "bn254":  # 3 / (9 + u) = 3 (9 - u) / 82
+        inv82 = pow(82, -1, p)
+        b2 = (27 * inv82 % p, (-3 * inv82) % p)
+    else:  # 4 (1 + u)
+        b2 = (4, 4)
+    x, y = gen
+    x3 = fq2_mul(fq2_mul(x, x, p), x, p)
+    lhs = fq2_mul(y, y, p)
+    assert lhs == ((x3[0] + b2[0]) % p, (x3[1] + b2[1]) % p), name + " generator is not on the twist"
+    b3 = (3 * b2[0] % p, 3 * b2[1] % p)
+    return [
+        "/* %s: y^2 = x^3 + b2 over %s^2 (u^2 = -1); Fq2 limbs: c0's then c1's */" % (name, field),
+        "#define %s_B %s /* Montgomery */" % (name, fq2_literal(b2, n, r, p)),
+        "#define %s_B3 %s /* 3 b2, Montgomery */" % (name, fq2_literal(b3, n, r, p)),
+        "#define %s_GEN_X %s /* Montgomery */" % (name, fq2_literal(x, n, r, p)),
+        "#define %s_GEN_Y %s /* Montgomery */" % (name, fq2_literal(y, n, r, p)),
+        "#define %s_ORDER %s /* order of the prime subgroup */" % (name, literal(order, sn)),
+        "#define %s_ORDER_LIMBS %d" % (name, sn),
+    ]
+
+
 def limbs(value, n):
     return [(value >> (64 * i)) & (2**64 - 1) for i in range(n)]
 
@@ -134,6 +185,8 @@ def main():
         lines += ifma_lines(*f, fields) + [""]
     for c in CURVES:
         lines += curve_lines(*c, fields) + [""]
+    for c in G2_CURVES:
+        lines += g2_lines(*c, fields) + [""]
     lines += ["#endif"]
     text = "\n".join(lines) + "\n"
     if len(sys.argv) > 1:

@@ -4,6 +4,8 @@
  *
  * Fields: bn254_fp, bn254_fr (4 limbs), bls12_381_fp (6 limbs), bls12_381_fr (4 limbs).
  * Curves: bn254_g1 over bn254_fp, bls12_381_g1 over bls12_381_fp; scalars have 4 limbs.
+ * G2 (host C only, until an OpenCL kernel needs it): bn254_fq2 / bls12_381_fq2 (fe2_impl.h)
+ * and the twists bn254_g2 / bls12_381_g2 over them, from the same ec_impl.h.
  * HPR_CURVES_ONLY (1 = BN254, 2 = BLS12-381), when defined, instantiates that curve alone
  * (an OpenCL program is built per curve: kernels_cl/curve_select.h).
  */
@@ -29,6 +31,18 @@
 
 #define MSM_EC bn254_g1
 #include "msm_impl.h"
+
+#if !HPR_IS_OPENCL
+#define FE2_T bn254_fq2
+#define FE2_F bn254_fp
+#include "fe2_impl.h"
+
+#define EC_T bn254_g2
+#define EC_F bn254_fq2
+#define EC_K BN254_G2
+#define EC_SN 4
+#include "ec_impl.h"
+#endif
 #endif
 
 #if !defined(HPR_CURVES_ONLY) || HPR_CURVES_ONLY == 2
@@ -50,6 +64,18 @@
 
 #define MSM_EC bls12_381_g1
 #include "msm_impl.h"
+
+#if !HPR_IS_OPENCL
+#define FE2_T bls12_381_fq2
+#define FE2_F bls12_381_fp
+#include "fe2_impl.h"
+
+#define EC_T bls12_381_g2
+#define EC_F bls12_381_fq2
+#define EC_K BLS12_381_G2
+#define EC_SN 4
+#include "ec_impl.h"
+#endif
 #endif
 
 #endif
