@@ -187,12 +187,23 @@ const msm_curve_ops *hpr_g1_ops(hpr_curve curve)
     return NULL;
 }
 
+const msm_curve_ops *hpr_curve_ops(hpr_curve curve, hpr_group group)
+{
+    if (group == HPR_G1)
+        return hpr_g1_ops(curve);
+    if (group != HPR_G2)
+        return NULL;
+    switch (curve) {
+    case HPR_CURVE_BN254: return &msm_bn254_g2_ops;
+    case HPR_CURVE_BLS12_381: return &msm_bls12_381_g2_ops;
+    }
+    return NULL;
+}
+
 size_t hpr_point_size(hpr_curve curve, hpr_group group)
 {
-    const msm_curve_ops *ops = hpr_g1_ops(curve);
-    if (!ops || group != HPR_G1)
-        return 0;
-    return ops->affine_size;
+    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
+    return ops ? ops->affine_size : 0;
 }
 
 hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report)

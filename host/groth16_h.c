@@ -120,8 +120,8 @@ hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *
         bls12_381_fr_accumulate(zk, w, abc);
         bls12_381_fr_coset_shift(log_n + 1, shift);
     }
-    hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, "cpu"};
-    hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, "cpu"};
+    hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, NULL}; /* the context's device */
+    hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, NULL};
     if ((st = hpr_ntt(ctx, field, log_n, abc, &inverse)) == HPR_OK &&
         (st = hpr_ntt(ctx, field, log_n, abc, &coset)) == HPR_OK) {
         if (zk->curve == HPR_CURVE_BN254)

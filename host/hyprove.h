@@ -7,6 +7,8 @@
  *   - a G1 point is x then y, each a base-field element in Montgomery form (R = 2^256 for
  *     BN254, 2^384 for BLS12-381) as little-endian bytes: 64 bytes (BN254), 96 (BLS12-381);
  *     the point at infinity is all zero bytes. This is how snarkjs .zkey files store points.
+ *   - a G2 point is x then y, each an Fq2 element c0 + c1 u as c0 then c1 (u^2 = -1), each in
+ *     the same Montgomery form: 128 bytes (BN254), 192 (BLS12-381); infinity all zero.
  *   - a scalar is 32 bytes, the canonical integer (< r, not Montgomery), little-endian, as in
  *     snarkjs .wtns files.
  * Not constant-time: see README (threat model).
@@ -179,7 +181,8 @@ typedef struct {
  * the curve. Points are not checked for subgroup membership (that would cost a scalar
  * multiplication each); hpr_point_check does. n = 0 gives the point at infinity.
  * Scalars 0 and 1 take fast paths. The result is identical for every thread count, tiling
- * and device. An OpenCL device that fails is marked unusable and the MSM is redone on the CPU
+ * and device. G2 MSMs run on the CPU ("cpu" and "all"); an OpenCL device asked for a G2 MSM
+ * is HPR_ERR_UNSUPPORTED_GROUP. An OpenCL device that fails is marked unusable and the MSM is redone on the CPU
  * (hpr_ctx_notice names the failure); an unknown device is HPR_ERR_UNKNOWN_DEVICE.
  */
 hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
@@ -194,12 +197,14 @@ hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const
 /*
  * Formats a point in the interchange form as snarkjs JSON writes it: ["x","y","1"] with
  * decimal coordinates, or ["0","1","0"] for infinity. buf receives a NUL-terminated string.
- * HPR_ERR_INVALID_ARGUMENT if buf is too small (256 bytes always suffice).
+ * G2: [["x.c0","x.c1"],["y.c0","y.c1"],["1","0"]], infinity [["0","0"],["1","0"],["0","0"]].
+ * HPR_ERR_INVALID_ARGUMENT if buf is too small (256 bytes suffice for G1, 512 for G2).
  */
 hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf, size_t buflen);
 
 /* Parses decimal affine coordinates (as snarkjs JSON writes them) into the interchange form;
- * z must be "1", or "0" for infinity. Checks range and curve membership. */
+ * z must be "1", or "0" for infinity. Checks range and curve membership. G1 only
+ * (HPR_ERR_UNSUPPORTED_GROUP for G2). */
 hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *x, const char *y, const char *z,
                                   void *point);
 
@@ -267,6 +272,67 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
  */
 hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
                        size_t columns, const void *in, void *out);
+
+/* ---- Groth16 (snarkjs / circom files) ---- */
+
+typedef struct hpr_groth16_prover hpr_groth16_prover;
+
+/* The phases of one proof, in the order they run. */
+typedef enum {
+    HPR_G16_WITNESS = 0, /* reading and checking the witness */
+    HPR_G16_H,           /* A, B, C evaluations, inverse and coset NTTs, h = A*B - C */
+    HPR_G16_MSM_A,       /* G1 over the witness */
+    HPR_G16_MSM_B1,      /* G1 over the witness */
+    HPR_G16_MSM_B2,      /* G2 over the witness */
+    HPR_G16_MSM_C,       /* G1 over the private witness */
+    HPR_G16_MSM_H,       /* G1 over h */
+    HPR_G16_ASSEMBLE,    /* r, s and the blinding terms */
+    HPR_G16_PHASES
+} hpr_groth16_phase;
+
+typedef struct {
+    double seconds[HPR_G16_PHASES];
+    /* per phase, the devices that computed it and their share of its points, e.g.
+     * "cpu 62%, cl:0.0 38%" ("" for the phases without points) */
+    char devices[HPR_G16_PHASES][96];
+    double total_s;
+} hpr_groth16_report;
+
+typedef struct {
+    hpr_curve curve;
+    unsigned char a[96], b[192], c[96]; /* pi_a (G1), pi_b (G2), pi_c (G1) in the interchange form */
+    unsigned n_public;
+    unsigned char *public_signals;      /* n_public canonical 32-byte scalars (w[1..n_public]) */
+    hpr_groth16_report report;
+} hpr_groth16_proof;
+
+/* Opens a Groth16 .zkey (memory-mapped, validated strictly: every violation is
+ * HPR_ERR_FORMAT or HPR_ERR_UNSUPPORTED_CURVE with the detail on ctx). The prover is
+ * read-only once made: many proofs, from several threads at once (one context each). */
+hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out);
+void hpr_groth16_prover_destroy(hpr_groth16_prover *prover);
+hpr_curve hpr_groth16_prover_curve(const hpr_groth16_prover *prover);
+/* Constraints domain size, witness length (with the leading 1) and public signals. */
+void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_size, size_t *n_vars,
+                              size_t *n_public);
+
+/*
+ * A proof from a .wtns file's bytes (or its path): the witness must be of the zkey's prime
+ * and length. r and s come from the OS's CSPRNG (getrandom). The five MSMs run on the
+ * context's default device ("all": the G1 MSMs split across every usable device, the G2 MSM
+ * and the NTTs on the CPU); a failing OpenCL device is reported in hpr_ctx_notice and its work
+ * redone on the CPU. Release with hpr_groth16_proof_free.
+ */
+hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                             hpr_groth16_proof *proof);
+hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
+                                  hpr_groth16_proof *proof);
+void hpr_groth16_proof_free(hpr_groth16_proof *proof);
+
+/* proof.json and public.json exactly as snarkjs writes them (one-space indentation, no final
+ * newline; curve "bn128" or "bls12381"; public.json "[\n]" when there are no public signals).
+ * *proof_json and *public_json are malloc'd; release with free. */
+hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
 
 #ifdef __cplusplus
 }

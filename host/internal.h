@@ -102,6 +102,8 @@ hpr_status hpr_fail(hpr_ctx *ctx, hpr_status status, const char *fmt, ...)
 
 /* The G1 operation table of a curve, or NULL. */
 const msm_curve_ops *hpr_g1_ops(hpr_curve curve);
+/* The operation table of (curve, group), or NULL when either is not supported. */
+const msm_curve_ops *hpr_curve_ops(hpr_curve curve, hpr_group group);
 
 /* Decimal <-> little-endian 64-bit limbs (n limbs). to_limbs returns 0, or -1 on an empty
  * string, a non-digit or a value >= 2^(64n). from_limbs needs buflen >= 20n + 1. */

@@ -131,7 +131,7 @@ static void decode_task(void *arg, size_t block, unsigned worker)
         return;
     }
     for (size_t i = begin; i < end; i++) {
-        uint64_t scratch[12]; /* the largest affine point; the check alone when the input serves */
+        uint64_t scratch[MSM_MAX_AFFINE_BYTES / 8]; /* the check alone when the input serves */
         void *dst = job->decoded ? job->decoded + i * job->ops->affine_size : (void *)scratch;
         msm_point_check r = job->ops->decode_point(dst, job->in_points + i * job->ops->affine_size);
         if (r != MSM_POINT_OK) {
@@ -184,7 +184,7 @@ static void list_task(void *arg, size_t block, unsigned worker)
  * finite points). Infinity is all zero in the decoded form as in the interchange form. */
 static void drop_infinity(msm_job *job, uint32_t *general)
 {
-    static const unsigned char zero[96];
+    static const unsigned char zero[MSM_MAX_AFFINE_BYTES];
     size_t kept = 0, size = job->ops->affine_size;
     for (size_t i = 0; i < job->ngeneral; i++)
         if (memcmp(job->points + (size_t)general[i] * size, zero, size) != 0)
@@ -246,7 +246,7 @@ hpr_status hpr_point_error(hpr_ctx *ctx, const msm_curve_ops *ops, size_t index,
         return hpr_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE,
                         "point %zu has a coordinate >= p of %s (expected Montgomery form, little-endian)", index,
                         ops->name);
-    return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "point %zu is not on the %s G1 curve", index, ops->name);
+    return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "point %zu is not on the %s curve", index, ops->name);
 }
 
 static hpr_status prepare_points(hpr_ctx *ctx, msm_job *job)
@@ -317,11 +317,11 @@ static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;
     ctx->detail[0] = '\0';
-    *ops = hpr_g1_ops(curve);
-    if (!*ops)
+    *ops = hpr_curve_ops(curve, group);
+    if (!hpr_g1_ops(curve))
         return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported (bn254 = 1, bls12-381 = 2)", (int)curve);
-    if (group != HPR_G1)
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported yet (G1 = 1)", (int)group);
+    if (!*ops)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
     if (!out || (n > 0 && (!points || !scalars)))
         return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "points, scalars and out must not be NULL");
     if (n > UINT32_MAX || n > SIZE_MAX / (*ops)->xyzz_size)
@@ -408,7 +408,7 @@ hpr_status hpr_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const voi
     if (!job)
         return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: out of memory", n);
     job->ops = ops;
-    job->kernel = ops->kernels[ctx->cpu_tier];
+    job->kernel = msm_kernel_for(ops, ctx->cpu_tier);
     job->n = n;
     job->in_points = points;
     job->threads = ctx->threads;
@@ -469,7 +469,7 @@ hpr_status hpr_msm_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *point
                        void *out, const hpr_msm_opts *opts)
 {
     msm_job *job;
-    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    uint64_t result[MSM_MAX_XYZZ_BYTES / 8];
     hpr_status st = hpr_cpu_job_prepare(ctx, ops, points, scalars, n, opts, &job);
     if (st != HPR_OK)
         return st;
@@ -566,6 +566,12 @@ hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void
     device = opts && opts->device ? opts->device : ctx->device;
     if ((st = hpr_resolve_device(ctx, device, &dev)) != HPR_OK)
         return st;
+    /* G2 has CPU kernels only: "all" means the CPU, and an OpenCL device cannot take it */
+    if (group == HPR_G2 && dev)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "%s has no G2 MSM kernel (G2 MSMs run on the CPU: device cpu or all)",
+                        dev->id);
+    if (group == HPR_G2)
+        return msm_single_device(ctx, NULL, curve, ops, points, scalars, n, out, opts);
     /* the hybrid scheduler for "all", unless the caller shapes the CPU's tiles by hand */
     if (strcmp(device, "all") == 0 && n > 0 && !(opts && (opts->window_bits || opts->point_chunks || opts->windows_per_tile)))
         return hpr_msm_hybrid(ctx, curve, ops, points, scalars, n, out);

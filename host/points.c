@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_FIELD_LIMBS 6
+#define MAX_FIELD_LIMBS 12 /* a BLS12-381 Fq2 coordinate */
 
 static hpr_status point_check_status(hpr_ctx *ctx, msm_point_check r, const char *name)
 {
@@ -14,9 +14,9 @@ static hpr_status point_check_status(hpr_ctx *ctx, msm_point_check r, const char
     case MSM_POINT_OK: return HPR_OK;
     case MSM_POINT_COORD_RANGE:
         return hpr_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE, "a coordinate is >= p of %s", name);
-    case MSM_POINT_NOT_ON_CURVE: return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "the point is not on the %s G1 curve", name);
+    case MSM_POINT_NOT_ON_CURVE: return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "the point is not on the %s curve", name);
     case MSM_POINT_NOT_IN_SUBGROUP:
-        return hpr_fail(ctx, HPR_ERR_POINT_NOT_IN_SUBGROUP, "the point is not in the prime-order subgroup of %s G1", name);
+        return hpr_fail(ctx, HPR_ERR_POINT_NOT_IN_SUBGROUP, "the point is not in the prime-order subgroup of %s", name);
     }
     return HPR_ERR_INTERNAL;
 }
@@ -32,11 +32,11 @@ static int all_zero(const unsigned char *p, size_t len)
 hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point)
 {
     uint64_t affine[2 * MAX_FIELD_LIMBS];
-    const msm_curve_ops *ops = hpr_g1_ops(curve);
-    if (!ops)
+    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
+    if (!hpr_g1_ops(curve))
         return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
-    if (group != HPR_G1)
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported yet", (int)group);
+    if (!ops)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
     if (!point)
         return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "point must not be NULL");
     msm_point_check r = ops->decode_point(affine, point);
@@ -48,28 +48,33 @@ hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const
 hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf, size_t buflen)
 {
     uint64_t affine[2 * MAX_FIELD_LIMBS], x[MAX_FIELD_LIMBS], y[MAX_FIELD_LIMBS];
-    char xs[20 * MAX_FIELD_LIMBS + 1], ys[20 * MAX_FIELD_LIMBS + 1];
-    const msm_curve_ops *ops = hpr_g1_ops(curve);
+    char xs[2][20 * MAX_FIELD_LIMBS / 2 + 1], ys[2][20 * MAX_FIELD_LIMBS / 2 + 1];
+    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
     unsigned limbs;
     int len;
-    if (!ops)
+    if (!hpr_g1_ops(curve))
         return HPR_ERR_UNSUPPORTED_CURVE;
-    if (group != HPR_G1)
+    if (!ops)
         return HPR_ERR_UNSUPPORTED_GROUP;
     if (!point || !buf)
         return HPR_ERR_INVALID_ARGUMENT;
-    limbs = (unsigned)(ops->field_bytes / 8);
+    limbs = (unsigned)(ops->field_bytes / 8 / ops->degree); /* of one Fp coordinate */
     if (all_zero(point, ops->affine_size)) {
-        len = snprintf(buf, buflen, "[\"0\",\"1\",\"0\"]");
+        len = snprintf(buf, buflen, ops->degree == 1 ? "[\"0\",\"1\",\"0\"]" : "[[\"0\",\"0\"],[\"1\",\"0\"],[\"0\",\"0\"]]");
         return len >= 0 && (size_t)len < buflen ? HPR_OK : HPR_ERR_INVALID_ARGUMENT;
     }
     msm_point_check r = ops->decode_point(affine, point);
     if (r != MSM_POINT_OK)
         return point_check_status(NULL, r, ops->name);
     ops->affine_to_canonical(x, y, affine);
-    hpr_dec_from_limbs(xs, x, limbs);
-    hpr_dec_from_limbs(ys, y, limbs);
-    len = snprintf(buf, buflen, "[\"%s\",\"%s\",\"1\"]", xs, ys);
+    for (unsigned i = 0; i < ops->degree; i++) {
+        hpr_dec_from_limbs(xs[i], x + i * limbs, limbs);
+        hpr_dec_from_limbs(ys[i], y + i * limbs, limbs);
+    }
+    if (ops->degree == 1)
+        len = snprintf(buf, buflen, "[\"%s\",\"%s\",\"1\"]", xs[0], ys[0]);
+    else
+        len = snprintf(buf, buflen, "[[\"%s\",\"%s\"],[\"%s\",\"%s\"],[\"1\",\"0\"]]", xs[0], xs[1], ys[0], ys[1]);
     return len >= 0 && (size_t)len < buflen ? HPR_OK : HPR_ERR_INVALID_ARGUMENT;
 }
 
@@ -77,10 +82,12 @@ hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *
                                   void *point)
 {
     uint64_t affine[2 * MAX_FIELD_LIMBS], x[MAX_FIELD_LIMBS], y[MAX_FIELD_LIMBS];
-    const msm_curve_ops *ops = hpr_g1_ops(curve);
-    if (!ops)
+    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
+    if (!hpr_g1_ops(curve))
         return HPR_ERR_UNSUPPORTED_CURVE;
-    if (group != HPR_G1)
+    if (!ops)
+        return HPR_ERR_UNSUPPORTED_GROUP;
+    if (ops->degree != 1) /* G2 coordinates are pairs: not this call's three strings */
         return HPR_ERR_UNSUPPORTED_GROUP;
     if (!xs || !ys || !zs || !point)
         return HPR_ERR_INVALID_ARGUMENT;

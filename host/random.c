@@ -101,9 +101,12 @@ static void random_below(uint64_t *k, rng_state *r, const uint64_t *order, unsig
 
 RANDOM_BLOCK_FN(bn254_g1, bn254_fp, BN254_G1_ORDER, BN254_FR_BITS)
 RANDOM_BLOCK_FN(bls12_381_g1, bls12_381_fp, BLS12_381_G1_ORDER, BLS12_381_FR_BITS)
+RANDOM_BLOCK_FN(bn254_g2, bn254_fq2, BN254_G1_ORDER, BN254_FR_BITS)
+RANDOM_BLOCK_FN(bls12_381_g2, bls12_381_fq2, BLS12_381_G1_ORDER, BLS12_381_FR_BITS)
 
 typedef struct {
     hpr_curve curve;
+    hpr_group group;
     size_t n, point_size;
     uint64_t seed;
     unsigned char *points;
@@ -115,24 +118,28 @@ static void random_points_task(void *arg, size_t block, unsigned worker)
     size_t begin = block * BLOCK, count = job->n - begin < BLOCK ? job->n - begin : BLOCK;
     unsigned char *out = job->points + begin * job->point_size;
     (void)worker;
-    if (job->curve == HPR_CURVE_BN254)
+    if (job->curve == HPR_CURVE_BN254 && job->group == HPR_G1)
         bn254_g1_random_block(out, count, job->seed, block);
-    else
+    else if (job->curve == HPR_CURVE_BN254)
+        bn254_g2_random_block(out, count, job->seed, block);
+    else if (job->group == HPR_G1)
         bls12_381_g1_random_block(out, count, job->seed, block);
+    else
+        bls12_381_g2_random_block(out, count, job->seed, block);
 }
 
 hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
                                  void *points, void *scalars)
 {
-    const msm_curve_ops *ops = hpr_g1_ops(curve);
+    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;
-    if (!ops)
+    if (!hpr_g1_ops(curve))
         return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
-    if (group != HPR_G1)
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported yet", (int)group);
+    if (!ops)
+        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
     if (points) {
-        random_job job = {curve, n, ops->affine_size, seed, points};
+        random_job job = {curve, group, n, ops->affine_size, seed, points};
         rt_pool_run(ctx->pool, (n + BLOCK - 1) / BLOCK, random_points_task, &job);
     }
     if (scalars) {

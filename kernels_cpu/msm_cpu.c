@@ -1,6 +1,8 @@
 /*
- * msm_cpu.c: the portable CPU MSM kernels for BN254 G1 and BLS12-381 G1 (see msm_cpu_impl.h)
- * and their operation tables.
+ * msm_cpu.c: the portable CPU MSM kernels for G1 and G2 of BN254 and BLS12-381 (see
+ * msm_cpu_impl.h) and their operation tables. G2 is the same XYZZ tile kernel over Fq2
+ * (fe2_impl.h); it has the portable and adx tiers (the avx512 tier is G1 only: a G2 MSM on
+ * that tier runs the adx kernel, see msm_kernel_for).
  */
 #include "msm_cpu.h"
 
@@ -14,6 +16,14 @@
 #define CPU_F bls12_381_fp
 #include "msm_cpu_impl.h"
 
+#define CPU_EC bn254_g2
+#define CPU_F bn254_fq2
+#include "msm_cpu_impl.h"
+
+#define CPU_EC bls12_381_g2
+#define CPU_F bls12_381_fq2
+#include "msm_cpu_impl.h"
+
 #define CPU_EC bn254_g1
 #define CPU_F bn254_fp
 #define CPU_TIER_NAME "portable"
@@ -24,6 +34,20 @@
 #define CPU_F bls12_381_fp
 #define CPU_TIER_NAME "portable"
 #define CPU_KERNEL msm_bls12_381_g1_portable_kernel
+#include "msm_cpu_tile_impl.h"
+
+#define CPU_EC bn254_g2
+#define CPU_F bn254_fq2
+#define CPU_DEGREE 2
+#define CPU_TIER_NAME "portable"
+#define CPU_KERNEL msm_bn254_g2_portable_kernel
+#include "msm_cpu_tile_impl.h"
+
+#define CPU_EC bls12_381_g2
+#define CPU_F bls12_381_fq2
+#define CPU_DEGREE 2
+#define CPU_TIER_NAME "portable"
+#define CPU_KERNEL msm_bls12_381_g2_portable_kernel
 #include "msm_cpu_tile_impl.h"
 
 _Static_assert(MSM_MAX_WINDOW_BITS == HPR_MSM_MAX_WINDOW_BITS, "one window limit");
@@ -56,7 +80,8 @@ static const uint64_t bn254_order[4] = BN254_G1_ORDER;
 static const uint64_t bls12_381_order[4] = BLS12_381_G1_ORDER;
 
 #if HPR_HAVE_ADX
-extern const msm_cpu_kernel msm_bn254_g1_adx_kernel, msm_bls12_381_g1_adx_kernel;
+extern const msm_cpu_kernel msm_bn254_g1_adx_kernel, msm_bls12_381_g1_adx_kernel, msm_bn254_g2_adx_kernel,
+    msm_bls12_381_g2_adx_kernel;
 #define ADX_KERNEL(curve) &msm_##curve##_adx_kernel
 #else
 #define ADX_KERNEL(curve) NULL
@@ -69,15 +94,16 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
 #define IFMA_KERNEL(curve) NULL
 #endif
 
-#define OPS(curve, field, order_limbs, order_bits, label)                                            \
+#define OPS(curve, field, deg, order_limbs, order_bits, label, ifma)                                          \
     const msm_curve_ops msm_##curve##_ops = {                                                      \
         .name = label,                                                                             \
         .field_bytes = sizeof(field),                                                              \
+        .degree = deg,                                                                             \
         .affine_size = sizeof(curve##_affine),                                                     \
         .xyzz_size = sizeof(curve##_xyzz),                                                         \
         .scalar_bits = order_bits,                                                                 \
         .order = order_limbs,                                                                      \
-        .kernels = {&msm_##curve##_portable_kernel, ADX_KERNEL(curve), IFMA_KERNEL(curve)},         \
+        .kernels = {&msm_##curve##_portable_kernel, ADX_KERNEL(curve), ifma},                       \
         .sum_points = curve##_cpu_sum_points,                                                      \
         .xyzz_set_inf = curve##_cpu_xyzz_set_inf,                                                  \
         .xyzz_add = curve##_cpu_xyzz_add,                                                          \
@@ -90,5 +116,15 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
         .fp_mul = curve##_cpu_fp_mul,                                                              \
     }
 
-OPS(bn254_g1, bn254_fp, bn254_order, BN254_FR_BITS, "bn254");
-OPS(bls12_381_g1, bls12_381_fp, bls12_381_order, BLS12_381_FR_BITS, "bls12-381");
+OPS(bn254_g1, bn254_fp, 1, bn254_order, BN254_FR_BITS, "bn254 G1", IFMA_KERNEL(bn254_g1));
+OPS(bls12_381_g1, bls12_381_fp, 1, bls12_381_order, BLS12_381_FR_BITS, "bls12-381 G1", IFMA_KERNEL(bls12_381_g1));
+OPS(bn254_g2, bn254_fq2, 2, bn254_order, BN254_FR_BITS, "bn254 G2", NULL);
+OPS(bls12_381_g2, bls12_381_fq2, 2, bls12_381_order, BLS12_381_FR_BITS, "bls12-381 G2", NULL);
+
+const msm_cpu_kernel *msm_kernel_for(const msm_curve_ops *ops, rt_cpu_tier tier)
+{
+    for (int t = (int)tier; t >= 0; t--)
+        if (ops->kernels[t])
+            return ops->kernels[t];
+    return NULL;
+}

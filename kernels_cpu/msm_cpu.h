@@ -73,7 +73,8 @@ enum { MSM_FIELD_MUL, MSM_FIELD_SQR, MSM_FIELD_ADD, MSM_FIELD_SUB, MSM_FIELD_INV
 
 typedef struct {
     const char *name;
-    size_t field_bytes;   /* bytes of one base-field coordinate */
+    size_t field_bytes;   /* bytes of one coordinate (G2: an Fq2 element, c0 then c1) */
+    unsigned degree;      /* 1 (G1: coordinates in Fp) or 2 (G2: in Fq2) */
     size_t affine_size;   /* sizeof the affine struct (== 2 * field_bytes: the interchange form) */
     size_t xyzz_size;     /* sizeof the XYZZ struct */
     unsigned scalar_bits; /* bit length of the group order r */
@@ -113,7 +114,17 @@ void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const
 /* Windows needed for scalars below 2^bits with c-bit signed (Booth) digits. */
 unsigned msm_window_count(unsigned bits, unsigned c);
 
+/* The largest affine point (BLS12-381 G2: two Fq2 coordinates of 96 bytes) and XYZZ point. */
+#define MSM_MAX_AFFINE_BYTES 192
+#define MSM_MAX_XYZZ_BYTES 384
+
 extern const msm_curve_ops msm_bn254_g1_ops;
 extern const msm_curve_ops msm_bls12_381_g1_ops;
+extern const msm_curve_ops msm_bn254_g2_ops;
+extern const msm_curve_ops msm_bls12_381_g2_ops;
+
+/* The tile kernel of tier, or of the best tier below it that the curve has (G2 has no
+ * avx512 kernel). */
+const msm_cpu_kernel *msm_kernel_for(const msm_curve_ops *ops, rt_cpu_tier tier);
 
 #endif

@@ -12,8 +12,13 @@
  * in cache for the whole pass, and a tile of windows needs one bucket array only.
  *
  * Instantiation: define CPU_EC (curve prefix), CPU_F (its base field), CPU_TIER_NAME ("portable" or "adx") and
- * CPU_KERNEL (the msm_cpu_kernel to define), then include after curves.h.
+ * CPU_KERNEL (the msm_cpu_kernel to define), and CPU_DEGREE 2 for G2, then include after curves.h.
  */
+#include <string.h>
+
+#ifndef CPU_DEGREE
+#define CPU_DEGREE 1 /* 2 for G2: CPU_F is Fq2 and field_op works on its elements (c0's limbs, c1's) */
+#endif
 #define CPU_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_tile_, op))
 #define CPU_TY(form) HPR_CAT(CPU_EC, HPR_CAT(_, form))
 #define CPU_EC_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_, op))
@@ -71,8 +76,7 @@ static void CPU_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint6
         case MSM_FIELD_INV: (void)CPU_F_FN(inv)(&z, &x); break;
         default: z = x; break;
         }
-        for (size_t j = 0; j < sizeof(CPU_F) / 8; j++)
-            r[i * (sizeof(CPU_F) / 8) + j] = z.l[j];
+        memcpy(r + i * (sizeof(CPU_F) / 8), &z, sizeof z);
     }
 }
 
@@ -84,7 +88,7 @@ const msm_cpu_kernel CPU_KERNEL = {
     .tile = CPU_FN(tile),
     .window_cost = CPU_FN(window_cost),
     .field_op = CPU_FN(field_op),
-    .mont_bits = 8 * sizeof(CPU_F),
+    .mont_bits = 8 * sizeof(CPU_F) / CPU_DEGREE,
 };
 
 #undef CPU_FN
@@ -96,3 +100,4 @@ const msm_cpu_kernel CPU_KERNEL = {
 #undef CPU_F
 #undef CPU_TIER_NAME
 #undef CPU_KERNEL
+#undef CPU_DEGREE

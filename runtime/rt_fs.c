@@ -5,6 +5,8 @@
 #include "rt_fs.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -25,4 +27,37 @@ int rt_make_dirs(const char *dir)
         buf[i] = saved;
     }
     return 0;
+}
+
+int rt_read_file(const char *path, unsigned char **data, size_t *len)
+{
+    struct stat sb;
+    unsigned char *buf = NULL;
+    int err = 0;
+    FILE *fp = fopen(path, "rb");
+    *data = NULL;
+    *len = 0;
+    if (!fp)
+        return errno;
+    if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        err = EISDIR;
+        goto out;
+    }
+    buf = malloc((size_t)sb.st_size + 1);
+    if (!buf) {
+        err = ENOMEM;
+        goto out;
+    }
+    if (fread(buf, 1, (size_t)sb.st_size, fp) != (size_t)sb.st_size) {
+        err = ferror(fp) ? EIO : ENODATA;
+        goto out;
+    }
+    buf[sb.st_size] = 0;
+    *data = buf;
+    *len = (size_t)sb.st_size;
+    buf = NULL;
+out:
+    free(buf);
+    fclose(fp);
+    return err;
 }

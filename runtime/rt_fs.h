@@ -4,7 +4,13 @@
 #ifndef HPR_RT_FS_H
 #define HPR_RT_FS_H
 
+#include <stddef.h>
+
 /* mkdir -p: creates dir and its missing parents (mode 0755). 0, or -1. */
 int rt_make_dirs(const char *dir);
+
+/* The whole regular file path into a malloc'd buffer (*data, *len; one extra 0 byte after
+ * the end). 0, or an errno value (EISDIR for anything but a regular file). */
+int rt_read_file(const char *path, unsigned char **data, size_t *len);
 
 #endif

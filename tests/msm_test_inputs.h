@@ -13,11 +13,12 @@
 
 #include <string.h>
 
-#define MAXP 96
+#define MAXP 192 /* the largest point: BLS12-381 G2 */
 
 typedef struct {
     const char *name;
     hpr_curve curve;
+    hpr_group group;
     size_t point_size;
     const uint64_t *order;
     void (*naive)(unsigned char *out, const unsigned char *points, const unsigned char *scalars, size_t n);
@@ -44,10 +45,15 @@ typedef struct {
 
 NAIVE(bn254_g1, BN254_G1)
 NAIVE(bls12_381_g1, BLS12_381_G1)
+NAIVE(bn254_g2, BN254_G1) /* G2 has the order of G1 */
+NAIVE(bls12_381_g2, BLS12_381_G1)
 
+/* G1 first (suites that test G1 only index the first two), then G2. */
 static const curve_t curves[] = {
-    {"bn254", HPR_CURVE_BN254, 64, bn254_g1_order, bn254_g1_naive},
-    {"bls12-381", HPR_CURVE_BLS12_381, 96, bls12_381_g1_order, bls12_381_g1_naive},
+    {"bn254", HPR_CURVE_BN254, HPR_G1, 64, bn254_g1_order, bn254_g1_naive},
+    {"bls12-381", HPR_CURVE_BLS12_381, HPR_G1, 96, bls12_381_g1_order, bls12_381_g1_naive},
+    {"bn254 G2", HPR_CURVE_BN254, HPR_G2, 128, bn254_g2_order, bn254_g2_naive},
+    {"bls12-381 G2", HPR_CURVE_BLS12_381, HPR_G2, 192, bls12_381_g2_order, bls12_381_g2_naive},
 };
 
 typedef struct {
@@ -69,10 +75,14 @@ static void set_small_scalar(unsigned char *s, uint64_t v)
 
 static void negate_point(const curve_t *c, unsigned char *out, const unsigned char *in)
 {
-    if (c->curve == HPR_CURVE_BN254)
+    if (c->curve == HPR_CURVE_BN254 && c->group == HPR_G1)
         bn254_g1_affine_neg((bn254_g1_affine *)(void *)out, (const bn254_g1_affine *)(const void *)in);
-    else
+    else if (c->curve == HPR_CURVE_BN254)
+        bn254_g2_affine_neg((bn254_g2_affine *)(void *)out, (const bn254_g2_affine *)(const void *)in);
+    else if (c->group == HPR_G1)
         bls12_381_g1_affine_neg((bls12_381_g1_affine *)(void *)out, (const bls12_381_g1_affine *)(const void *)in);
+    else
+        bls12_381_g2_affine_neg((bls12_381_g2_affine *)(void *)out, (const bls12_381_g2_affine *)(const void *)in);
 }
 
 /* Random inputs, then the edge matrix laid over them according to pattern bits. */
@@ -83,7 +93,7 @@ static inputs make_inputs(hpr_ctx *ctx, const curve_t *c, size_t n, uint64_t see
     inputs in = {malloc(n * c->point_size + 1), malloc(n * 32 + 1), n};
     test_rng rng;
     test_rng_init(&rng, seed);
-    ck_assert_int_eq(hpr_random_msm_inputs(ctx, c->curve, HPR_G1, n, test_seed ^ seed, in.points, in.scalars), HPR_OK);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx, c->curve, c->group, n, test_seed ^ seed, in.points, in.scalars), HPR_OK);
     for (size_t i = 0; i < n; i++) {
         unsigned char *p = in.points + i * c->point_size, *s = in.scalars + 32 * i;
         unsigned pick = (unsigned)(test_rng_next(&rng) % 6);
@@ -117,7 +127,7 @@ static void expect_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, const u
                        const hpr_msm_opts *opts, const char *what)
 {
     unsigned char got[MAXP];
-    hpr_status st = hpr_msm_ex(ctx, c->curve, HPR_G1, in->points, in->scalars, in->n, got, opts);
+    hpr_status st = hpr_msm_ex(ctx, c->curve, c->group, in->points, in->scalars, in->n, got, opts);
     assert_seeded(st == HPR_OK, "%s n=%zu %s: %s (%s)", c->name, in->n, what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
     assert_seeded(memcmp(got, want, c->point_size) == 0, "%s n=%zu %s: result differs from the reference (c=%u chunks=%u wpt=%u)",
                   c->name, in->n, what, opts ? opts->window_bits : 0, opts ? opts->point_chunks : 0,

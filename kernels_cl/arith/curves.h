@@ -42,6 +42,9 @@
 #define EC_K BN254_G2
 #define EC_SN 4
 #include "ec_impl.h"
+
+#define MSM_EC bn254_g2
+#include "msm_impl.h"
 #endif
 #endif
 
@@ -75,6 +78,9 @@
 #define EC_K BLS12_381_G2
 #define EC_SN 4
 #include "ec_impl.h"
+
+#define MSM_EC bls12_381_g2
+#include "msm_impl.h"
 #endif
 #endif
 

@@ -113,6 +113,40 @@ HPR_FN int FE2_FN(inv)(FE2_T *r, const FE2_T *a)
     return 1;
 }
 
+/* The conversions of the operation tables, coordinate by coordinate (c0 then c1): raw limbs
+ * below p, canonical limbs <-> Montgomery, and the interchange bytes (Montgomery, c0 then c1). */
+HPR_FN int FE2_FN(limbs_are_reduced)(const hpr_u64 *limbs)
+{
+    return B(limbs_are_reduced)(limbs) && B(limbs_are_reduced)(limbs + sizeof(FE2_F) / 8);
+}
+
+HPR_FN void FE2_FN(to_mont)(FE2_T *r, const hpr_u64 *canonical)
+{
+    B(to_mont)(&r->c0, canonical);
+    B(to_mont)(&r->c1, canonical + sizeof(FE2_F) / 8);
+}
+
+HPR_FN void FE2_FN(from_mont)(hpr_u64 *canonical, const FE2_T *a)
+{
+    B(from_mont)(canonical, &a->c0);
+    B(from_mont)(canonical + sizeof(FE2_F) / 8, &a->c1);
+}
+
+/* Returns 0 (r zeroed) if a coordinate is >= p. */
+HPR_FN int FE2_FN(from_mont_bytes)(FE2_T *r, const unsigned char *bytes)
+{
+    if (B(from_mont_bytes)(&r->c0, bytes) && B(from_mont_bytes)(&r->c1, bytes + sizeof(FE2_F)))
+        return 1;
+    FE2_FN(set_zero)(r);
+    return 0;
+}
+
+HPR_FN void FE2_FN(to_mont_bytes)(unsigned char *bytes, const FE2_T *a)
+{
+    B(to_mont_bytes)(bytes, &a->c0);
+    B(to_mont_bytes)(bytes + sizeof(FE2_F), &a->c1);
+}
+
 #undef B
 #undef FE2_FN
 #undef FE2_T
