@@ -135,7 +135,8 @@ static hpr_status phase_msm(prove_run *run, hpr_groth16_phase phase, hpr_group g
                             const unsigned char *scalars, size_t n, unsigned char *out)
 {
     static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
-    hpr_status st = hpr_msm(run->ctx, run->zk->curve, group, points, scalars, n, out);
+    hpr_msm_opts opts = {0, 0, 0, group == HPR_G2 ? "cpu" : NULL}; /* G2: CPU kernels only */
+    hpr_status st = hpr_msm_ex(run->ctx, run->zk->curve, group, points, scalars, n, out, &opts);
     if (st != HPR_OK) {
         char why[CL_DETAIL_LEN];
         snprintf(why, sizeof why, "%s", run->ctx->detail);

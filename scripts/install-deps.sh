@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# Installs what hyprove needs to build and test on Debian 12, skipping what is present.
+# Installs what hyprove needs to build and test on Debian 12, skipping what is present:
+# the Debian packages, then snarkjs 0.7.6 (the Groth16 verifier of the tests) from npm into
+# .deps/snarkjs.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 packages=(cmake gcc make pkg-config python3 clang check libsubunit-dev libgmp-dev
-          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd)
+          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd nodejs)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+command -v npm >/dev/null || dpkg -s npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present"
-  exit 0
+else
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
+snarkjs=.deps/snarkjs/node_modules/.bin/snarkjs
+if [ -x "$snarkjs" ] && [ "$(node -p "require('./.deps/snarkjs/node_modules/snarkjs/package.json').version")" = 0.7.6 ]; then
+  echo "install-deps: snarkjs 0.7.6 present"
+else
+  echo "install-deps: npm install snarkjs@0.7.6 into .deps/snarkjs"
+  npm install --silent --no-audit --no-fund --prefix .deps/snarkjs snarkjs@0.7.6
 fi
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -22,6 +22,8 @@ int cmd_devices(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_ntt(int argc, char **argv);
 int cmd_bench_ntt(int argc, char **argv);
+int cmd_groth16(int argc, char **argv);
+int cmd_bench_groth16(int argc, char **argv);
 int cmd_default_job(void);
 
 #endif

@@ -471,6 +471,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (strcmp(argv[1], "ntt") == 0)
         return cmd_bench_ntt(argc - 1, argv + 1);
+    if (strcmp(argv[1], "groth16") == 0)
+        return cmd_bench_groth16(argc - 1, argv + 1);
     if (strcmp(argv[1], "msm") != 0)
         return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm or ntt)", argv[1]);
     cli_opt opts[] = {{"--curve", &curve_s},     {"--log-n", &log_n_s}, {"--repeat", &repeat_s},

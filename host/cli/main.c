@@ -18,6 +18,8 @@ static const char *main_help =
     "  bench msm    time MSMs over sizes, curves and devices (table, and JSON with --json)\n"
     "  ntt          one NTT (forward, inverse, coset, any order, batched) from a file\n"
     "  bench ntt    time NTTs and LDEs over fields and sizes\n"
+    "  groth16 prove  a Groth16 proof from snarkjs/circom files (zkey, wtns -> proof, public)\n"
+    "  bench groth16  time whole proofs, per phase\n"
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
     "  --version    print the version\n"
     "\n"
@@ -70,6 +72,8 @@ int main(int argc, char **argv)
         return cmd_devices(argc - 1, argv + 1);
     if (strcmp(cmd, "ntt") == 0)
         return cmd_ntt(argc - 1, argv + 1);
+    if (strcmp(cmd, "groth16") == 0)
+        return cmd_groth16(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0)
         return cmd_calibrate(argc - 1, argv + 1);
     return cli_usage_error("", "unknown command '%s'", cmd);
