@@ -25,5 +25,7 @@ int cmd_bench_ntt(int argc, char **argv);
 int cmd_groth16(int argc, char **argv);
 int cmd_bench_groth16(int argc, char **argv);
 int cmd_default_job(void);
+/* The main job's Groth16 example (cmd_groth16.c). */
+int cli_example_proof(void);
 
 #endif

@@ -316,3 +316,39 @@ int cmd_bench_groth16(int argc, char **argv)
     }
     return rc > 0 ? rc : CLI_EXIT_OK;
 }
+
+/* ---- the main job's example proof ---- */
+
+#ifndef HPR_EXAMPLE_DIR
+#define HPR_EXAMPLE_DIR "tests/fixtures/bn128_2e10"
+#endif
+
+/* Proves the bundled example (HPR_EXAMPLE_DIR: a circom circuit of 2^10 constraints on BN254)
+ * on every device, writes proof.json and public.json into $HPR_EXAMPLE_OUT (else a new
+ * temporary directory) and prints the phases. */
+int cli_example_proof(void)
+{
+    const char *dir = getenv("HPR_EXAMPLE_DIR") ? getenv("HPR_EXAMPLE_DIR") : HPR_EXAMPLE_DIR;
+    const char *out_env = getenv("HPR_EXAMPLE_OUT");
+    char zkey[1024], wtns[1024], vk[1024], out[1024], proof_path[1100], public_path[1100];
+    const char *pos[4] = {zkey, wtns, proof_path, public_path};
+    snprintf(zkey, sizeof zkey, "%s/circuit.zkey", dir);
+    snprintf(wtns, sizeof wtns, "%s/witness.wtns", dir);
+    snprintf(vk, sizeof vk, "%s/verification_key.json", dir);
+    if (out_env) {
+        snprintf(out, sizeof out, "%s", out_env);
+    } else {
+        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(out, sizeof out, "%s/hyprove-example-XXXXXX", tmp);
+        if (!mkdtemp(out))
+            return cli_error("cannot make a directory for the example proof under %s", tmp);
+    }
+    snprintf(proof_path, sizeof proof_path, "%s/proof.json", out);
+    snprintf(public_path, sizeof public_path, "%s/public.json", out);
+    printf("Groth16 example: a proof of %s (BN254, 2^10 constraints) on every device\n", dir);
+    int rc = prove(pos, "all", NULL, NULL, 1);
+    if (rc == CLI_EXIT_OK)
+        printf("proof written: %s, %s\nverify with: snarkjs groth16 verify %s %s %s\n", proof_path, public_path, vk,
+               public_path, proof_path);
+    return rc;
+}

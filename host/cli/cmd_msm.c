@@ -563,6 +563,10 @@ int cmd_default_job(void)
         printf("\n");
         rc = run_bench(&a, threads + 1, 1, recs, &nrecs);
     }
+    if (!rc) {
+        printf("\n");
+        rc = cli_example_proof();
+    }
     if (!rc)
         printf("\nrun 'hyprove --help' for the commands, 'hyprove devices' for what was detected\n");
     return rc;
