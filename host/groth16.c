@@ -118,32 +118,66 @@ typedef struct {
     char notices[CL_DETAIL_LEN]; /* the phases' notices (device faults made good), joined */
 } prove_run;
 
+/* Appends text to the joined notices. */
+static void add_notice(char *notices, size_t len, const char *text)
+{
+    size_t used = strlen(notices);
+    if (text[0] && used + 2 < len)
+        snprintf(notices + used, len - used, "%s%.200s", used ? "; " : "", text);
+}
+
 /* Closes the phase that started at run->t: its time, devices and notice. */
 static void end_phase(prove_run *run, hpr_groth16_phase phase, int with_devices)
 {
     double now = rt_now_seconds();
-    size_t used = strlen(run->notices);
     run->proof->report.seconds[phase] = now - run->t;
     if (with_devices)
         describe_devices(run->ctx, run->proof->report.devices[phase], sizeof run->proof->report.devices[phase]);
-    if (run->ctx->notice[0] && used + 2 < sizeof run->notices)
-        snprintf(run->notices + used, sizeof run->notices - used, "%s%.200s", used ? "; " : "", run->ctx->notice);
+    add_notice(run->notices, sizeof run->notices, run->ctx->notice);
     run->t = now;
 }
 
-static hpr_status phase_msm(prove_run *run, hpr_groth16_phase phase, hpr_group group, const unsigned char *points,
-                            const unsigned char *scalars, size_t n, unsigned char *out)
+hpr_status hpr_groth16_run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
 {
     static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
-    hpr_msm_opts opts = {0, 0, 0, group == HPR_G2 ? "cpu" : NULL}; /* G2: CPU kernels only */
-    hpr_status st = hpr_msm_ex(run->ctx, run->zk->curve, group, points, scalars, n, out, &opts);
+    hpr_msm_opts opts = {0, 0, 0, m->group == HPR_G2 ? "cpu" : device}; /* G2: CPU kernels only */
+    hpr_status st = hpr_msm_ex(ctx, curve, m->group, m->points, m->scalars, m->n, m->out, &opts);
     if (st != HPR_OK) {
         char why[CL_DETAIL_LEN];
-        snprintf(why, sizeof why, "%s", run->ctx->detail);
-        return hpr_fail(run->ctx, st, "Groth16 MSM %s (%zu points): %.400s", names[phase], n, why);
+        snprintf(why, sizeof why, "%s", ctx->detail);
+        return hpr_fail(ctx, st, "Groth16 MSM %s (%zu points): %.400s", names[m->phase], m->n, why);
     }
-    end_phase(run, phase, 1);
     return HPR_OK;
+}
+
+/* The phases one after another, each on the context's device (G2: the CPU). */
+static hpr_status run_phases(prove_run *run, g16_work *work)
+{
+    hpr_status st = hpr_groth16_h(run->ctx, work->zk, work->w, work->h, NULL);
+    if (st != HPR_OK)
+        return st;
+    end_phase(run, HPR_G16_H, 1);
+    for (unsigned i = 0; i < G16_MSMS; i++) {
+        if ((st = hpr_groth16_run_msm(run->ctx, work->zk->curve, &work->msm[i], NULL)) != HPR_OK)
+            return st;
+        end_phase(run, work->msm[i].phase, 1);
+    }
+    return HPR_OK;
+}
+
+/* The task graph when the context's device is "all" and an OpenCL device can join, else the
+ * phases in order. */
+static hpr_status run_work(prove_run *run, g16_work *work)
+{
+    cl_dev *devs[HPR_REPORT_MAX_DEVICES - 1];
+    unsigned ndev = 0;
+    if (strcmp(run->ctx->device, "all") == 0)
+        ndev = hpr_pick_opencl_devices(run->ctx, work->zk->curve, devs, HPR_REPORT_MAX_DEVICES - 1);
+    if (ndev == 0)
+        return run_phases(run, work);
+    hpr_status st = hpr_groth16_graph(run->ctx, work, devs, ndev, &run->proof->report, run->notices, sizeof run->notices);
+    run->t = rt_now_seconds();
+    return st;
 }
 
 /* A small G1/G2 sum k_0 P_0 + ... (points in the interchange form, scalars canonical) on the
@@ -224,6 +258,12 @@ hpr_status hpr_groth16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prov
     unsigned char msm[4][96], msm_b2[192]; /* A, B1, C, H; B2 */
     unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
     prove_run run = {ctx, zk, proof, rt_now_seconds(), ""};
+    g16_work work = {zk, w, h,
+                     {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0]},
+                      {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1]},
+                      {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2},
+                      {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2]},
+                      {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3]}}};
     hpr_status st;
     proof->curve = zk->curve;
     ctx->have_report = 0;
@@ -231,17 +271,8 @@ hpr_status hpr_groth16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prov
         st = hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for %u h scalars", zk->domain_size);
         goto out;
     }
-    if ((st = hpr_groth16_h(ctx, zk, w, h)) != HPR_OK)
-        goto out;
-    end_phase(&run, HPR_G16_H, 1);
-    if ((st = phase_msm(&run, HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0])) != HPR_OK ||
-        (st = phase_msm(&run, HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1])) != HPR_OK ||
-        (st = phase_msm(&run, HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2)) != HPR_OK ||
-        (st = phase_msm(&run, HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from,
-                        msm[2])) != HPR_OK ||
-        (st = phase_msm(&run, HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3])) != HPR_OK)
-        goto out;
-    if ((st = assemble(&run, msm[0], msm[1], msm_b2, msm[2], msm[3], r, s)) != HPR_OK ||
+    if ((st = run_work(&run, &work)) != HPR_OK ||
+        (st = assemble(&run, msm[0], msm[1], msm_b2, msm[2], msm[3], r, s)) != HPR_OK ||
         (st = copy_publics(ctx, zk, w, proof)) != HPR_OK)
         goto out;
     end_phase(&run, HPR_G16_ASSEMBLE, 0);

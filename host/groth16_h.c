@@ -101,7 +101,8 @@ static uint32_t le32(const unsigned char *p)
 GROTH16_STEPS(bn254_fr)
 GROTH16_STEPS(bls12_381_fr)
 
-hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *w, unsigned char *h)
+hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *w, unsigned char *h,
+                         const char *device)
 {
     size_t n = zk->domain_size;
     unsigned log_n = 0;
@@ -120,8 +121,8 @@ hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *
         bls12_381_fr_accumulate(zk, w, abc);
         bls12_381_fr_coset_shift(log_n + 1, shift);
     }
-    hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, NULL}; /* the context's device */
-    hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, NULL};
+    hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, device};
+    hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, device};
     if ((st = hpr_ntt(ctx, field, log_n, abc, &inverse)) == HPR_OK &&
         (st = hpr_ntt(ctx, field, log_n, abc, &coset)) == HPR_OK) {
         if (zk->curve == HPR_CURVE_BN254)

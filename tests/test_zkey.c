@@ -256,7 +256,7 @@ START_TEST(h_scalars_match_snarkjs)
     ck_assert_int_eq(hpr_zkey_parse(ctx, z.data, z.len, "circuit.zkey", &zk), HPR_OK);
     ck_assert_int_eq(hpr_wtns_parse(ctx, wt.data, wt.len, "witness.wtns", &zk, &w), HPR_OK);
     unsigned char *h = malloc((size_t)zk.domain_size * 32), got[96], want[96];
-    ck_assert_msg(hpr_groth16_h(ctx, &zk, w.values, h) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    ck_assert_msg(hpr_groth16_h(ctx, &zk, w.values, h, NULL) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
     for (unsigned i = 0; i < 8 && i < zk.domain_size; i++) {
         uint64_t limbs[4];
         memcpy(limbs, h + i * 32, 32);

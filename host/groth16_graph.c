@@ -1,0 +1,323 @@
+/*
+ * groth16_graph.c: the work of one Groth16 proof as a task graph over the CPU and the
+ * OpenCL devices (hpr_groth16_graph, called when the context's device is "all" and an OpenCL
+ * device can join).
+ *
+ * Tasks: h (the QAP evaluations and NTTs, CPU), the H MSM (G1, after h), the G2 MSM B2 (CPU:
+ * G2 has CPU kernels only) and the G1 MSMs A, B1, C. Workers: the calling thread drives the
+ * CPU pool; one thread per OpenCL device. A worker takes the next task it may run:
+ *   - the CPU takes h first (it unlocks the largest MSM), then (without a calibrated speed)
+ *     its smallest G1 MSM, which measures it, then B2, then any ready G1 MSM, smallest
+ *     first, so that the devices keep the large ones;
+ *   - an OpenCL device takes the largest ready G1 MSM that it would finish before the CPU
+ *     finishes everything left (estimated from the G1 throughputs: calibrated, then measured
+ *     on this proof's MSMs; unknown: it takes it), and waits while only the H MSM remains and
+ *     h is not done.
+ * So with a GPU the G2 MSM and the NTTs run on the CPU cores while the GPU takes the G1 MSMs,
+ * and with a slow device the CPU picks up what the device has not started. A device that
+ * fails puts its task back for the CPU (the device is marked unusable, the notice names it):
+ * the proof never changes, since every device gives the same bits for an MSM. Invalid points
+ * found by a device fail the proof as on the CPU.
+ * Why whole MSMs and not tiles: the five MSMs are independent and similar in size, so whole
+ * tasks keep every device busy without splitting a window grid five ways; the one-MSM
+ * hybrid split (host/hybrid.c) is what "all" gives a single MSM.
+ */
+#include "groth16.h"
+#include "groth16_h.h"
+
+#include "../runtime/cl_msm.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { TASK_H = G16_MSMS, TASKS };
+enum { PENDING, RUNNING, DONE };
+
+typedef struct {
+    int state;
+    int cpu_only;  /* G2, empty MSMs, and tasks a device gave back */
+    int runner;    /* while RUNNING: 0 the CPU, 1 + d device d */
+    double work;   /* G1-addition equivalents: points with a scalar other than 0 and 1 and a finite
+                    * point (those are what Pippenger's buckets cost), times 3 for G2 */
+    double started;
+    double seconds;
+    char device[16];
+} task;
+
+typedef struct {
+    hpr_ctx *ctx;
+    g16_work *work;
+    task tasks[TASKS];
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    hpr_status error;       /* the first failure: every worker stops */
+    size_t bad_index;       /* a device's invalid point: the task and index */
+    msm_point_check bad_kind;
+    int bad_task;
+    char *notices;
+    size_t notices_len;
+    double speed[HPR_REPORT_MAX_DEVICES]; /* work/s: [0] the CPU, [1 + d] device d; 0 unknown */
+} graph;
+
+/* G2 costs about three G1 additions per point (Fq2 products); h is short beside the MSMs. */
+#define G2_COST_RATIO 3.0
+
+static unsigned log2_ceil(size_t n)
+{
+    unsigned k = 0;
+    while (((size_t)1 << k) < n)
+        k++;
+    return k;
+}
+
+/* Seconds the CPU needs for what is left to it if no device helps: every pending MSM and
+ * the rest of the one it runs. */
+static double cpu_backlog(const graph *g)
+{
+    double s = 0, now = rt_now_seconds();
+    for (int t = 0; t < G16_MSMS; t++) {
+        const task *k = &g->tasks[t];
+        if (k->state == PENDING)
+            s += k->work / g->speed[0];
+        else if (k->state == RUNNING && k->runner == 0 && k->work / g->speed[0] > now - k->started)
+            s += k->work / g->speed[0] - (now - k->started);
+    }
+    return s;
+}
+
+/* Whether device runner (1 + d) should take MSM t: it finishes t before the CPU would finish
+ * everything left, or a speed is unknown. */
+static int device_should_take(const graph *g, int runner, int t)
+{
+    if (g->speed[0] <= 0 || g->speed[runner] <= 0)
+        return 1;
+    return g->tasks[t].work / g->speed[runner] <= cpu_backlog(g);
+}
+
+/* The work of MSM m (see task.work). */
+static double msm_work(const g16_msm *m, size_t point_size)
+{
+    static const unsigned char zero[MSM_MAX_AFFINE_BYTES];
+    size_t count = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const unsigned char *k = m->scalars + 32 * i;
+        int small = k[0] <= 1 && memcmp(k + 1, zero, 31) == 0;
+        if (!small && memcmp(m->points + i * point_size, zero, point_size) != 0)
+            count++;
+    }
+    return (double)count * (m->group == HPR_G2 ? G2_COST_RATIO : 1.0);
+}
+
+typedef struct {
+    graph *g;
+    cl_dev *dev;
+    int runner; /* 1 + its index */
+    pthread_t thread;
+    int started;
+} device_worker;
+
+static int task_ready(const graph *g, int t)
+{
+    if (g->tasks[t].state != PENDING)
+        return 0;
+    return t != HPR_G16_MSM_H - HPR_G16_MSM_A || g->tasks[TASK_H].state == DONE;
+}
+
+static int all_done(const graph *g)
+{
+    for (int t = 0; t < TASKS; t++)
+        if (g->tasks[t].state != DONE)
+            return 0;
+    return 1;
+}
+
+/* The largest (largest = 1) or smallest ready G1 MSM a worker (runner: 0 the CPU, 1 + d
+ * device d) may take, or -1. */
+static int pick_msm(const graph *g, int largest, int runner)
+{
+    int best = -1;
+    for (int t = 0; t < G16_MSMS; t++) {
+        if (!task_ready(g, t) || (runner && (g->tasks[t].cpu_only || !device_should_take(g, runner, t))))
+            continue;
+        size_t n = g->work->msm[t].n, bn = best < 0 ? 0 : g->work->msm[best].n;
+        if (best < 0 || (largest ? n > bn : n < bn))
+            best = t;
+    }
+    return best;
+}
+
+/* h first; then, until the CPU's G1 speed is known, its smallest G1 MSM (which measures it);
+ * then B2; then the smallest G1 MSM left. */
+static int pick_for_cpu(const graph *g)
+{
+    int b2 = HPR_G16_MSM_B2 - HPR_G16_MSM_A, small = pick_msm(g, 0, 0);
+    if (task_ready(g, TASK_H))
+        return TASK_H;
+    if (g->speed[0] <= 0 && small >= 0)
+        return small;
+    return task_ready(g, b2) ? b2 : small;
+}
+
+/* Whether a device may still get work: a G1 MSM it may take is pending. */
+static int device_work_left(const graph *g)
+{
+    for (int t = 0; t < G16_MSMS; t++)
+        if (g->tasks[t].state == PENDING && !g->tasks[t].cpu_only)
+            return 1;
+    return 0;
+}
+
+static void finish_task(graph *g, int t, int runner, const char *device, double seconds)
+{
+    if (t < G16_MSMS && g->work->msm[t].group == HPR_G1 && seconds > 0 && g->tasks[t].work > 0)
+        g->speed[runner] = g->tasks[t].work / seconds;
+    g->tasks[t].state = DONE;
+    g->tasks[t].seconds = seconds;
+    snprintf(g->tasks[t].device, sizeof g->tasks[t].device, "%s", device);
+    pthread_cond_broadcast(&g->changed);
+}
+
+/* One MSM on the device, outside the lock. 0, or -1 when the device failed (detail in why). */
+static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
+{
+    const g16_msm *m = &g->work->msm[t];
+    const msm_curve_ops *ops = hpr_curve_ops(g->work->zk->curve, HPR_G1);
+    size_t bad = 0;
+    msm_point_check kind = MSM_POINT_OK;
+    double t0 = rt_now_seconds();
+    cl_msm_result r = cl_msm(g->ctx->cl, dev, (int)g->work->zk->curve, ops, m->points, m->scalars, m->n, 0, m->out,
+                             &bad, &kind, NULL, why);
+    pthread_mutex_lock(&g->lock);
+    if (r == CL_MSM_OK) {
+        finish_task(g, t, runner, dev->id, rt_now_seconds() - t0);
+    } else if (r == CL_MSM_BAD_POINT) {
+        g->tasks[t].state = DONE;
+        if (g->error == HPR_OK) {
+            g->error = HPR_ERR_POINT_NOT_ON_CURVE;
+            g->bad_task = t, g->bad_index = bad, g->bad_kind = kind;
+        }
+        pthread_cond_broadcast(&g->changed);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return r == CL_MSM_DEVICE_ERROR ? -1 : 0;
+}
+
+static void *device_main(void *arg)
+{
+    device_worker *dw = arg;
+    graph *g = dw->g;
+    char why[CL_DETAIL_LEN];
+    pthread_mutex_lock(&g->lock);
+    while (g->error == HPR_OK && device_work_left(g)) {
+        int t = pick_msm(g, 1, dw->runner);
+        if (t < 0) {
+            pthread_cond_wait(&g->changed, &g->lock);
+            continue;
+        }
+        g->tasks[t].state = RUNNING;
+        g->tasks[t].runner = dw->runner;
+        g->tasks[t].started = rt_now_seconds();
+        pthread_mutex_unlock(&g->lock);
+        int failed = device_msm(g, dw->dev, dw->runner, t, why) != 0;
+        pthread_mutex_lock(&g->lock);
+        if (failed) { /* the CPU redoes it; this device gets no more work */
+            char note[CL_DETAIL_LEN];
+            g->tasks[t].state = PENDING;
+            g->tasks[t].cpu_only = 1;
+            dw->dev->failed = 1;
+            snprintf(dw->dev->failure, sizeof dw->dev->failure, "%s", why);
+            snprintf(note, sizeof note, "%s: %.300s; its MSM was computed on the CPU instead", dw->dev->id, why);
+            size_t used = strlen(g->notices);
+            if (used + 2 < g->notices_len)
+                snprintf(g->notices + used, g->notices_len - used, "%s%.400s", used ? "; " : "", note);
+            pthread_cond_broadcast(&g->changed);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+/* One task on the CPU, outside the lock. */
+static hpr_status cpu_task(graph *g, int t)
+{
+    if (t == TASK_H)
+        return hpr_groth16_h(g->ctx, g->work->zk, g->work->w, g->work->h, "cpu");
+    return hpr_groth16_run_msm(g->ctx, g->work->zk->curve, &g->work->msm[t], "cpu");
+}
+
+/* The calling thread: the CPU's tasks until every task is done or one failed. */
+static void cpu_worker(graph *g)
+{
+    pthread_mutex_lock(&g->lock);
+    while (g->error == HPR_OK && !all_done(g)) {
+        int t = pick_for_cpu(g);
+        if (t < 0) {
+            pthread_cond_wait(&g->changed, &g->lock);
+            continue;
+        }
+        g->tasks[t].state = RUNNING;
+        g->tasks[t].runner = 0;
+        g->tasks[t].started = rt_now_seconds();
+        pthread_mutex_unlock(&g->lock);
+        double t0 = rt_now_seconds();
+        hpr_status st = cpu_task(g, t);
+        pthread_mutex_lock(&g->lock);
+        if (st != HPR_OK) {
+            g->tasks[t].state = DONE;
+            if (g->error == HPR_OK)
+                g->error = st;
+            g->bad_task = -1;
+            pthread_cond_broadcast(&g->changed);
+        } else {
+            finish_task(g, t, 0, "cpu", rt_now_seconds() - t0);
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void fill_report(const graph *g, hpr_groth16_report *report)
+{
+    for (int t = 0; t < TASKS; t++) {
+        hpr_groth16_phase phase = t == TASK_H ? HPR_G16_H : g->work->msm[t].phase;
+        report->seconds[phase] = g->tasks[t].seconds;
+        snprintf(report->devices[phase], sizeof report->devices[phase], "%s", g->tasks[t].device);
+    }
+}
+
+hpr_status hpr_groth16_graph(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned ndev, hpr_groth16_report *report,
+                             char *notices, size_t len)
+{
+    graph g;
+    device_worker workers[HPR_REPORT_MAX_DEVICES];
+    memset(&g, 0, sizeof g);
+    g.ctx = ctx, g.work = work, g.notices = notices, g.notices_len = len, g.bad_task = -1;
+    for (int t = 0; t < G16_MSMS; t++) {
+        g.tasks[t].cpu_only = work->msm[t].group == HPR_G2 || work->msm[t].n == 0;
+        /* h is not computed yet: its scalars count as dense (they are, in practice) */
+        g.tasks[t].work = work->msm[t].phase == HPR_G16_MSM_H
+                              ? (double)work->msm[t].n
+                              : msm_work(&work->msm[t], hpr_point_size(work->zk->curve, work->msm[t].group));
+    }
+    g.tasks[TASK_H].cpu_only = 1;
+    pthread_mutex_init(&g.lock, NULL);
+    pthread_cond_init(&g.changed, NULL);
+    unsigned log_n = log2_ceil(work->zk->domain_size);
+    g.speed[0] = hpr_calibrated_speed(ctx, "cpu", work->zk->curve, log_n);
+    for (unsigned d = 0; d < ndev; d++) {
+        g.speed[1 + d] = hpr_calibrated_speed(ctx, devs[d]->id, work->zk->curve, log_n);
+        workers[d] = (device_worker){&g, devs[d], (int)d + 1, 0, 0};
+        workers[d].started = pthread_create(&workers[d].thread, NULL, device_main, &workers[d]) == 0;
+    }
+    cpu_worker(&g);
+    for (unsigned d = 0; d < ndev; d++)
+        if (workers[d].started)
+            pthread_join(workers[d].thread, NULL);
+    pthread_mutex_destroy(&g.lock);
+    pthread_cond_destroy(&g.changed);
+    fill_report(&g, report);
+    if (g.error != HPR_OK && g.bad_task >= 0)
+        return hpr_point_error(ctx, hpr_curve_ops(work->zk->curve, HPR_G1), g.bad_index, g.bad_kind);
+    return g.error;
+}
