@@ -2,7 +2,8 @@
 """Groth16 proofs of `hyprove groth16 prove` checked by the real verifier, snarkjs 0.7.6.
 
 For every fixture (tests/fixtures, and ../shared/fixtures when present): a proof on each
-device choice (cpu, every OpenCL device alone, all) must verify with `snarkjs groth16 verify`
+device choice (cpu, every OpenCL device alone, all, and all with one CPU thread beside POCL
+on one thread, where the task graph spreads the MSMs over both) must verify with `snarkjs groth16 verify`
 and its public.json must equal snarkjs's byte for byte; a witness with one private value
 changed must give a proof that snarkjs rejects; bad arguments and files give one clear error
 line and leave existing outputs untouched.
@@ -58,10 +59,17 @@ def fixtures():
                 yield name, f
 
 
+GRAPH = "all+1"  # "all" with one CPU thread and POCL on one thread: both join the task graph
+
+
 def prove(fixture, witness, out, device):
     proof, public = os.path.join(out, "proof.json"), os.path.join(out, "public.json")
+    extra, env = [], dict(os.environ)
+    if device == GRAPH:
+        device, extra = "all", ["--threads", "1"]
+        env["POCL_MAX_PTHREAD_COUNT"] = "1"
     r = run([HYPROVE, "groth16", "prove", os.path.join(fixture, "circuit.zkey"), witness, proof, public,
-             "--devices", device])
+             "--devices", device] + extra, env=env)
     return r, proof, public
 
 
@@ -154,7 +162,8 @@ def cli_error_checks(fixture):
 
 
 def main():
-    devices = ["cpu"] + opencl_devices() + ["all"]
+    cl = opencl_devices()
+    devices = ["cpu"] + cl + ["all"] + ([GRAPH] if cl else [])
     print("devices:", ", ".join(devices))
     names = []
     for name, fixture in fixtures():

@@ -7,13 +7,15 @@
  * then the hybrid scheduler over the CPU and the device (random splits give the CPU's bits,
  * faults on the k-th tile, core sharing) and calibration profiles; the NTT's butterflies on
  * the device against the CPU's bits (every field, random sizes, orders, cosets, batches) and
- * a failing device's NTT redone on the CPU.
+ * a failing device's NTT redone on the CPU; the Groth16 task graph over the CPU and the
+ * device (snarkjs's r = s = 0 proof bit for bit, with and without a failing device).
  * Check forks each test, so every OpenCL context is created inside the test that uses it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 #include "msm_test_inputs.h"
 
+#include "groth16.h"
 #include "../runtime/cl_device.h"
 #include "../runtime/cl_cache.h"
 
@@ -730,6 +732,93 @@ START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
 }
 END_TEST
 
+/* ---- the Groth16 task graph ---- */
+
+static char *read_text(const char *fixture, const char *file)
+{
+    char path[1024];
+    const char *dir = getenv("HPR_FIXTURES_DIR");
+    snprintf(path, sizeof path, "%s/%s/%s", dir ? dir : "tests/fixtures", fixture, file);
+    FILE *fp = fopen(path, "rb");
+    ck_assert_msg(fp != NULL, "cannot open %s (set HPR_FIXTURES_DIR)", path);
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    ck_assert(fread(b, 1, (size_t)len, fp) == (size_t)len);
+    b[len] = 0;
+    fclose(fp);
+    return b;
+}
+
+/* The r = s = 0 proof on ctx equals snarkjs's proof_r0s0.json; returns its report. */
+static hpr_groth16_report graph_proof(hpr_ctx *ctx, const char *fixture, const char *what)
+{
+    static const unsigned char zero[32];
+    char path[1024], *proof_json, *public_json, *want = read_text(fixture, "proof_r0s0.json");
+    const char *dir = getenv("HPR_FIXTURES_DIR");
+    hpr_groth16_prover *p = NULL;
+    hpr_groth16_proof proof;
+    hpr_wtns w;
+    snprintf(path, sizeof path, "%s/%s/circuit.zkey", dir ? dir : "tests/fixtures", fixture);
+    ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_OK);
+    snprintf(path, sizeof path, "%s/%s/witness.wtns", dir ? dir : "tests/fixtures", fixture);
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    static unsigned char wt[1 << 20];
+    size_t len = fread(wt, 1, sizeof wt, fp);
+    fclose(fp);
+    memset(&proof, 0, sizeof proof);
+    ck_assert_int_eq(hpr_wtns_parse(ctx, wt, len, fixture, hpr_groth16_prover_zkey(p), &w), HPR_OK);
+    hpr_status st = hpr_groth16_prove_values(ctx, p, w.values, zero, zero, &proof);
+    ck_assert_msg(st == HPR_OK, "%s %s: %s (%s)", fixture, what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    ck_assert_int_eq(hpr_groth16_proof_json(&proof, &proof_json, &public_json), HPR_OK);
+    ck_assert_msg(strcmp(proof_json, want) == 0, "%s %s: the proof differs from snarkjs's proof_r0s0.json", fixture, what);
+    hpr_groth16_report rep = proof.report;
+    free(proof_json);
+    free(public_json);
+    free(want);
+    hpr_groth16_proof_free(&proof);
+    hpr_wtns_free(&w);
+    hpr_groth16_prover_destroy(p);
+    return rep;
+}
+
+static int device_took_a_phase(const hpr_groth16_report *rep, const char *id)
+{
+    for (int i = 0; i < HPR_G16_PHASES; i++)
+        if (strstr(rep->devices[i], id))
+            return 1;
+    return 0;
+}
+
+/* _i: 0 bn128_2e10, 1 bls12381_2e12. The graph over the CPU and the device gives snarkjs's
+ * proof; without a calibration the device takes the first large G1 MSM; then the device
+ * fails every MSM, the CPU redoes them, the proof is the same and the notice names the fault. */
+START_TEST(groth16_graph_gives_the_snarkjs_proof)
+{
+    static const char *fixtures[] = {"bn128_2e10", "bls12381_2e12"};
+    hpr_curve curve = _i == 0 ? HPR_CURVE_BN254 : HPR_CURVE_BLS12_381;
+    char id[16];
+    hpr_ctx *ctx = hybrid_ctx();
+    first_device(id);
+    hpr_groth16_report rep = graph_proof(ctx, fixtures[_i], "on the graph");
+    ck_assert_str_eq(rep.devices[HPR_G16_MSM_B2], "cpu");
+    ck_assert_str_eq(rep.devices[HPR_G16_H], "cpu");
+    int uncalibrated = hpr_calibrated_speed(ctx, id, curve, 12) == 0 || hpr_calibrated_speed(ctx, "cpu", curve, 12) == 0;
+    if (uncalibrated)
+        ck_assert_msg(device_took_a_phase(&rep, id), "%s took no MSM of the proof", id);
+    setenv("HPR_CL_INJECT_FAULT", id, 1);
+    rep = graph_proof(ctx, fixtures[_i], "with a failing device");
+    ck_assert_msg(!device_took_a_phase(&rep, id), "a failed device is named for a phase");
+    if (uncalibrated) /* the device got an MSM, failed, and the CPU redid it */
+        ck_assert_msg(strstr(hpr_ctx_notice(ctx), "HPR_CL_INJECT_FAULT") && strstr(hpr_ctx_notice(ctx), "CPU instead"),
+                      "notice: %s", hpr_ctx_notice(ctx));
+    unsetenv("HPR_CL_INJECT_FAULT");
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *opencl_suite(void)
 {
     Suite *s = suite_create("opencl");
@@ -753,6 +842,7 @@ static Suite *opencl_suite(void)
     tcase_add_loop_test(tc, ntt_on_the_device_equals_the_cpu, 0, 5);
     tcase_add_test(tc, ntt_on_a_failing_device_is_redone_on_the_cpu);
     tcase_add_loop_test(tc, ntt_columns_split_across_devices_give_the_cpu_result, 0, 2);
+    tcase_add_loop_test(tc, groth16_graph_gives_the_snarkjs_proof, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
