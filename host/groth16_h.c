@@ -24,55 +24,84 @@
 
 #define SNARKJS_GENERATOR "5"
 
-/* Steps 1 and 3 per curve (FE: the scalar field type). abc: three columns of n canonical
- * elements; h: n canonical elements. */
+/* The parallel steps: 1 as tasks (matrix, row slice), each scanning every coefficient entry
+ * and keeping its own (so no two tasks write one row: the entries are not sorted by row);
+ * the product c = a b and step 3 in chunks of rows. */
+typedef struct {
+    const hpr_zkey *zk;
+    const unsigned char *w;
+    unsigned char *abc; /* a, b, c columns of n elements (32 bytes) */
+    unsigned char *h;
+    size_t slices;      /* row slices per matrix */
+} h_job;
+
+#define ROW_CHUNK 4096
+
+/* Steps 1 and 3 per curve (FE: the scalar field type). */
 #define GROTH16_STEPS(FE)                                                                            \
-    static void FE##_accumulate(const hpr_zkey *zk, const unsigned char *w, unsigned char *abc)      \
+    static void FE##_accumulate_task(void *arg, size_t task, unsigned worker)                       \
     {                                                                                                \
+        const h_job *j = arg;                                                                        \
+        const hpr_zkey *zk = j->zk;                                                                  \
         size_t n = zk->domain_size, entry = 12 + (size_t)zk->n8r;                                    \
-        FE *acc = (FE *)(void *)abc; /* a then b, Montgomery; c after them */                        \
-        for (size_t i = 0; i < 2 * n; i++)                                                           \
-            FE##_set_zero(&acc[i]);                                                                  \
+        uint32_t want = (uint32_t)(task % 2), r0 = (uint32_t)(n * (task / 2) / j->slices),          \
+                 r1 = (uint32_t)(n * (task / 2 + 1) / j->slices);                                    \
+        FE *acc = (FE *)(void *)j->abc + want * n; /* Montgomery, in place */                        \
+        (void)worker;                                                                                \
+        for (uint32_t r = r0; r < r1; r++)                                                           \
+            FE##_set_zero(&acc[r]);                                                                  \
         for (uint32_t k = 0; k < zk->n_coef; k++) {                                                  \
             const unsigned char *e = zk->coef + k * entry;                                           \
+            uint32_t row = le32(e + 4);                                                              \
+            if (le32(e) != want || row < r0 || row >= r1)                                            \
+                continue;                                                                            \
             uint64_t v[4], x[4];                                                                     \
             FE value, wit, t;                                                                        \
-            uint32_t matrix = le32(e), row = le32(e + 4), signal = le32(e + 8);                      \
             memcpy(v, e + 12, 32);                                                                   \
-            memcpy(x, w + (size_t)signal * 32, 32);                                                  \
+            memcpy(x, j->w + (size_t)le32(e + 8) * 32, 32);                                          \
             FE##_set_limbs(&value, v);                                                               \
             FE##_set_limbs(&wit, x);                                                                 \
             FE##_mul(&t, &value, &wit);                                                              \
-            FE##_add(&acc[matrix * n + row], &acc[matrix * n + row], &t);                            \
+            FE##_add(&acc[row], &acc[row], &t);                                                      \
         }                                                                                            \
-        for (size_t i = 0; i < n; i++) {                                                             \
+    }                                                                                                \
+    /* c = a b, then a, b, c to canonical form */                                                    \
+    static void FE##_product_task(void *arg, size_t chunk, unsigned worker)                         \
+    {                                                                                                \
+        const h_job *j = arg;                                                                        \
+        size_t n = j->zk->domain_size, end = (chunk + 1) * ROW_CHUNK < n ? (chunk + 1) * ROW_CHUNK : n; \
+        FE *acc = (FE *)(void *)j->abc;                                                              \
+        (void)worker;                                                                                \
+        for (size_t i = chunk * ROW_CHUNK; i < end; i++) {                                           \
             uint64_t l[4];                                                                           \
             FE c;                                                                                    \
             FE##_mul(&c, &acc[i], &acc[n + i]);                                                      \
             FE##_from_mont(l, &c);                                                                   \
-            memcpy(abc + (2 * n + i) * 32, l, 32);                                                   \
-        }                                                                                            \
-        for (size_t i = 0; i < 2 * n; i++) {                                                         \
-            uint64_t l[4];                                                                           \
+            memcpy(j->abc + (2 * n + i) * 32, l, 32);                                                \
             FE##_from_mont(l, &acc[i]);                                                              \
-            memcpy(abc + i * 32, l, 32);                                                             \
+            memcpy(j->abc + i * 32, l, 32);                                                          \
+            FE##_from_mont(l, &acc[n + i]);                                                          \
+            memcpy(j->abc + (n + i) * 32, l, 32);                                                    \
         }                                                                                            \
     }                                                                                                \
-    static void FE##_combine(size_t n, const unsigned char *abc, unsigned char *h)                   \
+    static void FE##_combine_task(void *arg, size_t chunk, unsigned worker)                         \
     {                                                                                                \
-        for (size_t i = 0; i < n; i++) {                                                             \
+        const h_job *j = arg;                                                                        \
+        size_t n = j->zk->domain_size, end = (chunk + 1) * ROW_CHUNK < n ? (chunk + 1) * ROW_CHUNK : n; \
+        (void)worker;                                                                                \
+        for (size_t i = chunk * ROW_CHUNK; i < end; i++) {                                           \
             uint64_t l[4];                                                                           \
             FE a, b, c;                                                                              \
-            memcpy(l, abc + i * 32, 32);                                                             \
+            memcpy(l, j->abc + i * 32, 32);                                                          \
             FE##_to_mont(&a, l);                                                                     \
-            memcpy(l, abc + (n + i) * 32, 32);                                                       \
+            memcpy(l, j->abc + (n + i) * 32, 32);                                                    \
             FE##_to_mont(&b, l);                                                                     \
-            memcpy(l, abc + (2 * n + i) * 32, 32);                                                   \
+            memcpy(l, j->abc + (2 * n + i) * 32, 32);                                                \
             FE##_to_mont(&c, l);                                                                     \
             FE##_mul(&a, &a, &b);                                                                    \
             FE##_sub(&a, &a, &c);                                                                    \
             FE##_from_mont(l, &a);                                                                   \
-            memcpy(h + i * 32, l, 32);                                                               \
+            memcpy(j->h + i * 32, l, 32);                                                            \
         }                                                                                            \
     }                                                                                                \
     static void FE##_coset_shift(unsigned log_2n, char *dec)                                         \
@@ -104,32 +133,28 @@ GROTH16_STEPS(bls12_381_fr)
 hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *w, unsigned char *h,
                          const char *device)
 {
-    size_t n = zk->domain_size;
+    size_t n = zk->domain_size, chunks = (n + ROW_CHUNK - 1) / ROW_CHUNK;
     unsigned log_n = 0;
     char shift[96];
-    hpr_field field = zk->curve == HPR_CURVE_BN254 ? HPR_FIELD_BN254_FR : HPR_FIELD_BLS12_381_FR;
-    unsigned char *abc = rt_alloc_large(3 * n * 32);
+    int bn = zk->curve == HPR_CURVE_BN254;
+    hpr_field field = bn ? HPR_FIELD_BN254_FR : HPR_FIELD_BLS12_381_FR;
+    h_job job = {zk, w, rt_alloc_large(3 * n * 32), h, ctx->threads};
     hpr_status st;
-    if (!abc)
+    if (!job.abc)
         return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for 3 x %zu evaluations", n);
     while (((size_t)1 << log_n) < n)
         log_n++;
-    if (zk->curve == HPR_CURVE_BN254) {
-        bn254_fr_accumulate(zk, w, abc);
+    rt_pool_run(ctx->pool, 2 * job.slices, bn ? bn254_fr_accumulate_task : bls12_381_fr_accumulate_task, &job);
+    rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_product_task : bls12_381_fr_product_task, &job);
+    if (bn)
         bn254_fr_coset_shift(log_n + 1, shift);
-    } else {
-        bls12_381_fr_accumulate(zk, w, abc);
+    else
         bls12_381_fr_coset_shift(log_n + 1, shift);
-    }
     hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, device};
     hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, device};
-    if ((st = hpr_ntt(ctx, field, log_n, abc, &inverse)) == HPR_OK &&
-        (st = hpr_ntt(ctx, field, log_n, abc, &coset)) == HPR_OK) {
-        if (zk->curve == HPR_CURVE_BN254)
-            bn254_fr_combine(n, abc, h);
-        else
-            bls12_381_fr_combine(n, abc, h);
-    }
-    free(abc);
+    if ((st = hpr_ntt(ctx, field, log_n, job.abc, &inverse)) == HPR_OK &&
+        (st = hpr_ntt(ctx, field, log_n, job.abc, &coset)) == HPR_OK)
+        rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_combine_task : bls12_381_fr_combine_task, &job);
+    free(job.abc);
     return st;
 }

@@ -25,6 +25,7 @@
 #define CPU_EC bn254_g2
 #define CPU_F bn254_fq2
 #define CPU_DEGREE 2
+#define CPU_BATCH_AFFINE 1
 #define CPU_TIER_NAME "adx"
 #define CPU_KERNEL msm_bn254_g2_adx_kernel
 #include "msm_cpu_tile_impl.h"
@@ -32,6 +33,7 @@
 #define CPU_EC bls12_381_g2
 #define CPU_F bls12_381_fq2
 #define CPU_DEGREE 2
+#define CPU_BATCH_AFFINE 1
 #define CPU_TIER_NAME "adx"
 #define CPU_KERNEL msm_bls12_381_g2_adx_kernel
 #include "msm_cpu_tile_impl.h"

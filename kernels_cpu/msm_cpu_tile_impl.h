@@ -13,6 +13,8 @@
  *
  * Instantiation: define CPU_EC (curve prefix), CPU_F (its base field), CPU_TIER_NAME ("portable" or "adx") and
  * CPU_KERNEL (the msm_cpu_kernel to define), and CPU_DEGREE 2 for G2, then include after curves.h.
+ * CPU_BATCH_AFFINE makes the kernel's tile the batch-affine one (msm_batch_affine_impl.h),
+ * which keeps this XYZZ tile for small windows.
  */
 #include <string.h>
 
@@ -80,13 +82,20 @@ static void CPU_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint6
     }
 }
 
+#ifdef CPU_BATCH_AFFINE
+#include "msm_batch_affine_impl.h"
+#define CPU_KERNEL_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_ba_, op))
+#else
+#define CPU_KERNEL_FN(op) CPU_FN(op)
+#endif
+
 const msm_cpu_kernel CPU_KERNEL = {
     .tier = CPU_TIER_NAME,
     .prepared_size = 0,
     .prepare_points = NULL,
-    .scratch_size = CPU_FN(scratch_size),
-    .tile = CPU_FN(tile),
-    .window_cost = CPU_FN(window_cost),
+    .scratch_size = CPU_KERNEL_FN(scratch_size),
+    .tile = CPU_KERNEL_FN(tile),
+    .window_cost = CPU_KERNEL_FN(window_cost),
     .field_op = CPU_FN(field_op),
     .mont_bits = 8 * sizeof(CPU_F) / CPU_DEGREE,
 };
@@ -101,3 +110,5 @@ const msm_cpu_kernel CPU_KERNEL = {
 #undef CPU_TIER_NAME
 #undef CPU_KERNEL
 #undef CPU_DEGREE
+#undef CPU_BATCH_AFFINE
+#undef CPU_KERNEL_FN

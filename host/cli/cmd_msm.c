@@ -16,7 +16,7 @@
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
-    "                   [--threads T] [--device cpu|all|cl:P.D] [--window-bits C] [--out FILE]\n"
+    "                   [--threads T] [--device cpu|all|cl:P.D] [--window-bits C] [--group g1|g2] [--out FILE]\n"
     "\n"
     "Computes sum_i scalars[i] * points[i] on G1 and prints the affine result as snarkjs JSON\n"
     "([\"x\",\"y\",\"1\"] in decimal, [\"0\",\"1\",\"0\"] for infinity) to FILE or stdout; the time goes\n"
@@ -30,15 +30,17 @@ static const char *msm_help =
     "                  (default; until the hybrid scheduler: the CPU). A failing OpenCL device\n"
     "                  is reported and the MSM is redone on the CPU.\n"
     "  --window-bits C Pippenger window size, 1..20 (default: chosen from n)\n"
+    "  --group G       g1 (default) or g2 (points of 128 bytes for bn254, 192 for bls12-381:\n"
+    "                  x.c0, x.c1, y.c0, y.c1; G2 MSMs run on the CPU)\n"
     "  --out FILE      write the result to FILE (atomically) instead of stdout\n";
 
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
     "                         [--devices D[,D...] | --device D] [--cpu-tiers T[,T...]|all] [--seed S]\n"
-    "                         [--window-bits C] [--json FILE]\n"
+    "                         [--window-bits C] [--group g1|g2] [--json FILE]\n"
     "       hyprove bench ntt ... ('hyprove bench ntt --help')\n"
     "\n"
-    "Times G1 MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
+    "Times G1 (or, with --group g2, G2) MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
     "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16.\n"
     "  --threads T   CPU threads; an OpenCL device's records show its compute units instead\n"
@@ -82,13 +84,27 @@ static int parse_device(const char *cmd, const char *s)
     return cli_usage_error(cmd, "unknown device '%s' (expected cpu, all or cl:P.D)", s);
 }
 
+/* The group of the msm and bench msm commands (--group g1|g2; the CLI runs one command). */
+static hpr_group cli_group = HPR_G1;
+
+static int parse_group(const char *cmd, const char *s)
+{
+    if (!s || strcmp(s, "g1") == 0)
+        cli_group = HPR_G1;
+    else if (strcmp(s, "g2") == 0)
+        cli_group = HPR_G2;
+    else
+        return cli_usage_error(cmd, "--group '%s': expected g1 or g2", s);
+    return 0;
+}
+
 /* Runs one MSM; returns 0 or prints the error. A device failure that the CPU made good is
  * printed as a warning. */
 static int run_msm(hpr_ctx *ctx, hpr_curve curve, const void *points, const void *scalars, size_t n,
                    unsigned window_bits, unsigned char *out)
 {
     hpr_msm_opts opts = {window_bits, 0, 0, NULL};
-    hpr_status st = hpr_msm_ex(ctx, curve, HPR_G1, points, scalars, n, out, &opts);
+    hpr_status st = hpr_msm_ex(ctx, curve, cli_group, points, scalars, n, out, &opts);
     if (st == HPR_OK && hpr_ctx_notice(ctx)[0])
         fprintf(stderr, "hyprove: warning: %s\n", hpr_ctx_notice(ctx));
     return st == HPR_OK ? 0 : cli_status_error("msm", st, ctx);
@@ -144,24 +160,24 @@ static int make_ctx(unsigned threads, const char *device, const char *tier, hpr_
 static int random_inputs(hpr_ctx *ctx, hpr_curve curve, size_t n, unsigned long long seed, unsigned char **points,
                          unsigned char **scalars)
 {
-    size_t ps = hpr_point_size(curve, HPR_G1);
+    size_t ps = hpr_point_size(curve, cli_group);
     *points = malloc(n * ps);
     *scalars = malloc(n * HPR_SCALAR_SIZE);
     if (!*points || !*scalars)
         return cli_error("cannot allocate %zu random inputs", n);
-    hpr_status st = hpr_random_msm_inputs(ctx, curve, HPR_G1, n, seed, *points, *scalars);
+    hpr_status st = hpr_random_msm_inputs(ctx, curve, cli_group, n, seed, *points, *scalars);
     return st == HPR_OK ? 0 : cli_status_error("generating inputs", st, ctx);
 }
 
 static int load_inputs(hpr_curve curve, const char *ppath, const char *spath, unsigned char **points,
                        unsigned char **scalars, size_t *n)
 {
-    size_t plen, slen, ps = hpr_point_size(curve, HPR_G1);
+    size_t plen, slen, ps = hpr_point_size(curve, cli_group);
     if (cli_read_file(ppath, points, &plen) || cli_read_file(spath, scalars, &slen))
         return CLI_EXIT_FAILURE;
     if (plen % ps)
-        return cli_error("'%s': %zu bytes is not a whole number of %s G1 points (%zu bytes each)", ppath, plen,
-                         cli_curve_name(curve), ps);
+        return cli_error("'%s': %zu bytes is not a whole number of %s %s points (%zu bytes each)", ppath, plen,
+                         cli_curve_name(curve), cli_group == HPR_G2 ? "G2" : "G1", ps);
     if (slen % HPR_SCALAR_SIZE)
         return cli_error("'%s': %zu bytes is not a whole number of 32-byte scalars", spath, slen);
     if (plen / ps != slen / HPR_SCALAR_SIZE)
@@ -175,8 +191,8 @@ static int load_inputs(hpr_curve curve, const char *ppath, const char *spath, un
  * to stdout when o is NULL. */
 static int write_point_json(hpr_curve curve, const unsigned char *point, cli_output *o)
 {
-    char json[256];
-    hpr_status st = hpr_point_to_json(curve, HPR_G1, point, json, sizeof json);
+    char json[512];
+    hpr_status st = hpr_point_to_json(curve, cli_group, point, json, sizeof json);
     if (st != HPR_OK)
         return cli_status_error("formatting the result", st, NULL);
     if (!o) {
@@ -190,9 +206,9 @@ static int write_point_json(hpr_curve curve, const unsigned char *point, cli_out
 int cmd_msm(int argc, char **argv)
 {
     const char *curve_s = NULL, *ppath = NULL, *spath = NULL, *out_path = NULL, *device = "all";
-    const char *log_n_s = NULL, *seed_s = NULL, *threads_s = NULL, *wb_s = NULL;
+    const char *log_n_s = NULL, *seed_s = NULL, *threads_s = NULL, *wb_s = NULL, *group_s = NULL;
     unsigned long long log_n = 0, seed = 1, threads = 0, wb = 0;
-    unsigned char *points = NULL, *scalars = NULL, result[96];
+    unsigned char *points = NULL, *scalars = NULL, result[192];
     hpr_ctx *ctx = NULL;
     hpr_curve curve;
     cli_output out = {0};
@@ -200,12 +216,15 @@ int cmd_msm(int argc, char **argv)
     int rc = CLI_EXIT_USAGE;
     cli_opt opts[] = {{"--curve", &curve_s},   {"--points", &ppath},  {"--scalars", &spath},
                       {"--out", &out_path},    {"--log-n", &log_n_s}, {"--seed", &seed_s},
-                      {"--threads", &threads_s}, {"--device", &device}, {"--window-bits", &wb_s}};
+                      {"--threads", &threads_s}, {"--device", &device}, {"--window-bits", &wb_s},
+                      {"--group", &group_s}};
     int parsed = cli_parse_options(argc, argv, "msm ", msm_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
     if (!curve_s)
         return cli_usage_error("msm ", "--curve is required");
+    if (parse_group("msm ", group_s) != 0)
+        return CLI_EXIT_USAGE;
     if (cli_parse_curve(curve_s, &curve))
         return cli_usage_error("msm ", "unknown curve '%s' (expected bn254 or bls12-381)", curve_s);
     if (!log_n_s && !(ppath && spath))
@@ -253,8 +272,8 @@ out:
 static int measure(hpr_ctx *ctx, hpr_curve curve, const unsigned char *points, const unsigned char *scalars, size_t n,
                    unsigned repeat, unsigned window_bits, bench_record *rec)
 {
-    unsigned char first[96], again[96];
-    size_t ps = hpr_point_size(curve, HPR_G1);
+    unsigned char first[192], again[192];
+    size_t ps = hpr_point_size(curve, cli_group);
     double *ms = malloc(repeat * sizeof *ms);
     int rc = CLI_EXIT_FAILURE;
     if (!ms)
@@ -324,10 +343,10 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
         const bench_record *r = &recs[i];
         double n = (double)((size_t)1 << r->log_n);
         fprintf(o.fp,
-                "  {\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"g1\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
+                "  {\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"%s\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
                 "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_point\": %.3f, "
                 "\"points_per_s\": %.1f",
-                cli_curve_name(r->curve), r->log_n, n, r->device, r->tier, r->threads, r->repeat, r->median_ms, r->min_ms,
+                cli_curve_name(r->curve), cli_group == HPR_G2 ? "g2" : "g1", r->log_n, n, r->device, r->tier, r->threads, r->repeat, r->median_ms, r->min_ms,
                 r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3));
         if (r->efficiency >= 0)
             fprintf(o.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
@@ -461,7 +480,7 @@ int cmd_bench(int argc, char **argv)
     const char *curve_s = NULL, *log_n_s = NULL, *repeat_s = NULL, *threads_s = NULL, *seed_s = NULL, *wb_s = NULL;
     bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, bench_default_device, {{0}}, 0,
                     {NULL}, 1};
-    const char *devices_s = NULL, *tiers_s = NULL;
+    const char *devices_s = NULL, *tiers_s = NULL, *group_s = NULL;
     unsigned long long v;
     static bench_record recs[2 * MAX_LIST * MAX_DEVICES * MAX_TIERS];
     size_t nrecs;
@@ -478,10 +497,12 @@ int cmd_bench(int argc, char **argv)
     cli_opt opts[] = {{"--curve", &curve_s},     {"--log-n", &log_n_s}, {"--repeat", &repeat_s},
                       {"--threads", &threads_s}, {"--seed", &seed_s},   {"--window-bits", &wb_s},
                       {"--json", &a.json_path},  {"--device", &a.device},   {"--devices", &devices_s},
-                      {"--cpu-tiers", &tiers_s}};
+                      {"--cpu-tiers", &tiers_s}, {"--group", &group_s}};
     int parsed = cli_parse_options(argc - 1, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
+    if (parse_group("bench msm ", group_s) != 0)
+        return CLI_EXIT_USAGE;
     if (curve_s && cli_parse_curve_list(curve_s, a.curves, 2, &a.ncurves))
         return cli_usage_error("bench msm ", "--curve '%s': expected bn254, bls12-381 or both, comma-separated", curve_s);
     if (log_n_s && cli_parse_uint_list(log_n_s, 0, MAX_LOG_N, a.log_n, MAX_LIST, &a.nlog_n))
