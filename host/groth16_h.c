@@ -8,7 +8,10 @@
  *    multiplication of the raw limbs gives coef * w * R: the Montgomery form of coef * w.
  *    c[row] = a[row] * b[row].
  * 2. a, b, c: inverse NTT over w_n, then the coset NTT with shift g = w_2n (one batch of
- *    three columns each time, hpr_ntt), with snarkjs's roots: generator 5 for both curves.
+ *    three columns each time), with snarkjs's roots: generator 5 for both curves. The columns
+ *    stay in Montgomery form from step 1 to step 3 (hpr_ntt_internal_form: no conversions).
+ * Steps 1 and 3 and the products run on the pool (step 1 as (matrix, row slice) tasks: the
+ * coefficient entries are not sorted by row, so each task scans them all and keeps its own).
  * 3. h[i] = a'[i] * b'[i] - c'[i], canonical little-endian.
  * No division by Z: A*B - C has degree < 2n and the H points are the odd Lagrange basis of
  * the 2n domain, so its values on the odd coset are the scalars themselves.
@@ -65,41 +68,28 @@ typedef struct {
             FE##_add(&acc[row], &acc[row], &t);                                                      \
         }                                                                                            \
     }                                                                                                \
-    /* c = a b, then a, b, c to canonical form */                                                    \
+    /* c = a b (Montgomery: the NTTs take the columns in that form) */                              \
     static void FE##_product_task(void *arg, size_t chunk, unsigned worker)                         \
     {                                                                                                \
         const h_job *j = arg;                                                                        \
         size_t n = j->zk->domain_size, end = (chunk + 1) * ROW_CHUNK < n ? (chunk + 1) * ROW_CHUNK : n; \
         FE *acc = (FE *)(void *)j->abc;                                                              \
         (void)worker;                                                                                \
-        for (size_t i = chunk * ROW_CHUNK; i < end; i++) {                                           \
-            uint64_t l[4];                                                                           \
-            FE c;                                                                                    \
-            FE##_mul(&c, &acc[i], &acc[n + i]);                                                      \
-            FE##_from_mont(l, &c);                                                                   \
-            memcpy(j->abc + (2 * n + i) * 32, l, 32);                                                \
-            FE##_from_mont(l, &acc[i]);                                                              \
-            memcpy(j->abc + i * 32, l, 32);                                                          \
-            FE##_from_mont(l, &acc[n + i]);                                                          \
-            memcpy(j->abc + (n + i) * 32, l, 32);                                                    \
-        }                                                                                            \
+        for (size_t i = chunk * ROW_CHUNK; i < end; i++)                                             \
+            FE##_mul(&acc[2 * n + i], &acc[i], &acc[n + i]);                                         \
     }                                                                                                \
+    /* h = a b - c, canonical */                                                                     \
     static void FE##_combine_task(void *arg, size_t chunk, unsigned worker)                         \
     {                                                                                                \
         const h_job *j = arg;                                                                        \
         size_t n = j->zk->domain_size, end = (chunk + 1) * ROW_CHUNK < n ? (chunk + 1) * ROW_CHUNK : n; \
+        const FE *acc = (const FE *)(const void *)j->abc;                                            \
         (void)worker;                                                                                \
         for (size_t i = chunk * ROW_CHUNK; i < end; i++) {                                           \
             uint64_t l[4];                                                                           \
-            FE a, b, c;                                                                              \
-            memcpy(l, j->abc + i * 32, 32);                                                          \
-            FE##_to_mont(&a, l);                                                                     \
-            memcpy(l, j->abc + (n + i) * 32, 32);                                                    \
-            FE##_to_mont(&b, l);                                                                     \
-            memcpy(l, j->abc + (2 * n + i) * 32, 32);                                                \
-            FE##_to_mont(&c, l);                                                                     \
-            FE##_mul(&a, &a, &b);                                                                    \
-            FE##_sub(&a, &a, &c);                                                                    \
+            FE a;                                                                                    \
+            FE##_mul(&a, &acc[i], &acc[n + i]);                                                      \
+            FE##_sub(&a, &a, &acc[2 * n + i]);                                                       \
             FE##_from_mont(l, &a);                                                                   \
             memcpy(j->h + i * 32, l, 32);                                                            \
         }                                                                                            \
@@ -152,8 +142,8 @@ hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *
         bls12_381_fr_coset_shift(log_n + 1, shift);
     hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, device};
     hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, device};
-    if ((st = hpr_ntt(ctx, field, log_n, job.abc, &inverse)) == HPR_OK &&
-        (st = hpr_ntt(ctx, field, log_n, job.abc, &coset)) == HPR_OK)
+    if ((st = hpr_ntt_internal_form(ctx, field, log_n, job.abc, &inverse)) == HPR_OK &&
+        (st = hpr_ntt_internal_form(ctx, field, log_n, job.abc, &coset)) == HPR_OK)
         rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_combine_task : bls12_381_fr_combine_task, &job);
     free(job.abc);
     return st;

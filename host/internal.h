@@ -18,6 +18,10 @@
 
 typedef struct hpr_ntt_cache hpr_ntt_cache; /* twiddle tables (host/ntt.c) */
 void hpr_ntt_cache_free(hpr_ntt_cache *cache);
+/* hpr_ntt over data (column-major) already in the internal form of a 256-bit field (reduced
+ * Montgomery, as fe_impl.h's bn254_fr / bls12_381_fr), transformed in place: no range check
+ * and no conversion (the Groth16 prover's h). */
+hpr_status hpr_ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts);
 
 struct hpr_ctx {
     rt_pool *pool;

@@ -438,7 +438,9 @@ static void invert(const ntt_field_ops *ops, void *r, const void *x)
     ops->pow(r, x, e);
 }
 
-static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data)
+/* The plan over data: canonical elements converted into a work copy and back, or
+ * (internal_form) the field's internal form, transformed in place. */
+static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, int internal_form)
 {
     const ntt_field_ops *ops = pl->ops;
     ntt_elem w, w_dir, shift_dir, n_inv;
@@ -458,16 +460,17 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     set_small(ops, &n_inv, pl->n); /* n < p for every n the field allows */
     invert(ops, &n_inv, &n_inv);
     const void *tw = pl->n > 1 ? twiddles(ctx, ops, pl->g_limbs, &w_dir, pl->inverse, pl->log_n) : (const void *)&w_dir;
-    unsigned char *work = rt_alloc_large(total * ops->elem_bytes);
+    unsigned char *work = internal_form ? data : rt_alloc_large(total * ops->elem_bytes);
     size_t *first_bad = malloc(((total + CONVERT_CHUNK - 1) / CONVERT_CHUNK) * sizeof *first_bad);
     if (!tw || !work || !first_bad) {
-        free(work);
+        if (!internal_form)
+            free(work);
         free(first_bad);
         return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT of %zu x 2^%u elements: out of memory", pl->columns,
                         pl->log_n);
     }
     size_t col_bytes = pl->n * ops->elem_bytes;
-    if ((bad = convert(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
+    if (!internal_form && (bad = convert(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
         free(work);
         free(first_bad);
         return hpr_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE,
@@ -479,9 +482,11 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     hpr_status st = butterflies(ctx, pl, work, tw);
     for (size_t c = 0; c < pl->columns && st == HPR_OK; c++)
         after_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &n_inv);
-    if (st == HPR_OK)
-        convert(ctx, pl, data, work, 1, first_bad);
-    free(work);
+    if (!internal_form) {
+        if (st == HPR_OK)
+            convert(ctx, pl, data, work, 1, first_bad);
+        free(work);
+    }
     free(first_bad);
     return st;
 }
@@ -498,7 +503,20 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
         return st;
     if (!data)
         return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "data must not be NULL");
-    return run_plan(ctx, &pl, data);
+    return run_plan(ctx, &pl, data, 0);
+}
+
+hpr_status hpr_ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
+{
+    ntt_plan pl;
+    hpr_status st;
+    ctx->detail[0] = '\0';
+    ctx->notice[0] = '\0';
+    if ((st = make_plan(ctx, field, log_n, opts, &pl)) != HPR_OK)
+        return st;
+    if (pl.row_major || pl.ops->elem_bytes != 32)
+        return hpr_fail(ctx, HPR_ERR_INTERNAL, "hpr_ntt_internal_form: 256-bit fields, column-major only");
+    return run_plan(ctx, &pl, data, 1);
 }
 
 hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
@@ -530,5 +548,5 @@ hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned r
         memcpy(col, (const unsigned char *)in + c * n * es, n * es);
         memset(col + n * es, 0, (pl.n - n) * es);
     }
-    return run_plan(ctx, &pl, out);
+    return run_plan(ctx, &pl, out, 0);
 }
