@@ -175,6 +175,29 @@ def test_random_and_bench(tmp):
     keys = {"op", "curve", "log_n", "device", "threads", "repeat", "median_ms", "min_ms", "ns_per_point"}
     check("bench record keys", all(keys <= set(r) for r in recs), recs)
     check("bench values", all(r["op"] == "msm" and r["repeat"] == 2 and r["min_ms"] <= r["median_ms"] for r in recs), recs)
+    # G2: the same result for every thread count and window, snarkjs's G2 JSON, and the bench records
+    for name in CURVES:
+        outs = set()
+        for extra in ([], ["--threads", "1"], ["--window-bits", "4"], ["--window-bits", "10"]):
+            res = run("msm", "--curve", name, "--group", "g2", "--log-n", "9", "--seed", "3", *extra)
+            check("%s G2 msm %s" % (name, extra), res.returncode == 0, res.stderr)
+            outs.add(res.stdout)
+        out = json.loads(outs.pop()) if len(outs) == 1 else None
+        check("%s G2 msm identical across threads and windows" % name, out is not None)
+        check("%s G2 msm JSON is [[x0,x1],[y0,y1],[1,0]]" % name,
+              out is not None and len(out) == 3 and all(len(c) == 2 for c in out) and out[2] == ["1", "0"], out)
+    res = run("bench", "msm", "--curve", "bn254", "--group", "g2", "--log-n", "5", "--repeat", "2", "--json", jpath)
+    check("bench G2 runs", res.returncode == 0, res.stderr)
+    with open(jpath) as fh:
+        recs = json.load(fh)
+    check("bench G2 records", len(recs) == 1 and recs[0]["group"] == "g2", recs)
+    expect_error("msm bad group", run("msm", "--curve", "bn254", "--group", "g3", "--log-n", "4"), 2, "--group", "g3")
+    pdir = os.path.join(tmp, "g2")
+    os.makedirs(pdir, exist_ok=True)
+    write(os.path.join(pdir, "p.bin"), b"\x01" * 100)
+    write(os.path.join(pdir, "s.bin"), b"\x00" * 32)
+    expect_error("msm G2 file of partial points", run("msm", "--curve", "bn254", "--group", "g2", "--points",
+                 os.path.join(pdir, "p.bin"), "--scalars", os.path.join(pdir, "s.bin")), 1, "G2 points", "128 bytes")
 
 
 def test_opencl(tmp):

@@ -6,7 +6,8 @@ device choice (cpu, every OpenCL device alone, all, and all with one CPU thread 
 on one thread, where the task graph spreads the MSMs over both) must verify with `snarkjs groth16 verify`
 and its public.json must equal snarkjs's byte for byte; a witness with one private value
 changed must give a proof that snarkjs rejects; bad arguments and files give one clear error
-line and leave existing outputs untouched.
+line and leave existing outputs untouched; the main job (`hyprove` with no arguments) proves
+the bundled example, which snarkjs accepts.
 
 usage: groth16_verify.py HYPROVE SNARKJS FIXTURES_DIR [MORE_FIXTURE_DIRS...]
 """
@@ -161,6 +162,17 @@ def cli_error_checks(fixture):
         check(r.returncode == 0 and "msm B2" in r.stdout and "total" in r.stdout, "bench groth16 prints the phases")
 
 
+def main_job_checks(fixture):
+    """`hyprove` with no arguments proves the bundled example; snarkjs accepts the proof."""
+    with tempfile.TemporaryDirectory() as out:
+        r = run([HYPROVE], env=dict(os.environ, HPR_EXAMPLE_OUT=out))
+        check(r.returncode == 0 and "Groth16 example" in r.stdout and "msm B2" in r.stdout,
+              f"the main job proves the bundled example (rc {r.returncode}: {r.stderr.strip()[-200:]})")
+        if r.returncode == 0:
+            ok, text = snarkjs_verify(fixture, os.path.join(out, "public.json"), os.path.join(out, "proof.json"))
+            check(ok, f"snarkjs accepts the main job's example proof ({text.strip()[-120:]})")
+
+
 def main():
     cl = opencl_devices()
     devices = ["cpu"] + cl + ["all"] + ([GRAPH] if cl else [])
@@ -171,6 +183,7 @@ def main():
         fixture_checks(name, fixture, devices)
     check(len(names) >= 4, f"fixtures found: {', '.join(names)}")
     cli_error_checks(os.path.join(FIXTURE_DIRS[0], "bn128_2e10"))
+    main_job_checks(os.path.join(FIXTURE_DIRS[0], "bn128_2e10"))
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
