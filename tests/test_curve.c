@@ -61,7 +61,7 @@ typedef struct {
     static void EC##_w_xbatch(blob *out, const blob *in, unsigned long n)                                      \
     {                                                                                                        \
         EC##_affine *o = malloc(n * sizeof *o);                                                              \
-        EC##_xyzz *x = malloc(n * sizeof *x);                                                                \
+        EC##_xyzz *x = calloc(n ? n : 1, sizeof *x);                                                         \
         F *scratch = malloc(n * sizeof *scratch);                                                            \
         for (unsigned long i = 0; i < n; i++)                                                                \
             memcpy(&x[i], &in[i], sizeof x[i]);                                                              \

@@ -35,11 +35,12 @@ typedef uint hpr_u32;
 typedef uint64_t hpr_u64;
 typedef uint32_t hpr_u32;
 #define HPR_U64(x) UINT64_C(x)
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(HPR_SANITIZE_BUILD)
 /* gcc 12 otherwise leaves the field multiplication out of line inside point formulas and
  * spills every operand through memory (point addition measured 2x slower than clang's). */
 #define HPR_FN static inline __attribute__((always_inline))
 #else
+/* (and the sanitizer build: forced inlining of Fq2 and G2 made it compile for many minutes) */
 #define HPR_FN static inline
 #endif
 /* Point formulas stay out of line: each is one call around a fully inlined body of field
