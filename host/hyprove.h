@@ -318,10 +318,12 @@ void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_s
 
 /*
  * A proof from a .wtns file's bytes (or its path): the witness must be of the zkey's prime
- * and length. r and s come from the OS's CSPRNG (getrandom). The five MSMs run on the
- * context's default device ("all": the G1 MSMs split across every usable device, the G2 MSM
- * and the NTTs on the CPU); a failing OpenCL device is reported in hpr_ctx_notice and its work
- * redone on the CPU. Release with hpr_groth16_proof_free.
+ * and length. r and s come from the OS's CSPRNG (getrandom). Devices follow the context's
+ * default: "cpu" everything on the CPU; "cl:P.D" the NTTs and G1 MSMs on that device; "all"
+ * the proof as a task graph when an OpenCL device can join (h and the G2 MSM on the CPU, each
+ * G1 MSM on whichever device is free and would finish it first), else the CPU. A failing
+ * OpenCL device is reported in hpr_ctx_notice and its work redone on the CPU; the proof is the
+ * same either way. Release with hpr_groth16_proof_free.
  */
 hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
                              hpr_groth16_proof *proof);
