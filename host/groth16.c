@@ -338,15 +338,13 @@ static hpr_status check_prove_args(hpr_ctx *ctx, const hpr_groth16_prover *prove
     return HPR_OK;
 }
 
-hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
-                             hpr_groth16_proof *proof)
+/* The witness bytes (name labels the errors) checked against the key, then the proof. */
+static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *data, size_t len,
+                              const char *name, double t0, hpr_groth16_proof *proof)
 {
-    double t0 = rt_now_seconds();
     hpr_wtns w;
-    hpr_status st = check_prove_args(ctx, prover, wtns, proof);
+    hpr_status st = hpr_wtns_parse(ctx, data, len, name, &prover->zk, &w);
     if (st != HPR_OK)
-        return st;
-    if ((st = hpr_wtns_parse(ctx, wtns, wtns_len, "witness", &prover->zk, &w)) != HPR_OK)
         return st;
     st = prove_parsed(ctx, prover, &w, t0, proof);
     hpr_wtns_free(&w);
@@ -355,13 +353,20 @@ hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, con
     return st;
 }
 
+hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                             hpr_groth16_proof *proof)
+{
+    double t0 = rt_now_seconds();
+    hpr_status st = check_prove_args(ctx, prover, wtns, proof);
+    return st != HPR_OK ? st : prove_bytes(ctx, prover, wtns, wtns_len, "witness", t0, proof);
+}
+
 hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
                                   hpr_groth16_proof *proof)
 {
     double t0 = rt_now_seconds();
     unsigned char *data = NULL;
     size_t len = 0;
-    hpr_wtns w;
     hpr_status st = check_prove_args(ctx, prover, wtns_path, proof);
     if (st != HPR_OK)
         return st;
@@ -369,14 +374,8 @@ hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover
     if (err != 0)
         return hpr_fail(ctx, HPR_ERR_IO, "cannot read the witness '%s': %s", wtns_path,
                         err == EISDIR ? "not a regular file" : strerror(err));
-    st = hpr_wtns_parse(ctx, data, len, wtns_path, &prover->zk, &w);
+    st = prove_bytes(ctx, prover, data, len, wtns_path, t0, proof);
     free(data);
-    if (st != HPR_OK)
-        return st;
-    st = prove_parsed(ctx, prover, &w, t0, proof);
-    hpr_wtns_free(&w);
-    if (st != HPR_OK)
-        hpr_groth16_proof_free(proof);
     return st;
 }
 

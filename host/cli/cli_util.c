@@ -260,3 +260,14 @@ int cli_compare_doubles(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
+
+int cli_take_flag(int *argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < *argc; i++)
+        if (strcmp(argv[i], flag) == 0) {
+            memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i - 1) * sizeof *argv);
+            (*argc)--;
+            return 1;
+        }
+    return 0;
+}

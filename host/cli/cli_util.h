@@ -45,6 +45,10 @@ int cli_parse_device(const char *s, int allow_all);
 int cli_split_list(const char *s, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 
+/* Removes the value-less flag from argv[1..argc) (the option parser takes "--name VALUE"
+ * pairs only). Returns 1 if it was there. */
+int cli_take_flag(int *argc, char **argv, const char *flag);
+
 /* Whole file into a malloc'd buffer. Returns 0, or -1 after printing an error naming path. */
 int cli_read_file(const char *path, unsigned char **data, size_t *len);
 

@@ -57,18 +57,6 @@ static int make_prove_ctx(const char *devices, const char *threads_s, const char
     return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
 }
 
-/* Removes a value-less flag from argv; 1 if it was there. */
-static int take_flag(int *argc, char **argv, const char *flag)
-{
-    for (int i = 1; i < *argc; i++)
-        if (strcmp(argv[i], flag) == 0) {
-            memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i - 1) * sizeof *argv);
-            (*argc)--;
-            return 1;
-        }
-    return 0;
-}
-
 /* Moves the leading positional arguments (up to max) out of argv into pos. */
 static int take_positionals(int *argc, char **argv, const char **pos, int max)
 {
@@ -225,7 +213,7 @@ int cmd_groth16(int argc, char **argv)
                                argc < 2 ? "" : argv[1]);
     }
     argc--, argv++;
-    int report = take_flag(&argc, argv, "--report");
+    int report = cli_take_flag(&argc, argv, "--report");
     int npos = take_positionals(&argc, argv, pos, 4);
     int rc = cli_parse_options(argc, argv, "groth16 prove ", prove_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)

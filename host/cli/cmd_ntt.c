@@ -66,18 +66,6 @@ static const char *field_name(hpr_field f)
     return "?";
 }
 
-/* Removes the value-less flags from argv (they would confuse the option parser). */
-static int take_flag(int *argc, char **argv, const char *flag)
-{
-    for (int i = 1; i < *argc; i++)
-        if (strcmp(argv[i], flag) == 0) {
-            memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i - 1) * sizeof *argv);
-            (*argc)--;
-            return 1;
-        }
-    return 0;
-}
-
 static int parse_order(const char *s, hpr_ntt_order *order)
 {
     static const char *names[] = {"nn", "nr", "rn", "rr"};
@@ -136,8 +124,8 @@ int cmd_ntt(int argc, char **argv)
     size_t len;
     unsigned log_n;
     hpr_ctx *ctx = NULL;
-    opts.inverse = take_flag(&argc, argv, "--inverse");
-    opts.row_major = take_flag(&argc, argv, "--row-major");
+    opts.inverse = cli_take_flag(&argc, argv, "--inverse");
+    opts.row_major = cli_take_flag(&argc, argv, "--row-major");
     cli_opt o[] = {{"--field", &field_s}, {"--in", &in},           {"--out", &out},         {"--coset", &coset},
                    {"--order", &order_s}, {"--generator", &gen},   {"--columns", &cols_s},  {"--threads", &threads_s},
                    {"--device", &device}};
