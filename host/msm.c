@@ -386,7 +386,7 @@ static hpr_status prepare_list(hpr_ctx *ctx, msm_job *job)
 {
     plan_windows(job);
     job->scratch_bytes = (job->kernel->scratch_size(job->c, job->ngeneral) + 63) & ~(size_t)63;
-    job->scratch = malloc((size_t)job->threads * job->scratch_bytes);
+    job->scratch = rt_alloc_large((size_t)job->threads * job->scratch_bytes);
     if (job->kernel->prepared_size && job->ngeneral)
         job->prepared = rt_alloc_large(job->ngeneral * job->kernel->prepared_size);
     if (job->c <= MAX_DIGIT_WINDOW_BITS && job->ngeneral && (size_t)job->nwindows * job->ngeneral <= MAX_DIGITS)

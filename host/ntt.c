@@ -42,7 +42,7 @@ struct hpr_ntt_cache {
         uint64_t generator[4];
         int inverse;
         unsigned log_n;
-        void *tw;
+        void *tw, *kernel_tw; /* kernel_tw: the CPU kernels' own table, or NULL (ntt_cpu.h) */
     } entry[TWIDDLE_CACHE];
     unsigned next; /* the entry replaced when all are used */
 };
@@ -51,8 +51,10 @@ void hpr_ntt_cache_free(hpr_ntt_cache *cache)
 {
     if (!cache)
         return;
-    for (unsigned i = 0; i < TWIDDLE_CACHE; i++)
+    for (unsigned i = 0; i < TWIDDLE_CACHE; i++) {
         free(cache->entry[i].tw);
+        free(cache->entry[i].kernel_tw);
+    }
     free(cache);
 }
 
@@ -121,24 +123,36 @@ static int primitive_root(const ntt_field_ops *ops, const void *g, unsigned log_
     return memcmp(c, ops->modulus, sizeof c) == 0 ? 0 : -1;
 }
 
-/* The twiddle table for (ops, g, direction) of at least 2^log_n entries, from the context's
- * cache or computed (and cached). NULL without memory. */
-static const void *twiddles(hpr_ctx *ctx, const ntt_field_ops *ops, const uint64_t *g_limbs, const void *w,
-                            int inverse, unsigned log_n)
+/* The twiddle tables of one transform: tw for the OpenCL kernels, cpu for the CPU's. */
+typedef struct {
+    const void *tw, *cpu;
+} ntt_tables;
+
+/* The twiddle tables for (ops, g, direction) of at least 2^log_n entries, from the context's
+ * cache or computed (and cached). -1 without memory. */
+static int twiddles(hpr_ctx *ctx, const ntt_field_ops *ops, const uint64_t *g_limbs, const void *w, int inverse,
+                    unsigned log_n, ntt_tables *out)
 {
     hpr_ntt_cache *cache = ctx->ntt_cache;
     size_t n = (size_t)1 << log_n;
     if (!cache && !(cache = ctx->ntt_cache = calloc(1, sizeof *cache)))
-        return NULL;
+        return -1;
     for (unsigned i = 0; i < TWIDDLE_CACHE; i++) {
         if (cache->entry[i].ops == ops && cache->entry[i].inverse == inverse && cache->entry[i].log_n >= log_n &&
-            memcmp(cache->entry[i].generator, g_limbs, sizeof cache->entry[i].generator) == 0)
-            return cache->entry[i].tw;
+            memcmp(cache->entry[i].generator, g_limbs, sizeof cache->entry[i].generator) == 0) {
+            out->tw = cache->entry[i].tw;
+            out->cpu = cache->entry[i].kernel_tw ? cache->entry[i].kernel_tw : cache->entry[i].tw;
+            return 0;
+        }
     }
-    void *tw = rt_alloc_large(n * ops->elem_bytes);
+    void *tw = rt_alloc_large(n * ops->elem_bytes), *kernel_tw = NULL;
     if (!tw)
-        return NULL;
+        return -1;
     ops->twiddles(ctx->pool, tw, n, w);
+    if (ops->kernel_twiddles && !(kernel_tw = ops->kernel_twiddles(ctx->pool, tw, n))) {
+        free(tw);
+        return -1;
+    }
     unsigned slot = cache->next;
     for (unsigned i = 0; i < TWIDDLE_CACHE; i++)
         if (cache->entry[i].ops == ops && cache->entry[i].inverse == inverse &&
@@ -147,12 +161,16 @@ static const void *twiddles(hpr_ctx *ctx, const ntt_field_ops *ops, const uint64
     if (slot == cache->next)
         cache->next = (cache->next + 1) % TWIDDLE_CACHE;
     free(cache->entry[slot].tw);
+    free(cache->entry[slot].kernel_tw);
     cache->entry[slot].ops = ops;
     memcpy(cache->entry[slot].generator, g_limbs, sizeof cache->entry[slot].generator);
     cache->entry[slot].inverse = inverse;
     cache->entry[slot].log_n = log_n;
     cache->entry[slot].tw = tw;
-    return tw;
+    cache->entry[slot].kernel_tw = kernel_tw;
+    out->tw = tw;
+    out->cpu = kernel_tw ? kernel_tw : tw;
+    return 0;
 }
 
 typedef struct {
@@ -307,15 +325,15 @@ static void before_butterflies(hpr_ctx *ctx, const ntt_plan *pl, void *a, const 
         pl->ops->scale(ctx->pool, a, pl->n, &one, shift);
 }
 
-static void butterflies_on_cpu(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *tw)
+static void butterflies_on_cpu(hpr_ctx *ctx, const ntt_plan *pl, void *a, const ntt_tables *tw)
 {
     cl_ntt_job job = butterfly_stage(pl);
     if (job.bitrev_before)
         pl->ops->bitrev(ctx->pool, a, pl->n);
     if (job.dit)
-        pl->ops->dit(ctx->pool, a, pl->n, tw);
+        pl->ops->dit(ctx->pool, a, pl->n, tw->cpu);
     else
-        pl->ops->dif(ctx->pool, a, pl->n, tw);
+        pl->ops->dif(ctx->pool, a, pl->n, tw->cpu);
     if (job.bitrev_after)
         pl->ops->bitrev(ctx->pool, a, pl->n);
 }
@@ -337,7 +355,7 @@ typedef struct {
     hpr_ctx *ctx;
     const ntt_plan *pl;
     unsigned char *work;
-    const void *tw;
+    const ntt_tables *tw;
     cl_dev *dev; /* NULL for the CPU */
 } column_device;
 
@@ -362,7 +380,7 @@ static int column_tile(void *impl, sched_range r, void *result, char *detail, si
         snprintf(why, sizeof why, "no host memory for a copy of %zu columns", r.end - r.begin);
     else
         memcpy(copy, cols, bytes);
-    if (copy && (rc = cl_ntt_columns(cd->ctx->cl, cd->dev, &job, copy, r.end - r.begin, cd->tw, why)) == 0)
+    if (copy && (rc = cl_ntt_columns(cd->ctx->cl, cd->dev, &job, copy, r.end - r.begin, cd->tw->tw, why)) == 0)
         memcpy(cols, copy, bytes);
     else
         snprintf(detail, detail_len, "%s: %s", cd->dev->id, why);
@@ -370,7 +388,8 @@ static int column_tile(void *impl, sched_range r, void *result, char *detail, si
     return rc == 0 ? 0 : -1;
 }
 
-static hpr_status columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const void *tw)
+static hpr_status columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work,
+                                         const ntt_tables *tw)
 {
     cl_dev *cl_devs[HPR_REPORT_MAX_DEVICES - 1], *run_devs[HPR_REPORT_MAX_DEVICES];
     column_device cds[HPR_REPORT_MAX_DEVICES];
@@ -398,7 +417,7 @@ static hpr_status columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsi
 
 /* The butterflies of every column on the plan's device; on a device fault the columns are
  * restored and redone on the CPU, and the notice says so. */
-static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const void *tw)
+static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const ntt_tables *tw)
 {
     size_t col_bytes = pl->n * pl->ops->elem_bytes;
     char why[CL_DETAIL_LEN];
@@ -410,7 +429,7 @@ static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *w
         if (!saved)
             return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT on %s: no memory for the CPU's copy", pl->dev->id);
         memcpy(saved, work, pl->columns * col_bytes);
-        if (cl_ntt_columns(ctx->cl, pl->dev, &job, work, pl->columns, tw, why) == 0) {
+        if (cl_ntt_columns(ctx->cl, pl->dev, &job, work, pl->columns, tw->tw, why) == 0) {
             free(saved);
             return HPR_OK;
         }
@@ -459,10 +478,11 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
         shift_dir = pl->shift;
     set_small(ops, &n_inv, pl->n); /* n < p for every n the field allows */
     invert(ops, &n_inv, &n_inv);
-    const void *tw = pl->n > 1 ? twiddles(ctx, ops, pl->g_limbs, &w_dir, pl->inverse, pl->log_n) : (const void *)&w_dir;
+    ntt_tables tw = {&w_dir, &w_dir}; /* n = 1: no butterflies */
+    int no_tables = pl->n > 1 && twiddles(ctx, ops, pl->g_limbs, &w_dir, pl->inverse, pl->log_n, &tw) != 0;
     unsigned char *work = internal_form ? data : rt_alloc_large(total * ops->elem_bytes);
     size_t *first_bad = malloc(((total + CONVERT_CHUNK - 1) / CONVERT_CHUNK) * sizeof *first_bad);
-    if (!tw || !work || !first_bad) {
+    if (no_tables || !work || !first_bad) {
         if (!internal_form)
             free(work);
         free(first_bad);
@@ -479,7 +499,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     }
     for (size_t c = 0; c < pl->columns; c++)
         before_butterflies(ctx, pl, work + c * col_bytes, &shift_dir);
-    hpr_status st = butterflies(ctx, pl, work, tw);
+    hpr_status st = butterflies(ctx, pl, work, &tw);
     for (size_t c = 0; c < pl->columns && st == HPR_OK; c++)
         after_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &n_inv);
     if (!internal_form) {

@@ -5,8 +5,10 @@
  * counts of the header, in 64-bit arithmetic (u32 counts times point sizes cannot overflow
  * it), before any pointer into it is formed.
  */
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
 #define _POSIX_C_SOURCE 200809L
 #include "zkey.h"
+#include "../runtime/rt_mem.h"
 #include "../kernels_cl/arith/hpr_compat.h"
 #include "../kernels_cl/arith/constants_gen.h"
 
@@ -234,7 +236,12 @@ hpr_status hpr_zkey_open(hpr_ctx *ctx, const char *path, hpr_zkey *zk)
                       (long long)sb.st_size);
         goto out;
     }
-    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    /* every section but the header is read by every proof: map the pages in one call rather
+     * than one fault at a time */
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0
+#endif
+    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (map == MAP_FAILED) {
         st = hpr_fail(ctx, HPR_ERR_IO, "cannot map '%s': %s", path, strerror(errno));
         goto out;
@@ -285,7 +292,7 @@ hpr_status hpr_wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, c
     for (uint32_t i = 0; i < n; i++)
         if (!bytes_below(s[2].p + (size_t)i * zk->n8r, zk->r, zk->n8r))
             return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: witness value %u is not below the scalar field prime r", name, i);
-    w->values = malloc((size_t)n * zk->n8r + 1);
+    w->values = rt_alloc_large((size_t)n * zk->n8r + 1);
     if (!w->values)
         return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s: no memory for %u witness values", name, n);
     memcpy(w->values, s[2].p, (size_t)n * zk->n8r);

@@ -125,6 +125,15 @@ NTT_OPS(ntt_goldilocks_ops, "goldilocks", ntt_gl, ntt_gl, 8, 32, 7, gl_modulus);
 NTT_OPS(ntt_babybear_ops, "babybear", ntt_bb, ntt_bb, 4, 27, 31, bb_modulus);
 NTT_OPS(ntt_koalabear_ops, "koalabear", ntt_kb, ntt_kb, 4, 24, 3, kb_modulus);
 
+#if HPR_HAVE_IFMA
+#define IFMA_OPS(NAME, LABEL, F, ADICITY, GEN)                                                       \
+    NTT_OPS_KERNELS(NAME, LABEL, ntt_##F, ntt_##F, 32, ADICITY, GEN, F##_modulus, ntt_##F##_ifma_dif,             \
+                    ntt_##F##_ifma_dit, ntt_##F##_ifma_scale, ntt_##F##_ifma_kernel_twiddles)
+IFMA_OPS(ntt_bn254_fr_avx512_ops, "bn254-fr", bn254_fr, BN254_FR_TWO_ADICITY, BN254_FR_GENERATOR_INT);
+IFMA_OPS(ntt_bls12_381_fr_avx512_ops, "bls12-381-fr", bls12_381_fr, BLS12_381_FR_TWO_ADICITY,
+         BLS12_381_FR_GENERATOR_INT);
+#endif
+
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
 {
     static const ntt_field_ops *const portable[] = {NULL, &ntt_bn254_fr_ops, &ntt_bls12_381_fr_ops, &ntt_goldilocks_ops,
@@ -132,12 +141,11 @@ const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
     if (field < 1 || field > 5)
         return NULL;
 #if HPR_HAVE_IFMA
-    if (tier == RT_CPU_AVX512 && field == 3)
-        return &ntt_goldilocks_avx512_ops;
-    if (tier == RT_CPU_AVX512 && field == 4)
-        return &ntt_babybear_avx512_ops;
-    if (tier == RT_CPU_AVX512 && field == 5)
-        return &ntt_koalabear_avx512_ops;
+    static const ntt_field_ops *const avx512[] = {NULL, &ntt_bn254_fr_avx512_ops, &ntt_bls12_381_fr_avx512_ops,
+                                                  &ntt_goldilocks_avx512_ops, &ntt_babybear_avx512_ops,
+                                                  &ntt_koalabear_avx512_ops};
+    if (tier == RT_CPU_AVX512)
+        return avx512[field];
 #else
     (void)tier;
 #endif

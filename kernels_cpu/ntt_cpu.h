@@ -43,6 +43,10 @@ typedef struct {
     void (*dit)(rt_pool *pool, void *a, size_t n, const void *tw);
     void (*scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s);
     void (*bitrev)(rt_pool *pool, void *a, size_t n);
+    /* NULL, or: dif and dit read not the twiddle table but the kernels' own table, made from
+     * the table of size n (which then serves every size up to n) by this entry; freed with
+     * free(). The OpenCL kernels always read the table itself. */
+    void *(*kernel_twiddles)(rt_pool *pool, const void *tw, size_t n);
 } ntt_field_ops;
 
 extern const ntt_field_ops ntt_bn254_fr_ops;
@@ -55,9 +59,20 @@ extern const ntt_field_ops ntt_koalabear_ops;
 extern const ntt_field_ops ntt_goldilocks_avx512_ops;
 extern const ntt_field_ops ntt_babybear_avx512_ops;
 extern const ntt_field_ops ntt_koalabear_avx512_ops;
+/* and BN254 Fr, BLS12-381 Fr: the portable entries but for the IFMA butterflies and scaling
+ * of ntt_ifma.c (8 lanes of 52-bit limbs) */
+extern const ntt_field_ops ntt_bn254_fr_avx512_ops;
+extern const ntt_field_ops ntt_bls12_381_fr_avx512_ops;
+#define NTT_IFMA_KERNELS(PFX)                                                                        \
+    void *PFX##_kernel_twiddles(rt_pool *pool, const void *tw, size_t n);                            \
+    void PFX##_dif(rt_pool *pool, void *a, size_t n, const void *table);                             \
+    void PFX##_dit(rt_pool *pool, void *a, size_t n, const void *table);                             \
+    void PFX##_scale(rt_pool *pool, void *a, size_t n, const void *c, const void *s);
+NTT_IFMA_KERNELS(ntt_bn254_fr_ifma)
+NTT_IFMA_KERNELS(ntt_bls12_381_fr_ifma)
 
 /* The table of field (hpr_field id 1..5) for a CPU tier: the tier's own kernels where it has
- * them (avx512: Goldilocks, BabyBear, KoalaBear), else the portable ones; NULL for an unknown field.
+ * them (avx512: every field), else the portable ones; NULL for an unknown field.
  * Every tier gives the same bits. */
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier);
 

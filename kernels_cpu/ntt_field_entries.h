@@ -66,7 +66,11 @@
         F##_pow4(r, a, e);                                                                           \
     }
 
-#define NTT_OPS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD)                                            \
+#define NTT_OPS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD)                                    \
+    NTT_OPS_KERNELS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD, PFX##_dif, PFX##_dit, PFX##_scale, NULL)
+
+/* The same with the butterflies (and their twiddle table) and the scaling of another unit. */
+#define NTT_OPS_KERNELS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD, DIF, DIT, SCALE, KTW)       \
     const ntt_field_ops NAME = {                                                                     \
         .name = LABEL,                                                                               \
         .elem_bytes = BYTES,                                                                         \
@@ -80,10 +84,11 @@
         .export = PFX##_export,                                                                      \
         .pow = CONV##_pow_v,                                                                         \
         .twiddles = PFX##_twiddles,                                                                  \
-        .dif = PFX##_dif,                                                                            \
-        .dit = PFX##_dit,                                                                            \
-        .scale = PFX##_scale,                                                                        \
+        .dif = DIF,                                                                                  \
+        .dit = DIT,                                                                                  \
+        .scale = SCALE,                                                                              \
         .bitrev = PFX##_bitrev,                                                                      \
+        .kernel_twiddles = KTW,                                                                      \
     }
 
 #endif

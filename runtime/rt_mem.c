@@ -11,12 +11,13 @@
 #endif
 
 #define HUGE_PAGE ((size_t)2 << 20)
-#define LARGE_BLOCK ((size_t)8 << 20)
+#define LARGE_BLOCK ((size_t)1 << 20)
+#define LINE 64
 
 void *rt_alloc_large(size_t bytes)
 {
     if (bytes < LARGE_BLOCK)
-        return malloc(bytes ? bytes : 1);
+        return aligned_alloc(LINE, bytes ? (bytes + LINE - 1) & ~(size_t)(LINE - 1) : LINE);
     size_t rounded = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     void *p = aligned_alloc(HUGE_PAGE, rounded);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

@@ -20,8 +20,9 @@ FIELDS = [
      0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001, 7),
 ]
 
-# Base fields that get 8-lane AVX-512 IFMA kernels (kernels_cpu/ifma_fe_impl.h): name, 52-bit limbs.
-IFMA_FIELDS = [("BN254_FP", 5), ("BLS12_381_FP", 8)]
+# Fields that get 8-lane AVX-512 IFMA kernels (kernels_cpu/ifma_fe_impl.h): name, 52-bit limbs.
+# The base fields serve the MSM (msm_ifma_impl.h), the scalar fields the NTT (ntt_ifma.c).
+IFMA_FIELDS = [("BN254_FP", 5), ("BLS12_381_FP", 8), ("BN254_FR", 5), ("BLS12_381_FR", 5)]
 
 CURVES = [
     # name, base field, scalar field, b, generator (x, y) in normal form
