@@ -10,8 +10,8 @@
  * block by block, all of them depth first, one block per task; the wider layers run one at
  * a time, their butterflies cut into tasks for the pool. So an n = 2^20 transform of 32-byte
  * elements streams the whole array 7 times (the wide layers) instead of 20.
- * What is not here yet (issue 6): radix-4 butterflies, a blocked (COBRA) bit reversal, the
- * AVX-512 kernels.
+ * Bit reversal: blocked, tile by tile (NT_FN(bitrev)).
+ * What is not here yet (issue 6): radix-4 butterflies.
  */
 #define NT_CAT_(a, b) a##b
 #define NT_CAT(a, b) NT_CAT_(a, b)
@@ -260,7 +260,8 @@ static size_t NT_FN(reverse)(size_t i, unsigned bits)
     return bits ? (size_t)(r >> (32 - bits)) : 0;
 }
 
-/* Swaps the pairs (i, rev(i)) with i < rev(i) for i in the task's range: disjoint pairs. */
+/* Swaps the pairs (i, rev(i)) with i < rev(i) for i in the task's range: disjoint pairs.
+ * For the sizes below two tiles' bits. */
 static void NT_FN(bitrev_task)(void *arg, size_t t, unsigned worker)
 {
     NT_FN(job) *jb = arg;
@@ -277,13 +278,67 @@ static void NT_FN(bitrev_task)(void *arg, size_t t, unsigned worker)
     }
 }
 
+/* Blocked bit reversal. An index of log_n bits is (h, m, l) with h and l of NT_BR_BITS bits
+ * each, and rev(h, m, l) = (rev l, rev m, rev h). The tile of m, {(h, m, l)}, is 2^NT_BR_BITS
+ * runs of 2^NT_BR_BITS consecutive elements (at least a cache line each), and the
+ * permutation maps the tile of m onto the tile of rev m, transposed: both tiles are read
+ * run by run into L1 buffers, then written back run by run, so the array is streamed once
+ * in whole lines instead of a line touched per element. */
+#define NT_BR_BITS (sizeof(NT_T) >= 32 ? 3u : sizeof(NT_T) >= 8 ? 4u : 5u)
+#define NT_BR_SIDE ((size_t)1 << NT_BR_BITS)
+
+static void NT_FN(tile_load)(NT_T *buf, const NT_T *a, size_t m, unsigned log_n)
+{
+    for (size_t h = 0; h < NT_BR_SIDE; h++)
+        memcpy(buf + h * NT_BR_SIDE, a + (h << (log_n - NT_BR_BITS)) + (m << NT_BR_BITS), NT_BR_SIDE * sizeof(NT_T));
+}
+
+/* The tile of m from the buffered tile of rev m: a(h, m, l) = buf[rev l][rev h]. */
+static void NT_FN(tile_store)(NT_T *a, const NT_T *buf, size_t m, unsigned log_n, const unsigned char *rev)
+{
+    for (size_t h = 0; h < NT_BR_SIDE; h++) {
+        NT_T *run = a + (h << (log_n - NT_BR_BITS)) + (m << NT_BR_BITS);
+        for (size_t l = 0; l < NT_BR_SIDE; l++)
+            run[l] = buf[rev[l] * NT_BR_SIDE + rev[h]];
+    }
+}
+
+/* The tile pairs (m, rev m) with m <= rev m, m in the task's range (jb->n counts the m). */
+static void NT_FN(bitrev_tiles_task)(void *arg, size_t t, unsigned worker)
+{
+    NT_FN(job) *jb = arg;
+    NT_T own[NT_BR_SIDE * NT_BR_SIDE], other[NT_BR_SIDE * NT_BR_SIDE];
+    unsigned char rev[NT_BR_SIDE];
+    unsigned mid_bits = jb->log_n - 2 * NT_BR_BITS;
+    size_t b, e;
+    (void)worker;
+    for (size_t i = 0; i < NT_BR_SIDE; i++)
+        rev[i] = (unsigned char)NT_FN(reverse)(i, NT_BR_BITS);
+    NT_FN(range)(jb, t, &b, &e);
+    for (size_t m = b; m < e; m++) {
+        size_t rm = NT_FN(reverse)(m, mid_bits);
+        if (rm < m)
+            continue;
+        NT_FN(tile_load)(own, jb->a, m, jb->log_n);
+        if (rm != m) {
+            NT_FN(tile_load)(other, jb->a, rm, jb->log_n);
+            NT_FN(tile_store)(jb->a, own, rm, jb->log_n, rev);
+        }
+        NT_FN(tile_store)(jb->a, rm != m ? other : own, m, jb->log_n, rev);
+    }
+}
+
 static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 {
     NT_FN(job) jb = {a, NULL, n, 0, 0, 0, NULL, NULL, 0};
     while (((size_t)1 << jb.log_n) < n)
         jb.log_n++;
-    if (n > 2)
+    if (jb.log_n >= 2 * NT_BR_BITS) {
+        jb.n = (size_t)1 << (jb.log_n - 2 * NT_BR_BITS);
+        rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(bitrev_tiles_task), &jb);
+    } else if (n > 2) {
         rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(bitrev_task), &jb);
+    }
 }
 
 #undef NT_FN
@@ -299,6 +354,8 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 #undef NT_IMPORT
 #undef NT_EXPORT
 #undef NT_VECTOR_STEP
+#undef NT_BR_BITS
+#undef NT_BR_SIDE
 #undef NT_VEC
 #undef NT_VDIF
 #undef NT_VDIT
