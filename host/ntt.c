@@ -18,8 +18,11 @@
  * "all" deals the columns of a batch to the CPU and every usable OpenCL device through the
  * scheduler (a column per item; a failed tile is redone elsewhere; the run report names the
  * devices); one column runs on the CPU.
- * What is not here yet (issue 6): the AVX-512 kernels, several layers per OpenCL launch, the
- * four-step split of one large NTT across devices, the rate-2 LDE fast path.
+ * LDE: the coefficients are loaded straight into out in the internal form and transformed
+ * there; the DIF layers that only meet zeros are replaced by scaled copies (lde_segments),
+ * so a rate-r LDE is r transforms of the input's size, not one of r times its size.
+ * What is not here yet (issue 6): several layers per OpenCL launch, the four-step split of
+ * one large NTT across devices.
  */
 #include "internal.h"
 #include "../kernels_cpu/ntt_cpu.h"
@@ -186,6 +189,8 @@ typedef struct {
     int has_shift;
     cl_dev *dev; /* the OpenCL device of the butterflies, or NULL for the CPU */
     int all;     /* "all": columns dealt to every usable device by the scheduler */
+    unsigned lde_log_rate; /* > 0: a low-degree extension, only the first n >> lde_log_rate
+                            * elements of each column are nonzero (CPU only) */
 } ntt_plan;
 
 static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const hpr_ntt_opts *opts, ntt_plan *pl)
@@ -244,6 +249,37 @@ static size_t first_out_of_range(const ntt_field_ops *ops, const unsigned char *
             return i + bad;
     }
     return count;
+}
+
+typedef struct {
+    const ntt_field_ops *ops;
+    const unsigned char *data;
+    size_t count;
+    size_t *first_bad; /* per task */
+} check_job;
+
+static void check_task(void *arg, size_t t, unsigned worker)
+{
+    check_job *cj = arg;
+    size_t b = t * CONVERT_CHUNK, e = b + CONVERT_CHUNK < cj->count ? b + CONVERT_CHUNK : cj->count;
+    (void)worker;
+    size_t good = first_out_of_range(cj->ops, cj->data + b * cj->ops->elem_bytes, e - b);
+    cj->first_bad[t] = good < e - b ? b + good : cj->count;
+}
+
+/* first_out_of_range on the pool; SIZE_MAX without memory. */
+static size_t first_out_of_range_on_pool(hpr_ctx *ctx, const ntt_field_ops *ops, const unsigned char *data,
+                                         size_t count)
+{
+    size_t tasks = (count + CONVERT_CHUNK - 1) / CONVERT_CHUNK, bad = count;
+    check_job cj = {ops, data, count, malloc((tasks ? tasks : 1) * sizeof(size_t))};
+    if (!cj.first_bad)
+        return SIZE_MAX;
+    rt_pool_run(ctx->pool, tasks, check_task, &cj);
+    for (size_t t = 0; t < tasks; t++)
+        bad = cj.first_bad[t] < bad ? cj.first_bad[t] : bad;
+    free(cj.first_bad);
+    return bad;
 }
 
 typedef struct {
@@ -313,12 +349,46 @@ static cl_ntt_job butterfly_stage(const ntt_plan *pl)
     return job;
 }
 
-static void before_butterflies(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *shift)
+/* i reversed in its low bits bits */
+static size_t reverse_bits(size_t i, unsigned bits)
+{
+    size_t r = 0;
+    for (unsigned b = 0; b < bits; b++)
+        r |= ((i >> b) & 1) << (bits - 1 - b);
+    return r;
+}
+
+/* The LDE's first lde_log_rate DIF layers, on a column whose upper segments are zero: they
+ * leave segment t (of n / rate elements) = a_j (shift w^rev(t))^j, w the plan's n-th root,
+ * rev over lde_log_rate bits. So each segment is the scaled coefficients, and the rest of the
+ * DIF is one transform of n / rate per segment: the same field elements as the whole DIF on
+ * the padded column, without the zeros' work. */
+static void lde_segments(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *a, const void *shift, const void *w)
+{
+    size_t seg = pl->n >> pl->lde_log_rate, bytes = seg * pl->ops->elem_bytes;
+    ntt_elem one, factor;
+    set_small(pl->ops, &one, 1);
+    for (size_t t = ((size_t)1 << pl->lde_log_rate) - 1; t >= 1; t--) {
+        uint64_t e[4] = {reverse_bits(t, pl->lde_log_rate), 0, 0, 0};
+        pl->ops->pow(&factor, w, e);
+        pl->ops->mul(&factor, &factor, pl->has_shift ? shift : (const void *)&one);
+        memcpy(a + t * bytes, a, bytes);
+        pl->ops->scale(ctx->pool, a + t * bytes, seg, &one, &factor);
+    }
+    if (pl->has_shift)
+        pl->ops->scale(ctx->pool, a, seg, &one, shift);
+}
+
+static void before_butterflies(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *shift, const void *w)
 {
     ntt_elem one;
     set_small(pl->ops, &one, 1);
     if (pl->inverse)
         return;
+    if (pl->lde_log_rate) {
+        lde_segments(ctx, pl, a, shift, w);
+        return;
+    }
     if (input_reversed(pl))
         pl->ops->bitrev(ctx->pool, a, pl->n);
     if (pl->has_shift)
@@ -330,10 +400,12 @@ static void butterflies_on_cpu(hpr_ctx *ctx, const ntt_plan *pl, void *a, const 
     cl_ntt_job job = butterfly_stage(pl);
     if (job.bitrev_before)
         pl->ops->bitrev(ctx->pool, a, pl->n);
+    size_t segments = (size_t)1 << pl->lde_log_rate, seg = pl->n / segments; /* see lde_segments */
     if (job.dit)
         pl->ops->dit(ctx->pool, a, pl->n, tw->cpu);
     else
-        pl->ops->dif(ctx->pool, a, pl->n, tw->cpu);
+        for (size_t t = 0; t < segments; t++)
+            pl->ops->dif(ctx->pool, (unsigned char *)a + t * seg * pl->ops->elem_bytes, seg, tw->cpu);
     if (job.bitrev_after)
         pl->ops->bitrev(ctx->pool, a, pl->n);
 }
@@ -457,10 +529,16 @@ static void invert(const ntt_field_ops *ops, void *r, const void *x)
     ops->pow(r, x, e);
 }
 
-/* The plan over data: canonical elements converted into a work copy and back, or
- * (internal_form) the field's internal form, transformed in place. */
-static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, int internal_form)
+/* What run_plan's data hold before and after. */
+typedef enum {
+    DATA_CANONICAL,         /* canonical elements, checked and converted into a work copy and back */
+    DATA_INTERNAL,          /* the field's internal form, transformed in place */
+    DATA_INTERNAL_IN_ONLY,  /* the internal form in (column-major), canonical out, in place */
+} data_form;
+
+static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, data_form form)
 {
+    int internal_form = form != DATA_CANONICAL;
     const ntt_field_ops *ops = pl->ops;
     ntt_elem w, w_dir, shift_dir, n_inv;
     size_t total = pl->n * pl->columns, bad;
@@ -498,7 +576,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
                         ops->name);
     }
     for (size_t c = 0; c < pl->columns; c++)
-        before_butterflies(ctx, pl, work + c * col_bytes, &shift_dir);
+        before_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &w_dir);
     hpr_status st = butterflies(ctx, pl, work, &tw);
     for (size_t c = 0; c < pl->columns && st == HPR_OK; c++)
         after_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &n_inv);
@@ -506,6 +584,8 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
         if (st == HPR_OK)
             convert(ctx, pl, data, work, 1, first_bad);
         free(work);
+    } else if (form == DATA_INTERNAL_IN_ONLY && st == HPR_OK) {
+        convert(ctx, pl, data, data, 1, first_bad); /* element by element: in place */
     }
     free(first_bad);
     return st;
@@ -523,7 +603,7 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
         return st;
     if (!data)
         return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "data must not be NULL");
-    return run_plan(ctx, &pl, data, 0);
+    return run_plan(ctx, &pl, data, DATA_CANONICAL);
 }
 
 hpr_status hpr_ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
@@ -536,7 +616,26 @@ hpr_status hpr_ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, 
         return st;
     if (pl.row_major || pl.ops->elem_bytes != 32)
         return hpr_fail(ctx, HPR_ERR_INTERNAL, "hpr_ntt_internal_form: 256-bit fields, column-major only");
-    return run_plan(ctx, &pl, data, 1);
+    return run_plan(ctx, &pl, data, DATA_INTERNAL);
+}
+
+typedef struct {
+    const ntt_field_ops *ops;
+    const unsigned char *in;
+    unsigned char *out;
+    size_t n, m; /* coefficients and evaluations per column */
+} lde_load_job;
+
+/* Column c of the LDE's output: its n coefficients in the internal form (checked before),
+ * then zeros. */
+static void lde_load_task(void *arg, size_t c, unsigned worker)
+{
+    lde_load_job *lj = arg;
+    size_t es = lj->ops->elem_bytes;
+    unsigned char *col = lj->out + c * lj->m * es;
+    (void)worker;
+    lj->ops->import(col, lj->in + c * lj->n * es, lj->n);
+    memset(col + lj->n * es, 0, (lj->m - lj->n) * es);
 }
 
 hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
@@ -559,14 +658,15 @@ hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned r
     hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, columns, 0, "cpu"};
     if ((st = make_plan(ctx, field, log_n + log_rate, &opts, &pl)) != HPR_OK)
         return st;
-    size_t n = (size_t)1 << log_n, es = ops->elem_bytes, bad;
-    if ((bad = first_out_of_range(ops, in, n * pl.columns)) < n * pl.columns)
+    size_t n = (size_t)1 << log_n, bad;
+    if ((bad = first_out_of_range_on_pool(ctx, ops, in, n * pl.columns)) == SIZE_MAX)
+        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "LDE of %zu x 2^%u coefficients: out of memory", pl.columns,
+                        log_n);
+    if (bad < n * pl.columns)
         return hpr_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE, "coefficient %zu is not below the modulus p of %s", bad,
                         ops->name);
-    for (size_t c = 0; c < pl.columns; c++) { /* column c: its n coefficients, then zeros */
-        unsigned char *col = (unsigned char *)out + c * pl.n * es;
-        memcpy(col, (const unsigned char *)in + c * n * es, n * es);
-        memset(col + n * es, 0, (pl.n - n) * es);
-    }
-    return run_plan(ctx, &pl, out, 0);
+    pl.lde_log_rate = log_rate;
+    lde_load_job lj = {pl.ops, in, out, n, pl.n};
+    rt_pool_run(ctx->pool, pl.columns, lde_load_task, &lj);
+    return run_plan(ctx, &pl, out, DATA_INTERNAL_IN_ONLY);
 }

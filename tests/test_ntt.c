@@ -311,6 +311,58 @@ START_TEST(lde_equals_explicit_evaluation)
 }
 END_TEST
 
+/* _i = field: large LDEs (two columns of 2^13, more than one conversion chunk) at rates 2
+ * and 8 equal the coset NTT of the zero-padded columns bit for bit (the segment path
+ * against the whole transform), and a bad coefficient past the first chunk is named with
+ * out left unchanged. */
+START_TEST(large_lde_equals_the_padded_coset_ntt)
+{
+    const field_t *f = &fields[_i];
+    unsigned log_n = 13;
+    size_t n = (size_t)1 << log_n;
+    test_rng rng;
+    test_rng_init(&rng, 700 + (uint64_t)_i);
+    hpr_ctx *ctx = make_ctx(2);
+    unsigned char *coeffs = random_elems(f, 2 * n, &rng);
+    for (unsigned rate = 2; rate <= 8; rate *= 4) {
+        size_t m = n * rate;
+        unsigned char *want = calloc(2 * m, f->size), *got = malloc(2 * m * f->size);
+        for (size_t c = 0; c < 2; c++)
+            memcpy(want + c * m * f->size, coeffs + c * n * f->size, n * f->size);
+        char gen_dec[24];
+        snprintf(gen_dec, sizeof gen_dec, "%u", f->gen);
+        hpr_ntt_opts coset = {0, HPR_NTT_NN, gen_dec, NULL, 2, 0, "cpu"};
+        ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n + (rate == 2 ? 1 : 3), want, &coset), HPR_OK);
+        ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, NULL, 2, coeffs, got), HPR_OK);
+        expect_same(f, got, want, 2 * m, rate == 2 ? "large LDE rate 2" : "large LDE rate 8");
+        free(want);
+        free(got);
+    }
+    mpz_t p;
+    mpz_init_set_str(p, f->p_dec, 10);
+    put_elem(coeffs + (n + 5) * f->size, f->size, p); /* column 1, row 5 = p */
+    unsigned char *out = malloc(2 * n * f->size), *copy = malloc(2 * n * f->size);
+    memset(out, 0xab, 2 * n * f->size);
+    memcpy(copy, out, 2 * n * f->size);
+    ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, 2, NULL, 1, coeffs, out), HPR_OK); /* column 0 only */
+    memcpy(out, copy, 2 * n * f->size);
+    unsigned char *big = malloc(4 * n * f->size);
+    memset(big, 0xab, 4 * n * f->size);
+    ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, 2, NULL, 2, coeffs, big), HPR_ERR_ELEMENT_OUT_OF_RANGE);
+    char want_detail[64];
+    snprintf(want_detail, sizeof want_detail, "coefficient %zu ", n + 5);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), want_detail) != NULL, "%s", hpr_ctx_error_detail(ctx));
+    for (size_t i = 0; i < 4 * n * f->size; i++)
+        ck_assert_int_eq(big[i], 0xab);
+    mpz_clear(p);
+    free(big);
+    free(out);
+    free(copy);
+    free(coeffs);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 static hpr_ctx *tier_ctx(const char *tier)
 {
     hpr_config cfg;
@@ -438,6 +490,7 @@ int main(void)
     tcase_add_loop_test(tc, inverse_after_forward_is_the_identity_up_to_2_20, 0, NFIELDS);
     tcase_add_loop_test(tc, batched_columns_equal_single_columns, 0, NFIELDS);
     tcase_add_loop_test(tc, lde_equals_explicit_evaluation, 0, NFIELDS);
+    tcase_add_loop_test(tc, large_lde_equals_the_padded_coset_ntt, 0, NFIELDS);
     tcase_add_loop_test(tc, every_cpu_tier_gives_the_portable_bits, 0, NFIELDS);
     tcase_add_test(tc, bad_inputs_are_refused_and_leave_data_unchanged);
     tcase_add_test(tc, small_field_constants_match_gmp);
