@@ -101,22 +101,47 @@ static void NT_FN(dit_layer_task)(void *arg, size_t t, unsigned worker)
     NT_FN(dit_butterflies)(jb->a, jb->tw, jb->len, b0, b1);
 }
 
-/* Every layer narrower than the block, depth first, on block t. */
+/* Every layer narrower than the block, depth first, on block t. A unit that defines
+ * NT_VNARROW (x, plan, dit: every layer of span below NT_VEC on the 2 NT_VEC elements at x),
+ * NT_VNARROW_T (its plan) and NT_VNARROW_PREP (plan, tw) gets them there instead of the
+ * scalar layers. */
 static void NT_FN(dif_block_task)(void *arg, size_t t, unsigned worker)
 {
     NT_FN(job) *jb = arg;
     NT_T *a = jb->a + t * jb->block;
+    size_t narrow = 1;
     (void)worker;
-    for (size_t len = jb->block / 2; len >= 1; len /= 2)
+#ifdef NT_VNARROW
+    NT_VNARROW_T plan;
+    if (jb->block >= 2 * NT_VEC) {
+        NT_VNARROW_PREP(&plan, jb->tw);
+        narrow = NT_VEC;
+    }
+#endif
+    for (size_t len = jb->block / 2; len >= narrow; len /= 2)
         NT_FN(dif_butterflies)(a, jb->tw, len, 0, jb->block / 2);
+#ifdef NT_VNARROW
+    for (size_t x = 0; narrow > 1 && x < jb->block; x += 2 * NT_VEC)
+        NT_VNARROW(a + x, &plan, 0);
+#endif
 }
 
 static void NT_FN(dit_block_task)(void *arg, size_t t, unsigned worker)
 {
     NT_FN(job) *jb = arg;
     NT_T *a = jb->a + t * jb->block;
+    size_t narrow = 1;
     (void)worker;
-    for (size_t len = 1; len < jb->block; len *= 2)
+#ifdef NT_VNARROW
+    NT_VNARROW_T plan;
+    if (jb->block >= 2 * NT_VEC) {
+        NT_VNARROW_PREP(&plan, jb->tw);
+        narrow = NT_VEC;
+        for (size_t x = 0; x < jb->block; x += 2 * NT_VEC)
+            NT_VNARROW(a + x, &plan, 1);
+    }
+#endif
+    for (size_t len = narrow; len < jb->block; len *= 2)
         NT_FN(dit_butterflies)(a, jb->tw, len, 0, jb->block / 2);
 }
 
@@ -171,22 +196,44 @@ static void NT_FN(exponent)(uint64_t *e, size_t v)
     e[1] = e[2] = e[3] = 0;
 }
 
-/* a[i] = c * s^i for i in the task's range (a: the top layer of the twiddles, or a scale). */
+/* NT_LANES independent factors, so that the multiplications of a scale do not wait on each
+ * other; NT_MUL_LANES(r, a, b) multiplies NT_LANES elements (a unit with NT_VMUL: one vector
+ * multiplication). */
+#ifdef NT_VMUL
+#define NT_LANES NT_VEC
+#define NT_MUL_LANES NT_VMUL
+#else
+#define NT_LANES 8
+#define NT_MUL_LANES(r, a, b)                                                                        \
+    for (size_t k_ = 0; k_ < NT_LANES; k_++)                                                         \
+    NT_MUL(&(r)[k_], &(a)[k_], &(b)[k_])
+#endif
+
+/* a[i] *= c * s^i for i in the task's range: lane k of the factors holds c s^(i + k), stepped
+ * by s^NT_LANES. */
 static void NT_FN(scale_task)(void *arg, size_t t, unsigned worker)
 {
     NT_FN(job) *jb = arg;
-    size_t b, e;
+    size_t b, e, i;
     uint64_t ex[4];
-    NT_T f;
+    NT_T f[NT_LANES], step[NT_LANES];
     (void)worker;
     NT_FN(range)(jb, t, &b, &e);
     NT_FN(exponent)(ex, b);
-    NT_FN(pow)(&f, jb->s, ex);
-    NT_MUL(&f, &f, jb->c);
-    for (size_t i = b; i < e; i++) {
-        NT_MUL(&jb->a[i], &jb->a[i], &f);
-        NT_MUL(&f, &f, jb->s);
+    NT_FN(pow)(&f[0], jb->s, ex);
+    NT_MUL(&f[0], &f[0], jb->c);
+    for (size_t k = 1; k < NT_LANES; k++)
+        NT_MUL(&f[k], &f[k - 1], jb->s);
+    NT_FN(exponent)(ex, NT_LANES);
+    NT_FN(pow)(&step[0], jb->s, ex);
+    for (size_t k = 1; k < NT_LANES; k++)
+        step[k] = step[0];
+    for (i = b; i + NT_LANES <= e; i += NT_LANES) {
+        NT_MUL_LANES(jb->a + i, jb->a + i, f);
+        NT_MUL_LANES(f, f, step);
     }
+    for (size_t k = 0; i < e; i++, k++)
+        NT_MUL(&jb->a[i], &jb->a[i], &f[k]);
 }
 
 static void NT_FN(scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s)
@@ -354,6 +401,12 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 #undef NT_IMPORT
 #undef NT_EXPORT
 #undef NT_VECTOR_STEP
+#undef NT_LANES
+#undef NT_MUL_LANES
+#undef NT_VMUL
+#undef NT_VNARROW
+#undef NT_VNARROW_T
+#undef NT_VNARROW_PREP
 #undef NT_BR_BITS
 #undef NT_BR_SIDE
 #undef NT_VEC
