@@ -5,9 +5,8 @@
  * arithmetic: Montgomery for the 256-bit and 31-bit fields, canonical for Goldilocks), and
  * the twiddle table is the host's (kernels_cpu/ntt_cpu.h: tw[len + j] = w_{2 len}^j), so
  * every butterfly computes exactly what the CPU's does: results are bit-identical.
- * Method: one launch per layer, one work-item per butterfly (n/2 of them), twiddles read
- * from device memory. What is not here yet (issue 6): several layers per launch in local
- * memory, which the layers narrower than a work-group allow.
+ * Method: passes of several layers per launch in local memory (ntt_dif_pass, ntt_dit_pass),
+ * n/2 work-items each, twiddles read from device memory: log_n / k launches, not log_n.
  */
 #if HPR_CL_FIELD == 1 || HPR_CL_FIELD == 2
 #define HPR_CL_CURVE HPR_CL_FIELD
@@ -35,30 +34,66 @@ typedef kb_t elem;
 #define HPR_CAT(a, b) HPR_CAT_(a, b)
 #endif
 
-/* Gentleman-Sande: (u, v) -> (u + v, (u - v) w). Work-item b of n/2. */
-__kernel void ntt_dif_layer(__global elem *a, __global const elem *tw, uint len)
+/* Several layers per launch. The k layers of spans len, len/2, ..., s = len >> (k-1) (DIF
+ * order; DIT runs them upwards from s) only mix, within each block of 2 len, the elements
+ * lo + m s (lo < s, m < 2^k): a closed set of 2^k elements. One work-group of 2^(k-1)
+ * work-items loads one such set (group g: block g / s, lo = g % s) into local memory, runs
+ * the k layers there with a barrier between layers (one butterfly per work-item and layer),
+ * and writes it back. In local index units the span is l = L / s, and the butterfly at local
+ * index i (i % l = j) has the global twiddle index L + lo + j s. With s = 1 (the last
+ * passes) a group's reads are consecutive; the host caps k by the work-group size and the
+ * local memory (HPR_NTT_LOCAL_BITS: the largest k this program allows). */
+#if HPR_CL_FIELD <= 2
+#define HPR_NTT_LOCAL_BITS 8 /* 8 KiB of 32-byte elements; runtime/cl_ntt.c: local_bits() */
+#elif HPR_CL_FIELD == 3
+#define HPR_NTT_LOCAL_BITS 10
+#else
+#define HPR_NTT_LOCAL_BITS 11
+#endif
+
+__kernel void ntt_dif_pass(__global elem *a, __global const elem *tw, uint len, uint k)
 {
-    uint b = get_global_id(0), j = b % len;
-    uint i = (b / len) * 2 * len + j;
-    elem u = a[i], v = a[i + len], t = tw[len + j], s, d, r;
-    E(add)(&s, &u, &v);
-    E(sub)(&d, &u, &v);
-    E(mul)(&r, &d, &t);
-    a[i] = s;
-    a[i + len] = r;
+    __local elem buf[1 << HPR_NTT_LOCAL_BITS];
+    uint t = get_local_id(0), g = get_group_id(0), pairs = 1u << (k - 1), s = len >> (k - 1);
+    uint lo = g % s, base = (g / s) * 2 * len + lo;
+    buf[t] = a[base + t * s];
+    buf[t + pairs] = a[base + (t + pairs) * s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint l = pairs, L = len; l >= 1; l >>= 1, L >>= 1) {
+        uint j = t % l, i = (t / l) * 2 * l + j;
+        elem u = buf[i], v = buf[i + l], w = tw[L + lo + j * s], sum, d, r;
+        E(add)(&sum, &u, &v);
+        E(sub)(&d, &u, &v);
+        E(mul)(&r, &d, &w);
+        buf[i] = sum;
+        buf[i + l] = r;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    a[base + t * s] = buf[t];
+    a[base + (t + pairs) * s] = buf[t + pairs];
 }
 
-/* Cooley-Tukey: (u, v) -> (u + v w, u - v w). */
-__kernel void ntt_dit_layer(__global elem *a, __global const elem *tw, uint len)
+/* The same for DIT: spans s, 2s, ..., len = s << (k-1), Cooley-Tukey butterflies. */
+__kernel void ntt_dit_pass(__global elem *a, __global const elem *tw, uint s, uint k)
 {
-    uint b = get_global_id(0), j = b % len;
-    uint i = (b / len) * 2 * len + j;
-    elem u = a[i], v = a[i + len], t = tw[len + j], m, s, d;
-    E(mul)(&m, &v, &t);
-    E(add)(&s, &u, &m);
-    E(sub)(&d, &u, &m);
-    a[i] = s;
-    a[i + len] = d;
+    __local elem buf[1 << HPR_NTT_LOCAL_BITS];
+    uint t = get_local_id(0), g = get_group_id(0), pairs = 1u << (k - 1), len = s << (k - 1);
+    uint lo = g % s, base = (g / s) * 2 * len + lo;
+    buf[t] = a[base + t * s];
+    buf[t + pairs] = a[base + (t + pairs) * s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint l = 1, L = s; l <= pairs; l <<= 1, L <<= 1) {
+        uint j = t % l, i = (t / l) * 2 * l + j;
+        elem u = buf[i], v = buf[i + l], w = tw[L + lo + j * s], m, sum, d;
+        E(mul)(&m, &v, &w);
+        E(add)(&sum, &u, &m);
+        E(sub)(&d, &u, &m);
+        buf[i] = sum;
+        buf[i + l] = d;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    a[base + t * s] = buf[t];
+    a[base + (t + pairs) * s] = buf[t + pairs];
 }
 
 /* out[rev(i)] = in[i], rev over log_n bits. */

@@ -1,6 +1,7 @@
 /*
  * cl_ntt.c: see cl_ntt.h. One program per field; buffers for a column, its bit-reversed copy
- * and the twiddles; log_n launches per column, in one in-order queue.
+ * and the twiddles; per column, passes of up to k layers each (kernels_cl/ntt.cl), in one
+ * in-order queue.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cl_ntt.h"
@@ -12,7 +13,29 @@
 typedef struct {
     cl_kernel dif, dit, bitrev;
     cl_mem a, b, tw;
+    unsigned max_layers; /* layers per pass: the program's local array, the work-group size */
 } ntt_state;
+
+/* HPR_NTT_LOCAL_BITS of kernels_cl/ntt.cl for elements of elem_bytes. */
+static unsigned local_bits(size_t elem_bytes)
+{
+    return elem_bytes >= 32 ? 8 : elem_bytes >= 8 ? 10 : 11;
+}
+
+/* The most layers a pass of kernel k may run on dev: 2^(k-1) work-items in a group. */
+static int pass_layers(const cl_api *api, cl_dev *dev, cl_kernel k, size_t elem_bytes, unsigned *layers,
+                       char *detail)
+{
+    size_t wg = 0;
+    unsigned l = local_bits(elem_bytes);
+    CL_CALL(api, clGetKernelWorkGroupInfo, k, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    while (l > 1 && ((size_t)1 << (l - 1)) > wg)
+        l--;
+    *layers = l;
+    return 0;
+out:
+    return -1;
+}
 
 static void release_state(const cl_api *api, ntt_state *s)
 {
@@ -34,10 +57,15 @@ static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const 
     cl_int rc;
     if (cl_dev_program(rt, dev, CL_PROG_NTT, job->field, cl_dev_default_words(dev), &prog, detail) != 0)
         return -1;
-    s->dif = api->clCreateKernel(prog, "ntt_dif_layer", &rc);
+    unsigned dif_layers, dit_layers;
+    s->dif = api->clCreateKernel(prog, "ntt_dif_pass", &rc);
     CL_CHECK_RC(clCreateKernel, rc);
-    s->dit = api->clCreateKernel(prog, "ntt_dit_layer", &rc);
+    s->dit = api->clCreateKernel(prog, "ntt_dit_pass", &rc);
     CL_CHECK_RC(clCreateKernel, rc);
+    if (pass_layers(api, dev, s->dif, job->elem_bytes, &dif_layers, detail) != 0 ||
+        pass_layers(api, dev, s->dit, job->elem_bytes, &dit_layers, detail) != 0)
+        goto out;
+    s->max_layers = dif_layers < dit_layers ? dif_layers : dit_layers;
     s->bitrev = api->clCreateKernel(prog, "ntt_bitrev", &rc);
     CL_CHECK_RC(clCreateKernel, rc);
     s->a = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &rc);
@@ -69,16 +97,22 @@ out:
     return -1;
 }
 
+/* The log_n layers in passes of up to max_layers: DIF from span n/2 down, DIT from span 1 up. */
 static int enqueue_layers(const cl_api *api, cl_command_queue q, ntt_state *s, const cl_ntt_job *job, char *detail)
 {
     size_t n = (size_t)1 << job->log_n, half = n / 2;
     cl_kernel k = job->dit ? s->dit : s->dif;
+    cl_uint len = job->dit ? 1 : (cl_uint)half; /* DIF: the pass's widest span; DIT: its narrowest */
     CL_CALL(api, clSetKernelArg, k, 0, sizeof(cl_mem), &s->a);
     CL_CALL(api, clSetKernelArg, k, 1, sizeof(cl_mem), &s->tw);
-    for (unsigned l = 0; l < job->log_n; l++) {
-        cl_uint len = job->dit ? (cl_uint)1 << l : (cl_uint)(half >> l);
+    for (unsigned done = 0; done < job->log_n;) {
+        cl_uint layers = job->log_n - done < s->max_layers ? job->log_n - done : s->max_layers;
+        size_t group = (size_t)1 << (layers - 1);
         CL_CALL(api, clSetKernelArg, k, 2, sizeof len, &len);
-        CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &half, NULL, 0, NULL, NULL);
+        CL_CALL(api, clSetKernelArg, k, 3, sizeof layers, &layers);
+        CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &half, &group, 0, NULL, NULL);
+        len = job->dit ? len << layers : len >> layers;
+        done += layers;
     }
     return 0;
 out:
