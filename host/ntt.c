@@ -17,12 +17,12 @@
  * a device fault restores the columns and redoes them on the CPU, with a notice.
  * "all" deals the columns of a batch to the CPU and every usable OpenCL device through the
  * scheduler (a column per item; a failed tile is redone elsewhere; the run report names the
- * devices); one column runs on the CPU.
+ * devices).
  * LDE: the coefficients are loaded straight into out in the internal form and transformed
  * there; the DIF layers that only meet zeros are replaced by scaled copies (lde_segments),
  * so a rate-r LDE is r transforms of the input's size, not one of r times its size.
- * What is not here yet (issue 6): several layers per OpenCL launch, the four-step split of
- * one large NTT across devices.
+ * One large column under "all" runs four-step (four_step) when a non-CPU OpenCL device is
+ * usable: its sub-NTTs are columns dealt by the scheduler as above.
  */
 #include "internal.h"
 #include "../kernels_cpu/ntt_cpu.h"
@@ -468,7 +468,12 @@ static hpr_status columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsi
     sched_device devs[HPR_REPORT_MAX_DEVICES];
     sched_device_report reps[HPR_REPORT_MAX_DEVICES];
     sched_tile_record *tiles = NULL;
-    sched_tiling tiling = {1, 1, 0};
+    /* tiles of 2^15 elements or more (many small columns: a tile per column would cost more
+     * in dispatch than in work), yet at least four tiles */
+    size_t per_tile = ((size_t)1 << 15) / pl->n;
+    if (per_tile > pl->columns / 4)
+        per_tile = pl->columns / 4;
+    sched_tiling tiling = {per_tile ? per_tile : 1, per_tile ? per_tile : 1, 0};
     void *results = NULL;
     size_t ntiles = 0;
     char why[512] = "";
@@ -487,14 +492,178 @@ static hpr_status columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsi
     return rc == 0 ? HPR_OK : hpr_fail(ctx, HPR_ERR_DEVICE, "NTT columns: %s", why);
 }
 
+/* ---- one large NTT split across devices: four-step ----
+ * n = n1 n2, index i = n2 i1 + i2 (a: n1 rows of n2). X[k1 + n1 k2] = sum_i2 w^(i2 k1)
+ * w_n2^(i2 k2) sum_i1 a[n2 i1 + i2] w_n1^(i1 k1), so: transpose (n2 rows of n1), n2 NTTs of
+ * n1 (natural orders), scale row i2 by w^(i2 k1), transpose (n1 rows of n2), n1 NTTs of n2,
+ * transpose into natural order. Each set of sub-NTTs is a batch of columns dealt by the
+ * scheduler (columns_on_every_device: calibrated, probed, a failed tile redone elsewhere);
+ * the sub-NTTs use the plan's twiddle table (a table serves every smaller size). Exact
+ * arithmetic: the same field elements, so the same bits as one device. */
+#define FOUR_STEP_MIN_LOG 10 /* below, one device is faster than three transposes */
+#define TRANSPOSE_TILE 32
+
+typedef struct {
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t rows, cols, es;
+} transpose_job;
+
+#define TRANSPOSE_TILE_OF(T)                                                                         \
+    for (size_t r = r0; r < r1; r++)                                                                 \
+        for (size_t c = c0; c < c1; c++)                                                             \
+    ((T *)tj->dst)[c * tj->rows + r] = ((const T *)tj->src)[r * tj->cols + c]
+
+/* Rows [t TILE, ...) of src into the columns of dst, tile by tile. */
+static void transpose_task(void *arg, size_t t, unsigned worker)
+{
+    const transpose_job *tj = arg;
+    size_t r0 = t * TRANSPOSE_TILE, r1 = r0 + TRANSPOSE_TILE < tj->rows ? r0 + TRANSPOSE_TILE : tj->rows;
+    (void)worker;
+    for (size_t c0 = 0; c0 < tj->cols; c0 += TRANSPOSE_TILE) {
+        size_t c1 = c0 + TRANSPOSE_TILE < tj->cols ? c0 + TRANSPOSE_TILE : tj->cols;
+        if (tj->es == 4)
+            TRANSPOSE_TILE_OF(uint32_t);
+        else if (tj->es == 8)
+            TRANSPOSE_TILE_OF(uint64_t);
+        else
+            TRANSPOSE_TILE_OF(ntt_elem);
+    }
+}
+
+/* dst (cols rows of rows) = the transpose of src (rows rows of cols). */
+static void transpose(hpr_ctx *ctx, unsigned char *dst, const unsigned char *src, size_t rows, size_t cols, size_t es)
+{
+    transpose_job tj = {src, dst, rows, cols, es};
+    rt_pool_run(ctx->pool, (rows + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE, transpose_task, &tj);
+}
+
+typedef struct {
+    const ntt_field_ops *ops;
+    unsigned char *a;
+    size_t rows, cols; /* a: rows of cols */
+    const void *w;
+} twist_job;
+
+/* Row r (< rows) times w^(r k) at column k, for the rows of task t (16 per task). */
+static void twist_task(void *arg, size_t t, unsigned worker)
+{
+    const twist_job *tj = arg;
+    const ntt_field_ops *ops = tj->ops;
+    size_t es = ops->elem_bytes, r0 = t * 16, r1 = r0 + 16 < tj->rows ? r0 + 16 : tj->rows;
+    uint64_t e[4] = {r0, 0, 0, 0};
+    ntt_elem step, f;
+    (void)worker;
+    ops->pow(&step, tj->w, e); /* w^r0 */
+    for (size_t r = r0; r < r1; r++, ops->mul(&step, &step, tj->w)) {
+        unsigned char *row = tj->a + r * tj->cols * es;
+        set_small(ops, &f, 1);
+        for (size_t k = 1; k < tj->cols; k++) {
+            ops->mul(&f, &f, &step);
+            ops->mul(row + k * es, row + k * es, &f);
+        }
+    }
+}
+
+/* The report of the second batch plus the first one's work (devices matched by name). */
+static void merge_reports(hpr_run_report *into, const hpr_run_report *first)
+{
+    for (unsigned d = 0; d < first->ndevices; d++) {
+        unsigned m = 0;
+        while (m < into->ndevices && strcmp(into->devices[m].device, first->devices[d].device) != 0)
+            m++;
+        if (m == into->ndevices) {
+            if (m == HPR_REPORT_MAX_DEVICES)
+                continue;
+            into->devices[into->ndevices++] = first->devices[d];
+            continue;
+        }
+        hpr_device_run *o = &into->devices[m];
+        const hpr_device_run *f = &first->devices[d];
+        o->tiles += f->tiles;
+        o->failures += f->failures;
+        o->points += f->points;
+        o->busy_s += f->busy_s;
+        o->wait_s += f->wait_s;
+        o->points_per_s = o->busy_s > 0 ? (double)o->points / o->busy_s : 0;
+        o->dropped |= f->dropped;
+        if (!o->failure[0])
+            snprintf(o->failure, sizeof o->failure, "%s", f->failure);
+    }
+    into->seconds += first->seconds;
+}
+
+/* Whether to split one column: when an OpenCL device other than a CPU can take part (an
+ * OpenCL CPU device such as POCL shares the cores the CPU kernels already use, and the three
+ * transposes would make the split slower than the CPU alone); HPR_NTT_FOUR_STEP=1 forces it
+ * (the tests, on POCL). */
+static int four_step_pays(hpr_ctx *ctx)
+{
+    cl_dev *devs[HPR_REPORT_MAX_DEVICES - 1];
+    const char *force = getenv("HPR_NTT_FOUR_STEP");
+    unsigned ndev = hpr_pick_opencl_devices(ctx, 0, devs, HPR_REPORT_MAX_DEVICES - 1);
+    if (force && strcmp(force, "1") == 0)
+        return ndev > 0;
+    for (unsigned d = 0; d < ndev; d++)
+        if (!(devs[d]->type & CL_DEVICE_TYPE_CPU))
+            return 1;
+    return 0;
+}
+
+/* The butterfly stage of one column (natural or bit-reversed, as butterfly_stage) by four
+ * steps over every usable device. w: the plan's root of order n in its direction. */
+static hpr_status four_step(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *a, const ntt_tables *tw, const void *w)
+{
+    const ntt_field_ops *ops = pl->ops;
+    unsigned log1 = pl->log_n / 2;
+    size_t n1 = (size_t)1 << log1, n2 = pl->n / n1, es = ops->elem_bytes;
+    unsigned char *b = rt_alloc_large(pl->n * es);
+    hpr_run_report first;
+    hpr_status st;
+    if (!b)
+        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT of 2^%u: no memory for the four-step transposes", pl->log_n);
+    if (pl->inverse && input_reversed(pl))
+        ops->bitrev(ctx->pool, a, pl->n);
+    ntt_plan sub = *pl;
+    sub.order = HPR_NTT_NN;
+    sub.has_shift = 0;
+    sub.lde_log_rate = 0;
+    sub.log_n = log1;
+    sub.n = n1;
+    sub.columns = n2;
+    transpose(ctx, b, a, n1, n2, es);
+    if ((st = columns_on_every_device(ctx, &sub, b, tw)) != HPR_OK)
+        goto out;
+    first = ctx->report;
+    twist_job tj = {ops, b, n2, n1, w};
+    rt_pool_run(ctx->pool, (n2 + 15) / 16, twist_task, &tj);
+    transpose(ctx, a, b, n2, n1, es);
+    sub.log_n = pl->log_n - log1;
+    sub.n = n2;
+    sub.columns = n1;
+    if ((st = columns_on_every_device(ctx, &sub, a, tw)) != HPR_OK)
+        goto out;
+    merge_reports(&ctx->report, &first);
+    transpose(ctx, b, a, n1, n2, es);
+    memcpy(a, b, pl->n * es);
+    if (!pl->inverse && output_reversed(pl))
+        ops->bitrev(ctx->pool, a, pl->n);
+out:
+    free(b);
+    return st;
+}
+
 /* The butterflies of every column on the plan's device; on a device fault the columns are
  * restored and redone on the CPU, and the notice says so. */
-static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const ntt_tables *tw)
+static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const ntt_tables *tw,
+                              const void *w)
 {
     size_t col_bytes = pl->n * pl->ops->elem_bytes;
     char why[CL_DETAIL_LEN];
     if (pl->all && pl->columns > 1)
         return columns_on_every_device(ctx, pl, work, tw);
+    if (pl->all && !pl->lde_log_rate && pl->log_n >= FOUR_STEP_MIN_LOG && four_step_pays(ctx))
+        return four_step(ctx, pl, work, tw, w);
     if (pl->dev && !pl->dev->failed) {
         cl_ntt_job job = butterfly_stage(pl);
         unsigned char *saved = rt_alloc_large(pl->columns * col_bytes);
@@ -577,7 +746,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     }
     for (size_t c = 0; c < pl->columns; c++)
         before_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &w_dir);
-    hpr_status st = butterflies(ctx, pl, work, &tw);
+    hpr_status st = butterflies(ctx, pl, work, &tw, &w_dir);
     for (size_t c = 0; c < pl->columns && st == HPR_OK; c++)
         after_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &n_inv);
     if (!internal_form) {

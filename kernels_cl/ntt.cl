@@ -6,7 +6,9 @@
  * the twiddle table is the host's (kernels_cpu/ntt_cpu.h: tw[len + j] = w_{2 len}^j), so
  * every butterfly computes exactly what the CPU's does: results are bit-identical.
  * Method: passes of several layers per launch in local memory (ntt_dif_pass, ntt_dit_pass),
- * n/2 work-items each, twiddles read from device memory: log_n / k launches, not log_n.
+ * n/2 work-items per column, twiddles read from device memory: log_n / k launches, not
+ * log_n. Every kernel runs a batch of columns at once: the second dimension of the range is
+ * the column (n = 2^log_n elements each, consecutive).
  */
 #if HPR_CL_FIELD == 1 || HPR_CL_FIELD == 2
 #define HPR_CL_CURVE HPR_CL_FIELD
@@ -51,9 +53,10 @@ typedef kb_t elem;
 #define HPR_NTT_LOCAL_BITS 11
 #endif
 
-__kernel void ntt_dif_pass(__global elem *a, __global const elem *tw, uint len, uint k)
+__kernel void ntt_dif_pass(__global elem *a, __global const elem *tw, uint len, uint k, uint log_n)
 {
     __local elem buf[1 << HPR_NTT_LOCAL_BITS];
+    a += (size_t)get_global_id(1) << log_n; /* this work-group's column */
     uint t = get_local_id(0), g = get_group_id(0), pairs = 1u << (k - 1), s = len >> (k - 1);
     uint lo = g % s, base = (g / s) * 2 * len + lo;
     buf[t] = a[base + t * s];
@@ -74,9 +77,10 @@ __kernel void ntt_dif_pass(__global elem *a, __global const elem *tw, uint len, 
 }
 
 /* The same for DIT: spans s, 2s, ..., len = s << (k-1), Cooley-Tukey butterflies. */
-__kernel void ntt_dit_pass(__global elem *a, __global const elem *tw, uint s, uint k)
+__kernel void ntt_dit_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint log_n)
 {
     __local elem buf[1 << HPR_NTT_LOCAL_BITS];
+    a += (size_t)get_global_id(1) << log_n;
     uint t = get_local_id(0), g = get_group_id(0), pairs = 1u << (k - 1), len = s << (k - 1);
     uint lo = g % s, base = (g / s) * 2 * len + lo;
     buf[t] = a[base + t * s];
@@ -96,11 +100,12 @@ __kernel void ntt_dit_pass(__global elem *a, __global const elem *tw, uint s, ui
     a[base + (t + pairs) * s] = buf[t + pairs];
 }
 
-/* out[rev(i)] = in[i], rev over log_n bits. */
+/* out[rev(i)] = in[i], rev over log_n bits, in column get_global_id(1). */
 __kernel void ntt_bitrev(__global const elem *in, __global elem *out, uint log_n)
 {
+    size_t col = (size_t)get_global_id(1) << log_n;
     uint i = get_global_id(0), r = 0, x = i;
     for (uint k = 0; k < log_n; k++, x >>= 1)
         r = (r << 1) | (x & 1);
-    out[r] = in[i];
+    out[col + r] = in[col + i];
 }

@@ -458,7 +458,8 @@ END_TEST
 
 /* A context whose "all" includes the first OpenCL device: one CPU thread, and POCL limited
  * to one thread (set before OpenCL loads, in this forked test). */
-static hpr_ctx *hybrid_ctx(void)
+/* CPU (1 thread, tier: NULL for the fastest) beside POCL (1 thread) under "all". */
+static hpr_ctx *hybrid_ctx_tier(const char *tier)
 {
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 1);
     hpr_config cfg;
@@ -466,8 +467,14 @@ static hpr_ctx *hybrid_ctx(void)
     hpr_config_default(&cfg);
     cfg.threads = 1;
     cfg.devices = "all";
+    cfg.cpu_tier = tier;
     ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
     return ctx;
+}
+
+static hpr_ctx *hybrid_ctx(void)
+{
+    return hybrid_ctx_tier(NULL);
 }
 
 static void expect_both_devices_used(hpr_ctx *ctx, const char *what)
@@ -485,7 +492,9 @@ START_TEST(hybrid_splits_give_the_cpu_result)
     const curve_t *c = &curves[_i];
     test_rng rng;
     test_rng_init(&rng, 900 + (uint64_t)_i);
-    hpr_ctx *ctx = hybrid_ctx();
+    /* the portable CPU tier: the fastest one can finish a small MSM before POCL asks for its
+     * first tile, and the split would not be tested */
+    hpr_ctx *ctx = hybrid_ctx_tier("portable");
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         size_t n = 600 + test_rng_next(&rng) % 1400;
         char tiles[64], what[96];
@@ -692,6 +701,45 @@ END_TEST
 
 /* _i = 0: columns of a batch dealt to the CPU and the device ("all") give the CPU's bits and
  * both devices take columns; _i = 1: the device fails every tile, the CPU redoes them. */
+/* _i = field: one large column under "all" runs four-step, its sub-NTTs dealt between the
+ * CPU and POCL: the CPU's bits for every direction and order, 2^12 (n1 = n2) and 2^13. */
+START_TEST(one_large_ntt_split_four_step_gives_the_cpu_result)
+{
+    char id[16];
+    test_rng rng;
+    hpr_run_report rep;
+    hpr_field field = ntt_fields[_i];
+    size_t es = hpr_field_element_size(field);
+    setenv("POCL_MAX_PTHREAD_COUNT", "1", 1); /* before OpenCL loads (first_device): POCL fits beside 1 thread */
+    setenv("HPR_NTT_FOUR_STEP", "1", 1);      /* POCL is a CPU device: not split unless forced */
+    first_device(id);
+    test_rng_init(&rng, 1600 + (uint64_t)_i);
+    hpr_ctx *ctx = hybrid_ctx();
+    for (unsigned round = 0; round < 4; round++) {
+        unsigned log_n = 12 + round % 2;
+        size_t n = (size_t)1 << log_n;
+        hpr_ntt_opts opts = {(int)(round / 2), (hpr_ntt_order)((round + (unsigned)_i) % 4), round % 3 ? "5" : NULL,
+                             NULL, 1, 0, "cpu"};
+        unsigned char *want = ntt_random(field, n, &rng), *got = malloc(n * es);
+        memcpy(got, want, n * es);
+        ck_assert_int_eq(hpr_ntt(ctx, field, log_n, want, &opts), HPR_OK);
+        opts.device = "all";
+        ck_assert_msg(hpr_ntt(ctx, field, log_n, got, &opts) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+        ck_assert_msg(memcmp(want, got, n * es) == 0,
+                      SEED_FMT "field %d 2^%u inverse %d order %d: the four-step split differs", test_seed, (int)field,
+                      log_n, opts.inverse, (int)opts.order);
+        ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+        ck_assert_msg(rep.ndevices == 2, "%u devices (%s)", rep.ndevices, rep.notes);
+        ck_assert_uint_gt(rep.devices[0].tiles, 0);
+        ck_assert_uint_gt(rep.devices[0].tiles + rep.devices[1].tiles, 2); /* both batches, merged */
+        free(want);
+        free(got);
+    }
+    unsetenv("HPR_NTT_FOUR_STEP");
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
 {
     char id[16];
@@ -702,7 +750,8 @@ START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
     test_rng_init(&rng, 1500 + (uint64_t)_i);
     if (_i == 1)
         setenv("HPR_CL_INJECT_FAULT", id, 1);
-    hpr_ctx *ctx = hybrid_ctx();
+    /* the portable CPU tier: the IFMA one finishes 32 columns before POCL's first probe */
+    hpr_ctx *ctx = hybrid_ctx_tier("portable");
     for (size_t f = 0; f < sizeof ntt_fields / sizeof ntt_fields[0]; f++) {
         size_t es = hpr_field_element_size(ntt_fields[f]), cols = 32, total = cols << 12;
         hpr_ntt_opts opts = {(int)(f % 2), (hpr_ntt_order)(f % 4), "5", NULL, cols, (int)(f % 2), "cpu"};
@@ -842,6 +891,7 @@ static Suite *opencl_suite(void)
     tcase_add_loop_test(tc, ntt_on_the_device_equals_the_cpu, 0, 5);
     tcase_add_test(tc, ntt_on_a_failing_device_is_redone_on_the_cpu);
     tcase_add_loop_test(tc, ntt_columns_split_across_devices_give_the_cpu_result, 0, 2);
+    tcase_add_loop_test(tc, one_large_ntt_split_four_step_gives_the_cpu_result, 0, 5);
     tcase_add_loop_test(tc, groth16_graph_gives_the_snarkjs_proof, 0, 2);
     suite_add_tcase(s, tc);
     return s;
