@@ -5,13 +5,13 @@
  * NT_IMPORT (e, bytes: canonical little-endian bytes -> element, 0 when >= p) and NT_EXPORT
  * (bytes, e), then include. See ntt_cpu.h for the twiddle layout and the contracts.
  *
- * Method: iterative radix-2 over the table tw[len + j]. Cache blocking: the layers whose
+ * Method: iterative over the table tw[len + j]. Cache blocking: the layers whose
  * butterflies span less than NT_BLOCK elements (a block of 128 KiB, within a core's L2) run
- * block by block, all of them depth first, one block per task; the wider layers run one at
- * a time, their butterflies cut into tasks for the pool. So an n = 2^20 transform of 32-byte
- * elements streams the whole array 7 times (the wide layers) instead of 20.
+ * block by block, all of them depth first, one block per task; the wider layers run two at
+ * a time (radix 4, NT_FN(quads)), their quads cut into tasks for the pool. So an n = 2^20
+ * transform of 32-byte elements streams the whole array 4 times (8 wide layers in pairs)
+ * plus once for the blocks, instead of 20 times.
  * Bit reversal: blocked, tile by tile (NT_FN(bitrev)).
- * What is not here yet (issue 6): radix-4 butterflies.
  */
 #define NT_CAT_(a, b) a##b
 #define NT_CAT(a, b) NT_CAT_(a, b)
@@ -26,6 +26,7 @@ typedef struct {
     size_t n, len, per_task, block;
     const NT_T *c, *s;
     unsigned log_n;
+    int dit; /* quad_task: the direction */
 } NT_FN(job);
 
 /* Butterflies [b0, b1) of the layer of half-span len (b = block * len + j): one division
@@ -83,6 +84,50 @@ static void NT_FN(dit_butterflies)(NT_T *a, const NT_T *tw, size_t len, size_t b
             x += 2 * len;
         }
     }
+}
+
+/* Radix 4: two wide layers in one pass over the quads [q0, q1). Quad q (h = len / 2, block
+ * q / h, j = q % h) is x[j], x[j + h], x[j + len], x[j + len + h] of its block x of 2 len
+ * elements; DIF runs the span-len butterflies (j, j + len), (j + h, j + len + h), then the
+ * span-h ones (j, j + h), (j + len, j + len + h); DIT the same in reverse. These are the
+ * radix-2 layers' own butterflies, so the bits are the same, but each element comes from
+ * memory once for both layers: consecutive quads go NT_QUAD_RUN at a time, whose four
+ * segments stay in L1 between the two layers. */
+#define NT_QUAD_RUN 64
+
+static void NT_FN(quads)(NT_T *a, const NT_T *tw, size_t len, size_t q0, size_t q1, int dit)
+{
+    size_t h = len / 2, j = q0 % h;
+    NT_T *x = a + q0 / h * 2 * len;
+    for (size_t q = q0; q < q1;) {
+        size_t run = h - j < q1 - q ? h - j : q1 - q;
+        if (run > NT_QUAD_RUN)
+            run = NT_QUAD_RUN;
+        if (dit) {
+            NT_FN(dit_butterflies)(x, tw, h, j, j + run);
+            NT_FN(dit_butterflies)(x + len, tw, h, j, j + run);
+            NT_FN(dit_butterflies)(x, tw, len, j, j + run);
+            NT_FN(dit_butterflies)(x, tw, len, j + h, j + h + run);
+        } else {
+            NT_FN(dif_butterflies)(x, tw, len, j, j + run);
+            NT_FN(dif_butterflies)(x, tw, len, j + h, j + h + run);
+            NT_FN(dif_butterflies)(x, tw, h, j, j + run);
+            NT_FN(dif_butterflies)(x + len, tw, h, j, j + run);
+        }
+        q += run;
+        if ((j += run) == h) {
+            j = 0;
+            x += 2 * len;
+        }
+    }
+}
+
+static void NT_FN(quad_task)(void *arg, size_t t, unsigned worker)
+{
+    NT_FN(job) *jb = arg;
+    size_t quads = jb->n / 4, q0 = t * jb->per_task, q1 = q0 + jb->per_task < quads ? q0 + jb->per_task : quads;
+    (void)worker;
+    NT_FN(quads)(jb->a, jb->tw, jb->len, q0, q1, jb->dit);
 }
 
 static void NT_FN(dif_layer_task)(void *arg, size_t t, unsigned worker)
@@ -154,24 +199,50 @@ static size_t NT_FN(layer_tasks)(rt_pool *pool, NT_FN(job) * jb)
     return (half + jb->per_task - 1) / jb->per_task;
 }
 
+/* Tasks for the quads of a radix-4 pass (per_task set). */
+static size_t NT_FN(quad_tasks)(rt_pool *pool, NT_FN(job) * jb)
+{
+    size_t quads = jb->n / 4, tasks = (size_t)rt_pool_size(pool) * NT_TASKS_PER_THREAD;
+    if (tasks > quads)
+        tasks = quads;
+    jb->per_task = (quads + tasks - 1) / tasks;
+    return (quads + jb->per_task - 1) / jb->per_task;
+}
+
+/* The wide layers (span >= the block): two per pass (NT_FN(quads)), the last one alone when
+ * their number is odd. */
+static void NT_FN(wide_layers)(rt_pool *pool, NT_FN(job) * jb, int dit)
+{
+    size_t len = dit ? jb->block : jb->n / 2;
+    jb->dit = dit;
+    while (len >= jb->block && len < jb->n) {
+        size_t next = dit ? 2 * len : len / 2; /* the pass's second layer */
+        int pair = dit ? next < jb->n : next >= jb->block;
+        jb->len = dit && pair ? next : len; /* quads take the wider span */
+        if (pair)
+            rt_pool_run(pool, NT_FN(quad_tasks)(pool, jb), NT_FN(quad_task), jb);
+        else
+            rt_pool_run(pool, NT_FN(layer_tasks)(pool, jb), dit ? NT_FN(dit_layer_task) : NT_FN(dif_layer_task), jb);
+        len = pair ? (dit ? 2 * next : next / 2) : (dit ? 2 * len : len / 2);
+    }
+}
+
 static void NT_FN(dif)(rt_pool *pool, void *a, size_t n, const void *tw)
 {
-    NT_FN(job) jb = {a, tw, n, 0, 0, n < NT_BLOCK ? n : NT_BLOCK, NULL, NULL, 0};
+    NT_FN(job) jb = {a, tw, n, 0, 0, n < NT_BLOCK ? n : NT_BLOCK, NULL, NULL, 0, 0};
     if (n < 2)
         return;
-    for (jb.len = n / 2; jb.len >= jb.block; jb.len /= 2)
-        rt_pool_run(pool, NT_FN(layer_tasks)(pool, &jb), NT_FN(dif_layer_task), &jb);
+    NT_FN(wide_layers)(pool, &jb, 0);
     rt_pool_run(pool, n / jb.block, NT_FN(dif_block_task), &jb);
 }
 
 static void NT_FN(dit)(rt_pool *pool, void *a, size_t n, const void *tw)
 {
-    NT_FN(job) jb = {a, tw, n, 0, 0, n < NT_BLOCK ? n : NT_BLOCK, NULL, NULL, 0};
+    NT_FN(job) jb = {a, tw, n, 0, 0, n < NT_BLOCK ? n : NT_BLOCK, NULL, NULL, 0, 0};
     if (n < 2)
         return;
     rt_pool_run(pool, n / jb.block, NT_FN(dit_block_task), &jb);
-    for (jb.len = jb.block; jb.len < n; jb.len *= 2)
-        rt_pool_run(pool, NT_FN(layer_tasks)(pool, &jb), NT_FN(dit_layer_task), &jb);
+    NT_FN(wide_layers)(pool, &jb, 1);
 }
 
 /* Element range of task t when n elements are cut into per_task pieces. */
@@ -238,7 +309,7 @@ static void NT_FN(scale_task)(void *arg, size_t t, unsigned worker)
 
 static void NT_FN(scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s)
 {
-    NT_FN(job) jb = {a, NULL, n, 0, 0, 0, c, s, 0};
+    NT_FN(job) jb = {a, NULL, n, 0, 0, 0, c, s, 0, 0};
     rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(scale_task), &jb);
 }
 
@@ -264,7 +335,7 @@ static void NT_FN(twiddles)(rt_pool *pool, void *tw_v, size_t n, const void *w)
     NT_T *tw = tw_v;
     if (n < 2)
         return;
-    NT_FN(job) jb = {tw + n / 2, NULL, n / 2, 0, 0, 0, NULL, w, 0};
+    NT_FN(job) jb = {tw + n / 2, NULL, n / 2, 0, 0, 0, NULL, w, 0, 0};
     rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(powers_task), &jb);
     for (size_t len = n / 4; len >= 1; len /= 2)
         for (size_t j = 0; j < len; j++)
@@ -377,7 +448,7 @@ static void NT_FN(bitrev_tiles_task)(void *arg, size_t t, unsigned worker)
 
 static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 {
-    NT_FN(job) jb = {a, NULL, n, 0, 0, 0, NULL, NULL, 0};
+    NT_FN(job) jb = {a, NULL, n, 0, 0, 0, NULL, NULL, 0, 0};
     while (((size_t)1 << jb.log_n) < n)
         jb.log_n++;
     if (jb.log_n >= 2 * NT_BR_BITS) {
@@ -401,6 +472,7 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 #undef NT_IMPORT
 #undef NT_EXPORT
 #undef NT_VECTOR_STEP
+#undef NT_QUAD_RUN
 #undef NT_LANES
 #undef NT_MUL_LANES
 #undef NT_VMUL
