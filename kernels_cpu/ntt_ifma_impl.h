@@ -18,7 +18,7 @@
  * the upper half with vector j of the lower); the three narrow layers (span 4, 2, 1) run
  * together on two neighbouring groups in registers, lanes regrouped with permutes. Cache
  * blocking as in ntt_impl.h: layers narrower than NI_BLOCK elements run depth first, block
- * by block, one block per task; the wide ones one at a time, cut into tasks.
+ * by block, one block per task; the wide ones two per pass (radix 4), cut into tasks.
  * Sizes below 16 use the portable kernel (the table keeps a pointer to its twiddles).
  *
  * Instantiation: define NI_PFX (name prefix), NI_F8 (the IFMA type of ifma_fe_impl.h, 5
@@ -49,6 +49,7 @@ typedef struct {
     const void *tw;
     size_t n, len, per_task, block;
     const void *c, *s; /* scale: a_i *= c s^i */
+    int dit;           /* quad_task: the direction */
 } NI_FN(job);
 
 /* four 64-bit limbs (value < 2^256) -> five 52-bit limbs, and back (limbs normalised) */
@@ -278,6 +279,48 @@ static void NI_FN(leave_task)(void *arg, size_t task, unsigned worker)
     NI_FN(leave_groups)(jb->a, g0, g1);
 }
 
+/* Radix 4 as in ntt_impl.h: the wide layers of spans len and len / 2 in one pass. Vector
+ * quad q (H = len / 16 groups, block q / H, jg = q % H) is the groups jg, jg + H, jg + 2H,
+ * jg + 3H of its block x of 2 len elements; runs of NI_QUAD_RUN consecutive quads take both
+ * layers while their groups are in L1. */
+#define NI_QUAD_RUN 8
+
+static void NI_FN(vector_quads)(uint64_t *a, const NI_FN(table) * t, size_t len, size_t q0, size_t q1, int dit)
+{
+    size_t H = len / 16, jg = q0 % H;
+    uint64_t *x = a + q0 / H * 4 * H * NI_GROUP_WORDS, *upper;
+    for (size_t q = q0; q < q1;) {
+        size_t run = H - jg < q1 - q ? H - jg : q1 - q;
+        if (run > NI_QUAD_RUN)
+            run = NI_QUAD_RUN;
+        upper = x + 2 * H * NI_GROUP_WORDS;
+        if (dit) {
+            NI_FN(vector_layer)(x, t, len / 2, jg, jg + run, 1);
+            NI_FN(vector_layer)(upper, t, len / 2, jg, jg + run, 1);
+            NI_FN(vector_layer)(x, t, len, jg, jg + run, 1);
+            NI_FN(vector_layer)(x, t, len, jg + H, jg + H + run, 1);
+        } else {
+            NI_FN(vector_layer)(x, t, len, jg, jg + run, 0);
+            NI_FN(vector_layer)(x, t, len, jg + H, jg + H + run, 0);
+            NI_FN(vector_layer)(x, t, len / 2, jg, jg + run, 0);
+            NI_FN(vector_layer)(upper, t, len / 2, jg, jg + run, 0);
+        }
+        q += run;
+        if ((jg += run) == H) {
+            jg = 0;
+            x += 4 * H * NI_GROUP_WORDS;
+        }
+    }
+}
+
+static void NI_FN(quad_task)(void *arg, size_t task, unsigned worker)
+{
+    NI_FN(job) *jb = arg;
+    size_t quads = jb->n / 32, q0 = task * jb->per_task, q1 = q0 + jb->per_task < quads ? q0 + jb->per_task : quads;
+    (void)worker;
+    NI_FN(vector_quads)(jb->a, jb->t, jb->len, q0, q1, jb->dit);
+}
+
 static void NI_FN(wide_task)(void *arg, size_t task, unsigned worker, int dit)
 {
     NI_FN(job) *jb = arg;
@@ -341,6 +384,25 @@ static size_t NI_FN(tasks)(rt_pool *pool, NI_FN(job) * jb, size_t items)
     return (items + jb->per_task - 1) / jb->per_task;
 }
 
+/* The wide layers (span >= the block), two per pass, the last one alone when their number
+ * is odd (see ntt_impl.h's wide_layers). */
+static void NI_FN(wide_layers)(rt_pool *pool, NI_FN(job) * jb, int dit)
+{
+    size_t len = dit ? jb->block : jb->n / 2;
+    jb->dit = dit;
+    while (len >= jb->block && len < jb->n) {
+        size_t next = dit ? 2 * len : len / 2;
+        int pair = dit ? next < jb->n : next >= jb->block;
+        jb->len = dit && pair ? next : len;
+        if (pair)
+            rt_pool_run(pool, NI_FN(tasks)(pool, jb, jb->n / 32), NI_FN(quad_task), jb);
+        else
+            rt_pool_run(pool, NI_FN(tasks)(pool, jb, jb->n / 16), dit ? NI_FN(wide_dit_task) : NI_FN(wide_dif_task),
+                        jb);
+        len = pair ? (dit ? 2 * next : next / 2) : (dit ? 2 * len : len / 2);
+    }
+}
+
 void NI_FN(dif)(rt_pool *pool, void *a, size_t n, const void *table)
 {
     const NI_FN(table) *t = table;
@@ -350,11 +412,10 @@ void NI_FN(dif)(rt_pool *pool, void *a, size_t n, const void *table)
         NI_PORTABLE.dif(pool, a, n, t->tw);
         return;
     }
-    NI_FN(job) jb = {a, t, NULL, n, 0, 0, n < NI_BLOCK ? n : NI_BLOCK, NULL, NULL};
+    NI_FN(job) jb = {a, t, NULL, n, 0, 0, n < NI_BLOCK ? n : NI_BLOCK, NULL, NULL, 0};
     if (n > jb.block)
         rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 8), NI_FN(enter_task), &jb);
-    for (jb.len = n / 2; jb.len >= jb.block; jb.len /= 2)
-        rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 16), NI_FN(wide_dif_task), &jb);
+    NI_FN(wide_layers)(pool, &jb, 0);
     rt_pool_run(pool, n / jb.block, NI_FN(dif_block_task), &jb);
 }
 
@@ -367,10 +428,9 @@ void NI_FN(dit)(rt_pool *pool, void *a, size_t n, const void *table)
         NI_PORTABLE.dit(pool, a, n, t->tw);
         return;
     }
-    NI_FN(job) jb = {a, t, NULL, n, 0, 0, n < NI_BLOCK ? n : NI_BLOCK, NULL, NULL};
+    NI_FN(job) jb = {a, t, NULL, n, 0, 0, n < NI_BLOCK ? n : NI_BLOCK, NULL, NULL, 0};
     rt_pool_run(pool, n / jb.block, NI_FN(dit_block_task), &jb);
-    for (jb.len = jb.block; jb.len < n; jb.len *= 2)
-        rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 16), NI_FN(wide_dit_task), &jb);
+    NI_FN(wide_layers)(pool, &jb, 1);
     if (n > jb.block)
         rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 8), NI_FN(leave_task), &jb);
 }
@@ -419,7 +479,7 @@ void NI_FN(scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s
         NI_PORTABLE.scale(pool, a, n, c, s);
         return;
     }
-    NI_FN(job) jb = {a, NULL, NULL, n, 0, 0, 0, c, s};
+    NI_FN(job) jb = {a, NULL, NULL, n, 0, 0, 0, c, s, 0};
     rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 8), NI_FN(scale_task), &jb);
 }
 
@@ -457,7 +517,7 @@ void *NI_FN(kernel_twiddles)(rt_pool *pool, const void *tw, size_t n)
     t->groups = groups;
     if (!groups)
         return t;
-    NI_FN(job) jb = {NULL, t, tw, n, 0, 0, 0, NULL, NULL};
+    NI_FN(job) jb = {NULL, t, tw, n, 0, 0, 0, NULL, NULL, 0};
     rt_pool_run(pool, NI_FN(tasks)(pool, &jb, groups), NI_FN(table_task), &jb);
     for (int s = 0; s < 3; s++)
         for (int i = 0; i < 5; i++)
@@ -473,6 +533,7 @@ void *NI_FN(kernel_twiddles)(rt_pool *pool, const void *tw, size_t n)
 #undef NI_BLOCK
 #undef NI_GROUP_WORDS
 #undef NI_TASKS_PER_THREAD
+#undef NI_QUAD_RUN
 #undef NI_PFX
 #undef NI_F8
 #undef NI_K
