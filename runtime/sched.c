@@ -30,8 +30,22 @@ void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *s
     p->min_tile = tiling->min_tile ? tiling->min_tile : 1;
     p->probe_tile = tiling->probe_tile ? tiling->probe_tile : p->min_tile;
     p->align = tiling->align;
-    for (unsigned d = 0; d < p->ndev; d++)
+    const char *every = getenv("HPR_SCHED_EVERY_DEVICE");
+    int reserve = every && strcmp(every, "1") == 0 && n >= (size_t)p->ndev * p->probe_tile;
+    for (unsigned d = 0; d < p->ndev; d++) {
         p->speed[d] = speeds ? speeds[d] : 0;
+        p->reserved[d] = reserve;
+    }
+}
+
+/* Items held for the other devices' reserved probe tiles. */
+static size_t held_for_others(const sched_policy *p, unsigned d)
+{
+    size_t held = 0;
+    for (unsigned e = 0; e < p->ndev; e++)
+        if (e != d && p->reserved[e] && !p->dropped[e])
+            held += p->probe_tile;
+    return held;
 }
 
 static int any_unknown_speed(const sched_policy *p)
@@ -96,6 +110,11 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
     }
     if (remaining == 0)
         return sched_policy_finished(p) ? SCHED_DONE : SCHED_WAIT;
+    size_t held = p->reserved[d] ? 0 : held_for_others(p, d);
+    if (held >= remaining)
+        return SCHED_WAIT; /* what is left waits for the devices it is held for */
+    remaining -= held;
+    p->reserved[d] = 0;
     if (p->speed[d] <= 0) {
         size = p->probe_tile;
     } else if (any_unknown_speed(p)) { /* small tiles until every device's speed is known */
@@ -121,6 +140,8 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
     if (size > remaining)
         size = remaining;
     size = aligned_size(p, size, share);
+    if (size > remaining) /* rounded up into the held items */
+        size = remaining;
     tile->begin = p->next;
     tile->end = p->next + size;
     p->next += size;

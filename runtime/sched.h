@@ -25,6 +25,9 @@
  * - Faults: a failed tile goes back to a queue that every device serves first; a device that
  *   fails twice is dropped for the rest of the run. If all devices are dropped, the job fails.
  * HPR_SCHED_TRACE (environment, any value) prints every completed tile on stderr.
+ * HPR_SCHED_EVERY_DEVICE=1 (for tests) holds a probe tile for each device until it asks, so
+ * that a split is exercised even when one device could finish everything before another
+ * starts (a slow device then delays the run: never for production).
  */
 #ifndef HPR_SCHED_H
 #define HPR_SCHED_H
@@ -59,6 +62,8 @@ typedef struct {
     sched_range returned[4 * SCHED_MAX_DEVICES]; /* failed tiles waiting for another device */
     unsigned returned_by[4 * SCHED_MAX_DEVICES];  /* the device that failed each */
     unsigned nreturned;
+    int reserved[SCHED_MAX_DEVICES]; /* HPR_SCHED_EVERY_DEVICE=1 (tests): a probe tile is held
+                                      * for d until it asks, so that every device takes part */
 } sched_policy;
 
 /* speeds: initial estimates (items/s) per device from calibration, 0 = unknown (probe). */

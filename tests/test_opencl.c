@@ -458,8 +458,7 @@ END_TEST
 
 /* A context whose "all" includes the first OpenCL device: one CPU thread, and POCL limited
  * to one thread (set before OpenCL loads, in this forked test). */
-/* CPU (1 thread, tier: NULL for the fastest) beside POCL (1 thread) under "all". */
-static hpr_ctx *hybrid_ctx_tier(const char *tier)
+static hpr_ctx *hybrid_ctx(void)
 {
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 1);
     hpr_config cfg;
@@ -467,14 +466,8 @@ static hpr_ctx *hybrid_ctx_tier(const char *tier)
     hpr_config_default(&cfg);
     cfg.threads = 1;
     cfg.devices = "all";
-    cfg.cpu_tier = tier;
     ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
     return ctx;
-}
-
-static hpr_ctx *hybrid_ctx(void)
-{
-    return hybrid_ctx_tier(NULL);
 }
 
 static void expect_both_devices_used(hpr_ctx *ctx, const char *what)
@@ -492,9 +485,9 @@ START_TEST(hybrid_splits_give_the_cpu_result)
     const curve_t *c = &curves[_i];
     test_rng rng;
     test_rng_init(&rng, 900 + (uint64_t)_i);
-    /* the portable CPU tier: the fastest one can finish a small MSM before POCL asks for its
-     * first tile, and the split would not be tested */
-    hpr_ctx *ctx = hybrid_ctx_tier("portable");
+    /* the CPU can finish a small MSM before POCL asks for its first tile: hold one for it */
+    setenv("HPR_SCHED_EVERY_DEVICE", "1", 1);
+    hpr_ctx *ctx = hybrid_ctx();
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         size_t n = 600 + test_rng_next(&rng) % 1400;
         char tiles[64], what[96];
@@ -512,6 +505,7 @@ START_TEST(hybrid_splits_give_the_cpu_result)
         expect_both_devices_used(ctx, what);
         free_inputs(&in);
     }
+    unsetenv("HPR_SCHED_EVERY_DEVICE");
     hpr_ctx_destroy(ctx);
 }
 END_TEST
@@ -712,6 +706,7 @@ START_TEST(one_large_ntt_split_four_step_gives_the_cpu_result)
     size_t es = hpr_field_element_size(field);
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 1); /* before OpenCL loads (first_device): POCL fits beside 1 thread */
     setenv("HPR_NTT_FOUR_STEP", "1", 1);      /* POCL is a CPU device: not split unless forced */
+    setenv("HPR_SCHED_EVERY_DEVICE", "1", 1); /* both devices take part */
     first_device(id);
     test_rng_init(&rng, 1600 + (uint64_t)_i);
     hpr_ctx *ctx = hybrid_ctx();
@@ -731,11 +726,30 @@ START_TEST(one_large_ntt_split_four_step_gives_the_cpu_result)
         ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
         ck_assert_msg(rep.ndevices == 2, "%u devices (%s)", rep.ndevices, rep.notes);
         ck_assert_uint_gt(rep.devices[0].tiles, 0);
-        ck_assert_uint_gt(rep.devices[0].tiles + rep.devices[1].tiles, 2); /* both batches, merged */
+        ck_assert_uint_gt(rep.devices[1].tiles, 1); /* a tile of each batch: the reports merged */
         free(want);
         free(got);
     }
+    /* a failing device: its sub-NTTs are redone by the CPU, same bits, the failure reported */
+    setenv("HPR_CL_INJECT_FAULT", id, 1);
+    size_t n = (size_t)1 << 12;
+    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 1, 0, "cpu"};
+    unsigned char *want = ntt_random(field, n, &rng), *got = malloc(n * es);
+    memcpy(got, want, n * es);
+    ck_assert_int_eq(hpr_ntt(ctx, field, 12, want, &opts), HPR_OK);
+    opts.device = "all";
+    ck_assert_msg(hpr_ntt(ctx, field, 12, got, &opts) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    ck_assert_msg(memcmp(want, got, n * es) == 0, SEED_FMT "field %d: the four-step split with a failing device differs",
+                  test_seed, (int)field);
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+    ck_assert_msg(rep.ndevices == 2 && rep.devices[1].failures >= 1 &&
+                      strstr(rep.devices[1].failure, "HPR_CL_INJECT_FAULT") != NULL,
+                  "devices %u, failures %u: %s", rep.ndevices, rep.devices[1].failures, rep.devices[1].failure);
+    unsetenv("HPR_CL_INJECT_FAULT");
+    free(want);
+    free(got);
     unsetenv("HPR_NTT_FOUR_STEP");
+    unsetenv("HPR_SCHED_EVERY_DEVICE");
     hpr_ctx_destroy(ctx);
 }
 END_TEST
@@ -750,8 +764,8 @@ START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
     test_rng_init(&rng, 1500 + (uint64_t)_i);
     if (_i == 1)
         setenv("HPR_CL_INJECT_FAULT", id, 1);
-    /* the portable CPU tier: the IFMA one finishes 32 columns before POCL's first probe */
-    hpr_ctx *ctx = hybrid_ctx_tier("portable");
+    setenv("HPR_SCHED_EVERY_DEVICE", "1", 1); /* the CPU could finish before POCL's first probe */
+    hpr_ctx *ctx = hybrid_ctx();
     for (size_t f = 0; f < sizeof ntt_fields / sizeof ntt_fields[0]; f++) {
         size_t es = hpr_field_element_size(ntt_fields[f]), cols = 32, total = cols << 12;
         hpr_ntt_opts opts = {(int)(f % 2), (hpr_ntt_order)(f % 4), "5", NULL, cols, (int)(f % 2), "cpu"};
@@ -777,6 +791,7 @@ START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
         }
     }
     unsetenv("HPR_CL_INJECT_FAULT");
+    unsetenv("HPR_SCHED_EVERY_DEVICE");
     hpr_ctx_destroy(ctx);
 }
 END_TEST

@@ -6,10 +6,12 @@
  * dropped, every item is done exactly once), and the hybrid MSM's window grid (tiles aligned
  * to whole windows).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_util.h"
 
 #include "../runtime/sched.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define N_ITEMS ((size_t)1 << 22)
@@ -205,6 +207,43 @@ START_TEST(failed_tiles_move_and_a_device_failing_twice_is_dropped)
 }
 END_TEST
 
+/* HPR_SCHED_EVERY_DEVICE=1: a device that asks only after the other has taken everything it
+ * could still gets its probe tile; without it, the first device takes every item; a dropped
+ * device's hold is released. */
+static unsigned tiles_of_late_device(int every, int drop_late)
+{
+    sched_policy p;
+    sched_range t;
+    sched_tiling tiling = {10, 10, 0};
+    unsigned got = 0;
+    if (every)
+        setenv("HPR_SCHED_EVERY_DEVICE", "1", 1);
+    sched_policy_init(&p, 100, 2, NULL, &tiling);
+    unsetenv("HPR_SCHED_EVERY_DEVICE");
+    if (drop_late) {
+        sched_range first = {0, 0};
+        ck_assert_int_eq(sched_policy_failed(&p, 1, first), 0);
+        ck_assert_int_eq(sched_policy_failed(&p, 1, first), 1); /* dropped */
+        p.nreturned = 0;                                        /* the empty ranges above */
+    }
+    while (sched_policy_next(&p, 0, &t) == SCHED_TILE)
+        sched_policy_done(&p, 0, t, 1e-3);
+    while (!drop_late && sched_policy_next(&p, 1, &t) == SCHED_TILE) {
+        got++;
+        sched_policy_done(&p, 1, t, 1e-3);
+    }
+    ck_assert_int_eq(sched_policy_finished(&p), 1);
+    return got;
+}
+
+START_TEST(every_device_knob_holds_a_probe_tile)
+{
+    ck_assert_uint_eq(tiles_of_late_device(0, 0), 0);
+    ck_assert_uint_eq(tiles_of_late_device(1, 0), 1);
+    ck_assert_uint_eq(tiles_of_late_device(1, 1), 0); /* finished by device 0 alone */
+}
+END_TEST
+
 /* The threaded runner with trivial devices: results sorted by range and covering all. */
 static int sum_tile(void *impl, sched_range r, void *result, char *detail, size_t len)
 {
@@ -262,6 +301,7 @@ int main(void)
     TCase *tc = tcase_create("sched");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, speed_ratios_finish_near_the_ideal);
+    tcase_add_test(tc, every_device_knob_holds_a_probe_tile);
     tcase_add_test(tc, grid_tiles_align_to_windows_and_finish_near_the_ideal);
     tcase_add_test(tc, a_device_that_slows_down_is_compensated);
     tcase_add_test(tc, failed_tiles_move_and_a_device_failing_twice_is_dropped);
