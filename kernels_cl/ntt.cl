@@ -38,13 +38,16 @@ typedef kb_t elem;
 
 /* Several layers per launch. The k layers of spans len, len/2, ..., s = len >> (k-1) (DIF
  * order; DIT runs them upwards from s) only mix, within each block of 2 len, the elements
- * lo + m s (lo < s, m < 2^k): a closed set of 2^k elements. One work-group of 2^(k-1)
- * work-items loads one such set (group g: block g / s, lo = g % s) into local memory, runs
- * the k layers there with a barrier between layers (one butterfly per work-item and layer),
- * and writes it back. In local index units the span is l = L / s, and the butterfly at local
- * index i (i % l = j) has the global twiddle index L + lo + j s. With s = 1 (the last
- * passes) a group's reads are consecutive; the host caps k by the work-group size and the
- * local memory (HPR_NTT_LOCAL_BITS: the largest k this program allows). */
+ * lo + m s (lo < s, m < 2^k): a closed set of 2^k elements. A work-group takes cols such sets
+ * with consecutive lo (cols divides s), loads them into local memory (buf[m cols + c] for
+ * lo = lo0 + c), runs the k layers there with a barrier between layers (one butterfly per
+ * work-item and layer) and writes them back. Work-item (t, c) = (lid / cols, lid % cols):
+ * neighbouring work-items touch neighbouring elements, so the strided passes read and write
+ * whole runs of cols elements (coalesced); the last DIF pass (first DIT pass) has s = 1 and
+ * cols = 1, its sets consecutive. In local index units the span is l = L / s, and the
+ * butterfly at m-index i (i % l = j) has the twiddle index L + lo + j s. The host keeps
+ * cols 2^k within the local array (HPR_NTT_LOCAL_BITS) and the group within the device's
+ * work-group size (runtime/cl_ntt.c). */
 #if HPR_CL_FIELD <= 2
 #define HPR_NTT_LOCAL_BITS 8 /* 8 KiB of 32-byte elements; runtime/cl_ntt.c: local_bits() */
 #elif HPR_CL_FIELD == 3
@@ -53,51 +56,48 @@ typedef kb_t elem;
 #define HPR_NTT_LOCAL_BITS 11
 #endif
 
-__kernel void ntt_dif_pass(__global elem *a, __global const elem *tw, uint len, uint k, uint log_n)
+/* dit = 0: spans len .. s (Gentleman-Sande); dit = 1: spans s .. len (Cooley-Tukey). */
+static void ntt_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint cols, int dit,
+                     __local elem *buf)
 {
-    __local elem buf[1 << HPR_NTT_LOCAL_BITS];
-    a += (size_t)get_global_id(1) << log_n; /* this work-group's column */
-    uint t = get_local_id(0), g = get_group_id(0), pairs = 1u << (k - 1), s = len >> (k - 1);
-    uint lo = g % s, base = (g / s) * 2 * len + lo;
-    buf[t] = a[base + t * s];
-    buf[t + pairs] = a[base + (t + pairs) * s];
+    uint lid = get_local_id(0), c = lid % cols, t = lid / cols, g = get_group_id(0);
+    uint pairs = 1u << (k - 1), len = s << (k - 1), groups_per_block = s / cols;
+    uint lo = (g % groups_per_block) * cols + c, base = (g / groups_per_block) * 2 * len + lo;
+    buf[t * cols + c] = a[base + t * s];
+    buf[(t + pairs) * cols + c] = a[base + (t + pairs) * s];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint l = pairs, L = len; l >= 1; l >>= 1, L >>= 1) {
+    for (uint step = 0; step < k; step++) {
+        uint l = dit ? 1u << step : pairs >> step, L = l * s;
         uint j = t % l, i = (t / l) * 2 * l + j;
-        elem u = buf[i], v = buf[i + l], w = tw[L + lo + j * s], sum, d, r;
-        E(add)(&sum, &u, &v);
-        E(sub)(&d, &u, &v);
-        E(mul)(&r, &d, &w);
-        buf[i] = sum;
-        buf[i + l] = r;
+        elem u = buf[i * cols + c], v = buf[(i + l) * cols + c], w = tw[L + lo + j * s], x, y, m;
+        if (dit) {
+            E(mul)(&m, &v, &w);
+            E(add)(&x, &u, &m);
+            E(sub)(&y, &u, &m);
+        } else {
+            E(add)(&x, &u, &v);
+            E(sub)(&m, &u, &v);
+            E(mul)(&y, &m, &w);
+        }
+        buf[i * cols + c] = x;
+        buf[(i + l) * cols + c] = y;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    a[base + t * s] = buf[t];
-    a[base + (t + pairs) * s] = buf[t + pairs];
+    a[base + t * s] = buf[t * cols + c];
+    a[base + (t + pairs) * s] = buf[(t + pairs) * cols + c];
 }
 
-/* The same for DIT: spans s, 2s, ..., len = s << (k-1), Cooley-Tukey butterflies. */
-__kernel void ntt_dit_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint log_n)
+/* The column is get_global_id(1) (n = 2^log_n elements each); s the pass's narrowest span. */
+__kernel void ntt_dif_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint log_n, uint cols)
 {
     __local elem buf[1 << HPR_NTT_LOCAL_BITS];
-    a += (size_t)get_global_id(1) << log_n;
-    uint t = get_local_id(0), g = get_group_id(0), pairs = 1u << (k - 1), len = s << (k - 1);
-    uint lo = g % s, base = (g / s) * 2 * len + lo;
-    buf[t] = a[base + t * s];
-    buf[t + pairs] = a[base + (t + pairs) * s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint l = 1, L = s; l <= pairs; l <<= 1, L <<= 1) {
-        uint j = t % l, i = (t / l) * 2 * l + j;
-        elem u = buf[i], v = buf[i + l], w = tw[L + lo + j * s], m, sum, d;
-        E(mul)(&m, &v, &w);
-        E(add)(&sum, &u, &m);
-        E(sub)(&d, &u, &m);
-        buf[i] = sum;
-        buf[i + l] = d;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    a[base + t * s] = buf[t];
-    a[base + (t + pairs) * s] = buf[t + pairs];
+    ntt_pass(a + ((size_t)get_global_id(1) << log_n), tw, s, k, cols, 0, buf);
+}
+
+__kernel void ntt_dit_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint log_n, uint cols)
+{
+    __local elem buf[1 << HPR_NTT_LOCAL_BITS];
+    ntt_pass(a + ((size_t)get_global_id(1) << log_n), tw, s, k, cols, 1, buf);
 }
 
 /* out[rev(i)] = in[i], rev over log_n bits, in column get_global_id(1). */

@@ -14,7 +14,7 @@
 typedef struct {
     cl_kernel dif, dit, bitrev;
     cl_mem a, b, tw;
-    unsigned max_layers; /* layers per pass: the program's local array, the work-group size */
+    size_t group_max; /* work-items per group both pass kernels allow on the device */
 } ntt_state;
 
 /* HPR_NTT_LOCAL_BITS of kernels_cl/ntt.cl for elements of elem_bytes. */
@@ -23,19 +23,22 @@ static unsigned local_bits(size_t elem_bytes)
     return elem_bytes >= 32 ? 8 : elem_bytes >= 8 ? 10 : 11;
 }
 
-/* The most layers a pass of kernel k may run on dev: 2^(k-1) work-items in a group. */
-static int pass_layers(const cl_api *api, cl_dev *dev, cl_kernel k, size_t elem_bytes, unsigned *layers,
-                       char *detail)
+static int kernel_group_max(const cl_api *api, cl_dev *dev, cl_kernel k, size_t *wg, char *detail)
 {
-    size_t wg = 0;
-    unsigned l = local_bits(elem_bytes);
-    CL_CALL(api, clGetKernelWorkGroupInfo, k, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-    while (l > 1 && ((size_t)1 << (l - 1)) > wg)
-        l--;
-    *layers = l;
+    CL_CALL(api, clGetKernelWorkGroupInfo, k, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof *wg, wg, NULL);
     return 0;
 out:
     return -1;
+}
+
+/* The most layers a pass of cols sets may take: cols 2^k elements in the local array and
+ * cols 2^(k-1) work-items in a group; at least 1. */
+static unsigned pass_layers(const ntt_state *s, size_t elem_bytes, size_t cols)
+{
+    unsigned k = local_bits(elem_bytes);
+    while (k > 1 && ((cols << k) > ((size_t)1 << local_bits(elem_bytes)) || (cols << (k - 1)) > s->group_max))
+        k--;
+    return k;
 }
 
 static void release_state(const cl_api *api, ntt_state *s)
@@ -58,7 +61,7 @@ static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const 
     size_t bytes = ((size_t)1 << job->log_n) * job->elem_bytes;
     cl_program prog;
     cl_int rc;
-    unsigned dif_layers, dit_layers;
+    size_t dif_group, dit_group;
     if (cl_dev_program(rt, dev, CL_PROG_NTT, job->field, cl_dev_default_words(dev), &prog, detail) != 0)
         return -1;
     s->dif = api->clCreateKernel(prog, "ntt_dif_pass", &rc);
@@ -67,10 +70,10 @@ static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const 
     CL_CHECK_RC(clCreateKernel, rc);
     s->bitrev = api->clCreateKernel(prog, "ntt_bitrev", &rc);
     CL_CHECK_RC(clCreateKernel, rc);
-    if (pass_layers(api, dev, s->dif, job->elem_bytes, &dif_layers, detail) != 0 ||
-        pass_layers(api, dev, s->dit, job->elem_bytes, &dit_layers, detail) != 0)
+    if (kernel_group_max(api, dev, s->dif, &dif_group, detail) != 0 ||
+        kernel_group_max(api, dev, s->dit, &dit_group, detail) != 0)
         goto out;
-    s->max_layers = dif_layers < dit_layers ? dif_layers : dit_layers;
+    s->group_max = dif_group < dit_group ? dif_group : dit_group;
     s->a = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, batch * bytes, NULL, &rc);
     CL_CHECK_RC(clCreateBuffer, rc);
     s->b = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, batch * bytes, NULL, &rc);
@@ -101,25 +104,60 @@ out:
     return -1;
 }
 
-/* The log_n layers of cols columns in passes of up to max_layers: DIF from span n/2 down,
- * DIT from span 1 up. */
+/* One pass: k layers whose narrowest span is s, over sets of `sets` consecutive lo. */
+typedef struct {
+    cl_uint s, k, sets;
+} ntt_pass;
+
+/* The passes of the log_n layers, in launch order (at most log_n). The contiguous pass (s = 1)
+ * takes as many layers as a group allows; the wider layers go in strided passes of groups of
+ * 256 bytes of consecutive elements (coalesced), as many layers as then fit. DIF runs the
+ * spans downwards (the contiguous pass last), DIT upwards (it first). */
+static unsigned plan_passes(const ntt_state *st, const cl_ntt_job *job, ntt_pass *passes)
+{
+    unsigned log_n = job->log_n, contiguous = pass_layers(st, job->elem_bytes, 1), np = 0;
+    size_t want = 256 / job->elem_bytes;
+    if (contiguous > log_n)
+        contiguous = log_n;
+    if (job->dit)
+        passes[np++] = (ntt_pass){1, contiguous, 1};
+    /* the strided layers: spans 2^contiguous .. 2^(log_n - 1) */
+    unsigned lo_layer = contiguous, hi_layer = log_n; /* [lo_layer, hi_layer) left */
+    while (lo_layer < hi_layer) {
+        unsigned k = pass_layers(st, job->elem_bytes, want), left = hi_layer - lo_layer;
+        if (k > left)
+            k = left;
+        unsigned low = job->dit ? lo_layer : hi_layer - k; /* the pass's narrowest layer */
+        size_t sets = want < ((size_t)1 << low) ? want : (size_t)1 << low;
+        passes[np++] = (ntt_pass){(cl_uint)1 << low, k, (cl_uint)sets};
+        if (job->dit)
+            lo_layer += k;
+        else
+            hi_layer -= k;
+    }
+    if (!job->dit && contiguous)
+        passes[np++] = (ntt_pass){1, contiguous, 1};
+    return np;
+}
+
+/* The log_n layers of cols columns, pass by pass. */
 static int enqueue_layers(const cl_api *api, cl_command_queue q, ntt_state *s, const cl_ntt_job *job, size_t cols,
                           char *detail)
 {
-    size_t n = (size_t)1 << job->log_n, range[2] = {n / 2, cols};
+    ntt_pass passes[64];
+    size_t range[2] = {((size_t)1 << job->log_n) / 2, cols};
     cl_kernel k = job->dit ? s->dit : s->dif;
-    cl_uint len = job->dit ? 1 : (cl_uint)(n / 2), log_n = job->log_n; /* DIF: the pass's widest span; DIT: its narrowest */
+    cl_uint log_n = job->log_n;
+    unsigned np = plan_passes(s, job, passes);
     CL_CALL(api, clSetKernelArg, k, 0, sizeof(cl_mem), &s->a);
     CL_CALL(api, clSetKernelArg, k, 1, sizeof(cl_mem), &s->tw);
     CL_CALL(api, clSetKernelArg, k, 4, sizeof log_n, &log_n);
-    for (unsigned done = 0; done < job->log_n;) {
-        cl_uint layers = job->log_n - done < s->max_layers ? job->log_n - done : s->max_layers;
-        size_t group[2] = {(size_t)1 << (layers - 1), 1};
-        CL_CALL(api, clSetKernelArg, k, 2, sizeof len, &len);
-        CL_CALL(api, clSetKernelArg, k, 3, sizeof layers, &layers);
+    for (unsigned p = 0; p < np; p++) {
+        size_t group[2] = {(size_t)passes[p].sets << (passes[p].k - 1), 1};
+        CL_CALL(api, clSetKernelArg, k, 2, sizeof passes[p].s, &passes[p].s);
+        CL_CALL(api, clSetKernelArg, k, 3, sizeof passes[p].k, &passes[p].k);
+        CL_CALL(api, clSetKernelArg, k, 5, sizeof passes[p].sets, &passes[p].sets);
         CL_CALL(api, clEnqueueNDRangeKernel, q, k, 2, NULL, range, group, 0, NULL, NULL);
-        len = job->dit ? len << layers : len >> layers;
-        done += layers;
     }
     return 0;
 out:
