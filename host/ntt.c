@@ -468,9 +468,10 @@ static hpr_status columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsi
     sched_device devs[HPR_REPORT_MAX_DEVICES];
     sched_device_report reps[HPR_REPORT_MAX_DEVICES];
     sched_tile_record *tiles = NULL;
-    /* tiles of 2^15 elements or more (many small columns: a tile per column would cost more
-     * in dispatch than in work), yet at least four tiles */
-    size_t per_tile = ((size_t)1 << 15) / pl->n;
+    /* tiles of 2^12 elements or more (many small columns, as four-step makes: a tile per
+     * column would cost more in dispatch than in work), yet at least four tiles; a column of
+     * 2^12 or more is a tile (a slow device's probe must stay short) */
+    size_t per_tile = ((size_t)1 << 12) / pl->n;
     if (per_tile > pl->columns / 4)
         per_tile = pl->columns / 4;
     sched_tiling tiling = {per_tile ? per_tile : 1, per_tile ? per_tile : 1, 0};
