@@ -273,6 +273,18 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
 hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
                        size_t columns, const void *in, void *out);
 
+/* The NTT's calibration, as hpr_calibrate for the MSM: forward NTTs (natural orders) of
+ * 2^log_n[i] elements on one device ("cpu" or "cl:P.D"), batches of at least 2^16 elements,
+ * a warm-up then the median of 3 runs; elements_per_s (may be NULL) receives the figures,
+ * stored in the same profile under the field's name. Under "all", the scheduler deals NTT
+ * columns (and four-step's sub-NTTs) from these figures, else it probes. Sizes up to 2^24. */
+hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
+                             double *elements_per_s);
+
+/* The calibrated NTT throughput (elements/s) of device on field at the measured size nearest
+ * to 2^log_n, or 0 when the profile has none. */
+double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n);
+
 /* ---- Groth16 (snarkjs / circom files) ---- */
 
 typedef struct hpr_groth16_prover hpr_groth16_prover;

@@ -16,7 +16,8 @@
  * device (runtime/cl_ntt.h) with the same twiddles, so the result is the CPU's bit for bit;
  * a device fault restores the columns and redoes them on the CPU, with a notice.
  * "all" deals the columns of a batch to the CPU and every usable OpenCL device through the
- * scheduler (a column per item; a failed tile is redone elsewhere; the run report names the
+ * scheduler (a column per item, the devices' speeds from the NTT calibration when the
+ * profile has them; a failed tile is redone elsewhere; the run report names the
  * devices).
  * LDE: the coefficients are loaded straight into out in the internal form and transformed
  * there; the DIF layers that only meet zeros are replaced by scaled copies (lde_segments),
@@ -484,7 +485,9 @@ static hpr_status columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsi
     for (unsigned d = 0; d < ndev; d++) {
         run_devs[d] = d ? cl_devs[d - 1] : NULL;
         cds[d] = (column_device){ctx, pl, work, tw, run_devs[d]};
-        devs[d] = (sched_device){d ? cl_devs[d - 1]->id : "cpu", &cds[d], column_tile, 0};
+        /* calibrated elements/s (hpr_calibrate_ntt) as columns/s, or 0: probed */
+        double speed = hpr_calibrated_ntt_speed(ctx, d ? cl_devs[d - 1]->id : "cpu", pl->field, pl->log_n);
+        devs[d] = (sched_device){d ? cl_devs[d - 1]->id : "cpu", &cds[d], column_tile, speed / (double)pl->n};
     }
     int rc = sched_run(devs, ndev, pl->columns, &tiling, 1, &results, &tiles, &ntiles, reps, why, sizeof why);
     hpr_fill_report(ctx, run_devs, ndev, reps, (double)pl->n, rt_now_seconds() - t0);

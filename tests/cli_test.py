@@ -245,6 +245,10 @@ def test_opencl(tmp):
     check("bench all reports the split", "all: cpu" in res.stderr and "cl:0.0" in res.stderr, res.stderr)
     res = run("calibrate", "--curve", "bn254", "--log-n", "6,7", "--devices", "cpu,cl:0.0")
     check("calibrate", res.returncode == 0 and res.stdout.count("bn254") == 4, res.stdout + res.stderr)
+    res = run("calibrate", "--field", "goldilocks", "--log-n", "6,7", "--devices", "cpu,cl:0.0")
+    check("calibrate the NTT", res.returncode == 0 and res.stdout.count("goldilocks") == 4 and "bn254" not in res.stdout,
+          res.stdout + res.stderr)
+    expect_error("calibrate bad field", run("calibrate", "--field", "mersenne"), 2, "mersenne")
     res = run("devices", "--prepare", "none")
     check("devices shows the calibration", "calibrated bn254" in res.stdout and "points/s" in res.stdout, res.stdout)
     expect_error("calibrate bad device", run("calibrate", "--devices", "gpu"), 2, "gpu")

@@ -579,6 +579,8 @@ START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
 }
 END_TEST
 
+static unsigned char *ntt_random(hpr_field field, size_t count, test_rng *rng);
+
 START_TEST(calibration_is_stored_per_device_and_survives_a_corrupt_profile)
 {
     char dir[] = "/tmp/hpr-profile-test-XXXXXX", id[16], path[256];
@@ -598,6 +600,34 @@ START_TEST(calibration_is_stored_per_device_and_survives_a_corrupt_profile)
     ck_assert(hpr_calibrated_speed(ctx, id, HPR_CURVE_BN254, 8) > 0);
     ck_assert_double_eq(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BLS12_381, 10), 0);
     ck_assert_int_eq(hpr_calibrate(ctx, "all", HPR_CURVE_BN254, sizes, 2, NULL), HPR_ERR_INVALID_ARGUMENT);
+    /* the NTT's figures: per field, beside the curves' */
+    double msm_10 = hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 10);
+    ck_assert_double_eq(hpr_calibrated_ntt_speed(ctx, "cpu", HPR_FIELD_KOALABEAR, 10), 0);
+    ck_assert_int_eq(hpr_calibrate_ntt(ctx, "cpu", HPR_FIELD_KOALABEAR, sizes, 2, speeds), HPR_OK);
+    ck_assert_int_eq(hpr_calibrate_ntt(ctx, id, HPR_FIELD_KOALABEAR, sizes, 2, NULL), HPR_OK);
+    ck_assert(speeds[0] > 0 && speeds[1] > 0);
+    ck_assert_double_eq_tol(hpr_calibrated_ntt_speed(ctx, "cpu", HPR_FIELD_KOALABEAR, 12), speeds[1], 0.1);
+    ck_assert(hpr_calibrated_ntt_speed(ctx, id, HPR_FIELD_KOALABEAR, 8) > 0);
+    ck_assert_double_eq(hpr_calibrated_ntt_speed(ctx, "cpu", HPR_FIELD_BABYBEAR, 10), 0);
+    ck_assert_double_eq_tol(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 10), msm_10, 0.1); /* kept */
+    ck_assert_int_eq(hpr_calibrate_ntt(ctx, "all", HPR_FIELD_KOALABEAR, sizes, 2, NULL), HPR_ERR_INVALID_ARGUMENT);
+    unsigned too_big[1] = {25};
+    ck_assert_int_eq(hpr_calibrate_ntt(ctx, "cpu", HPR_FIELD_KOALABEAR, too_big, 1, NULL), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(hpr_calibrate_ntt(ctx, "cpu", (hpr_field)9, sizes, 1, NULL), HPR_ERR_UNSUPPORTED_FIELD);
+    {   /* a batch under "all" starts from the calibrated speeds: the CPU's bits */
+        size_t total = (size_t)8 << 10, es = hpr_field_element_size(HPR_FIELD_KOALABEAR);
+        test_rng rng;
+        test_rng_init(&rng, 1700);
+        unsigned char *want = ntt_random(HPR_FIELD_KOALABEAR, total, &rng), *got = malloc(total * es);
+        memcpy(got, want, total * es);
+        hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 8, 0, "cpu"};
+        ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_KOALABEAR, 10, want, &opts), HPR_OK);
+        opts.device = "all";
+        ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_KOALABEAR, 10, got, &opts), HPR_OK);
+        ck_assert(memcmp(want, got, total * es) == 0);
+        free(want);
+        free(got);
+    }
     /* another thread count is another CPU identity */
     hpr_config cfg;
     hpr_ctx *one = NULL;

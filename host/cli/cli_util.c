@@ -95,17 +95,63 @@ int cli_parse_curve(const char *s, hpr_curve *out)
     return 0;
 }
 
-int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *count)
+/* Each comma-separated entry of s through one(entry, index, out); at most cap entries. */
+static int parse_list_with(const char *s, size_t cap, size_t *count, int (*one)(const char *, size_t, void *), void *out)
 {
-    char buf[64];
+    char buf[96];
     size_t n = 0;
     if (copy_list(s, buf, sizeof buf))
         return -1;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (n == cap || cli_parse_curve(tok, &out[n++]))
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++)
+        if (n == cap || one(tok, n, out))
             return -1;
     *count = n;
     return 0;
+}
+
+static int curve_entry(const char *tok, size_t i, void *out)
+{
+    return cli_parse_curve(tok, (hpr_curve *)out + i);
+}
+
+int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *count)
+{
+    return parse_list_with(s, cap, count, curve_entry, out);
+}
+
+static const struct {
+    const char *name;
+    hpr_field field;
+} field_names[] = {{"bn254-fr", HPR_FIELD_BN254_FR},     {"bls12-381-fr", HPR_FIELD_BLS12_381_FR},
+                   {"goldilocks", HPR_FIELD_GOLDILOCKS}, {"babybear", HPR_FIELD_BABYBEAR},
+                   {"koalabear", HPR_FIELD_KOALABEAR}};
+
+int cli_parse_field(const char *s, hpr_field *out)
+{
+    for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)
+        if (strcmp(s, field_names[i].name) == 0) {
+            *out = field_names[i].field;
+            return 0;
+        }
+    return -1;
+}
+
+const char *cli_field_name(hpr_field field)
+{
+    for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)
+        if (field_names[i].field == field)
+            return field_names[i].name;
+    return "?";
+}
+
+static int field_entry(const char *tok, size_t i, void *out)
+{
+    return cli_parse_field(tok, (hpr_field *)out + i);
+}
+
+int cli_parse_field_list(const char *s, hpr_field *out, size_t cap, size_t *count)
+{
+    return parse_list_with(s, cap, count, field_entry, out);
 }
 
 int cli_parse_device(const char *s, int allow_all)

@@ -37,6 +37,11 @@ int cli_parse_curve(const char *s, hpr_curve *out);
 /* Comma-separated curves, at most cap of them. */
 int cli_parse_curve_list(const char *s, hpr_curve *out, size_t cap, size_t *count);
 const char *cli_curve_name(hpr_curve curve);
+/* "bn254-fr", "bls12-381-fr", "goldilocks", "babybear" or "koalabear". */
+int cli_parse_field(const char *s, hpr_field *out);
+/* Comma-separated fields, at most cap of them. */
+int cli_parse_field_list(const char *s, hpr_field *out, size_t cap, size_t *count);
+const char *cli_field_name(hpr_field field);
 /* A device name: "cpu", "cl:P.D", and "all" when allow_all. Returns 0 or -1. */
 #define CLI_DEVICE_NAME_LEN 16
 int cli_parse_device(const char *s, int allow_all);

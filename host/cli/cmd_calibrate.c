@@ -1,6 +1,6 @@
 /*
- * cmd_calibrate.c: `hyprove calibrate`: measures each device's MSM throughput and stores the
- * profile that the hybrid scheduler starts from.
+ * cmd_calibrate.c: `hyprove calibrate`: measures each device's MSM (and, with --field, NTT)
+ * throughput and stores the profile that the scheduler starts from.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -12,12 +12,16 @@
 #define MAX_DEVICES 8
 
 static const char *calibrate_help =
-    "usage: hyprove calibrate [--curve C[,C]] [--log-n N[,N...]] [--threads T] [--devices D[,D...]]\n"
+    "usage: hyprove calibrate [--curve C[,C]] [--field F[,F]] [--log-n N[,N...]] [--threads T]\n"
+    "                         [--devices D[,D...]]\n"
     "\n"
     "Measures the MSM throughput (points/s, transfers included) of each device alone, per\n"
     "curve and size, and stores it in the calibration profile (profile.json in $HPR_CACHE_DIR,\n"
     "else $XDG_CACHE_HOME/hyprove, else ~/.cache/hyprove), keyed by the device's identity and\n"
     "driver. The hybrid scheduler (--device all) starts from these figures instead of probing.\n"
+    "--field F (bn254-fr, bls12-381-fr, goldilocks, babybear, koalabear): the NTT's throughput\n"
+    "(elements/s of forward NTTs of 2^N, batches of at least 2^16 elements) instead, which the\n"
+    "NTT's split across devices starts from; with --curve too, both.\n"
     "Defaults: both curves, sizes 2^12,2^14,2^16, the CPU with all cores and every usable\n"
     "OpenCL device. The CPU's figures are kept per thread count: calibrate with the --threads\n"
     "you will run with.\n";
@@ -42,48 +46,69 @@ static size_t all_devices(char ids[][CLI_DEVICE_NAME_LEN], size_t max)
     return n;
 }
 
-static int calibrate_device(const char *id, unsigned threads, const hpr_curve *curves, size_t ncurves,
-                            const unsigned *log_n, size_t nlog)
+/* What to measure: MSM curves and NTT fields, at the sizes log_n. */
+typedef struct {
+    const hpr_curve *curves;
+    size_t ncurves;
+    const hpr_field *fields;
+    size_t nfields;
+    const unsigned *log_n;
+    size_t nlog;
+} calibration_plan;
+
+static void print_rows(const char *id, const char *what, const calibration_plan *cp, const double *speed)
+{
+    for (size_t i = 0; i < cp->nlog; i++)
+        printf("%-8s %-13s %5u %14.0f\n", id, what, cp->log_n[i], speed[i]);
+    fflush(stdout);
+}
+
+static int calibrate_device(const char *id, unsigned threads, const calibration_plan *cp)
 {
     hpr_config cfg;
     hpr_ctx *ctx = NULL;
     double speed[MAX_SIZES];
-    int rc = 0;
+    hpr_status st = HPR_OK;
     hpr_config_default(&cfg);
     cfg.devices = id;
     cfg.threads = threads;
     if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
         return cli_error("device '%s' is not available", id);
-    for (size_t c = 0; c < ncurves && !rc; c++) {
-        hpr_status st = hpr_calibrate(ctx, id, curves[c], log_n, nlog, speed);
-        if (st != HPR_OK) {
-            rc = cli_status_error("calibrate", st, ctx);
-            break;
-        }
-        for (size_t i = 0; i < nlog; i++)
-            printf("%-8s %-10s %5u %14.0f\n", id, cli_curve_name(curves[c]), log_n[i], speed[i]);
-        fflush(stdout);
-    }
+    for (size_t c = 0; c < cp->ncurves && st == HPR_OK; c++)
+        if ((st = hpr_calibrate(ctx, id, cp->curves[c], cp->log_n, cp->nlog, speed)) == HPR_OK)
+            print_rows(id, cli_curve_name(cp->curves[c]), cp, speed);
+    for (size_t f = 0; f < cp->nfields && st == HPR_OK; f++)
+        if ((st = hpr_calibrate_ntt(ctx, id, cp->fields[f], cp->log_n, cp->nlog, speed)) == HPR_OK)
+            print_rows(id, cli_field_name(cp->fields[f]), cp, speed);
+    int rc = st == HPR_OK ? 0 : cli_status_error("calibrate", st, ctx);
     hpr_ctx_destroy(ctx);
     return rc;
 }
 
 int cmd_calibrate(int argc, char **argv)
 {
-    const char *curve_s = NULL, *log_n_s = NULL, *threads_s = NULL, *devices_s = NULL;
-    cli_opt opts[] = {{"--curve", &curve_s}, {"--log-n", &log_n_s}, {"--threads", &threads_s}, {"--devices", &devices_s}};
+    const char *curve_s = NULL, *field_s = NULL, *log_n_s = NULL, *threads_s = NULL, *devices_s = NULL;
+    cli_opt opts[] = {{"--curve", &curve_s},     {"--field", &field_s},     {"--log-n", &log_n_s},
+                      {"--threads", &threads_s}, {"--devices", &devices_s}};
     hpr_curve curves[2] = {HPR_CURVE_BN254, HPR_CURVE_BLS12_381};
+    hpr_field fields[5];
     unsigned log_n[MAX_SIZES] = {12, 14, 16};
-    size_t ncurves = 2, nlog = 3, ndev;
+    size_t ndev;
     unsigned long long threads = 0;
     char ids[MAX_DEVICES][CLI_DEVICE_NAME_LEN];
+    calibration_plan cp = {curves, 2, fields, 0, log_n, 3};
     int rc = 0;
     int parsed = cli_parse_options(argc, argv, "calibrate ", calibrate_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
-    if (curve_s && cli_parse_curve_list(curve_s, curves, 2, &ncurves))
+    if (curve_s && cli_parse_curve_list(curve_s, curves, 2, &cp.ncurves))
         return cli_usage_error("calibrate ", "--curve '%s': expected bn254, bls12-381 or both, comma-separated", curve_s);
-    if (log_n_s && cli_parse_uint_list(log_n_s, 1, 24, log_n, MAX_SIZES, &nlog))
+    if (field_s && cli_parse_field_list(field_s, fields, 5, &cp.nfields))
+        return cli_usage_error("calibrate ", "--field '%s': expected bn254-fr, bls12-381-fr, goldilocks, babybear or "
+                               "koalabear, comma-separated", field_s);
+    if (field_s && !curve_s)
+        cp.ncurves = 0; /* --field alone: the NTT only */
+    if (log_n_s && cli_parse_uint_list(log_n_s, 1, 24, log_n, MAX_SIZES, &cp.nlog))
         return cli_usage_error("calibrate ", "--log-n '%s': expected comma-separated integers in 1..24", log_n_s);
     if (threads_s && cli_parse_uint(threads_s, 1, 1024, &threads))
         return cli_usage_error("calibrate ", "--threads '%s' is not an integer in 1..1024", threads_s);
@@ -94,8 +119,8 @@ int cmd_calibrate(int argc, char **argv)
     } else {
         ndev = all_devices(ids, MAX_DEVICES);
     }
-    printf("%-8s %-10s %5s %14s\n", "device", "curve", "log_n", "points_per_s");
+    printf("%-8s %-13s %5s %14s\n", "device", "curve/field", "log_n", "items_per_s");
     for (size_t d = 0; d < ndev && !rc; d++)
-        rc = calibrate_device(ids[d], (unsigned)threads, curves, ncurves, log_n, nlog);
+        rc = calibrate_device(ids[d], (unsigned)threads, &cp);
     return rc;
 }

@@ -41,31 +41,6 @@ static const char *bench_ntt_help =
     "the CPU.\n"
     "Defaults: every field, N = 16, B = 1.\n";
 
-static const struct {
-    const char *name;
-    hpr_field field;
-} field_names[] = {{"bn254-fr", HPR_FIELD_BN254_FR},     {"bls12-381-fr", HPR_FIELD_BLS12_381_FR},
-                   {"goldilocks", HPR_FIELD_GOLDILOCKS}, {"babybear", HPR_FIELD_BABYBEAR},
-                   {"koalabear", HPR_FIELD_KOALABEAR}};
-
-static int parse_field(const char *s, hpr_field *out)
-{
-    for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)
-        if (strcmp(s, field_names[i].name) == 0) {
-            *out = field_names[i].field;
-            return 0;
-        }
-    return -1;
-}
-
-static const char *field_name(hpr_field f)
-{
-    for (size_t i = 0; i < sizeof field_names / sizeof field_names[0]; i++)
-        if (field_names[i].field == f)
-            return field_names[i].name;
-    return "?";
-}
-
 static int parse_order(const char *s, hpr_ntt_order *order)
 {
     static const char *names[] = {"nn", "nr", "rn", "rr"};
@@ -132,7 +107,7 @@ int cmd_ntt(int argc, char **argv)
     int rc = cli_parse_options(argc, argv, "ntt ", ntt_help, o, sizeof o / sizeof o[0]);
     if (rc >= 0)
         return rc;
-    if (!field_s || parse_field(field_s, &field))
+    if (!field_s || cli_parse_field(field_s, &field))
         return cli_usage_error("ntt ", "--field '%s': expected bn254-fr, bls12-381-fr, goldilocks, babybear or koalabear",
                                field_s ? field_s : "");
     if (!in || !out)
@@ -232,7 +207,7 @@ static int measure_ntt(hpr_ctx *ctx, ntt_record *r, unsigned long long seed)
             goto out;
         ms[k] = (cli_now_seconds() - t0) * 1e3;
         if (memcmp(first, work, out_bytes) != 0) {
-            cli_error("bench ntt: run %u of %s 2^%u gave a different result than the warm-up", k, field_name(r->field),
+            cli_error("bench ntt: run %u of %s 2^%u gave a different result than the warm-up", k, cli_field_name(r->field),
                       r->log_n);
             goto out;
         }
@@ -263,7 +238,7 @@ static void print_ntt_record(const ntt_record *r)
 {
     double bf, bytes;
     record_work(r, &bf, &bytes);
-    printf("%-4s %-13s %5u %6zu %4u %-7s %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", field_name(r->field), r->log_n,
+    printf("%-4s %-13s %5u %6zu %4u %-7s %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", cli_field_name(r->field), r->log_n,
            r->batch, r->lde, r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
            bytes / (r->median_ms * 1e-3) / 1e9);
     fflush(stdout);
@@ -297,22 +272,11 @@ static int write_ntt_json(const char *path, const ntt_record *recs, size_t count
                 "  {\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"%s\", "
                 "\"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_butterfly\": %.4f, "
                 "\"gb_per_s\": %.4f}%s\n",
-                field_name(r->field), r->log_n, r->batch, r->lde, r->lde ? "cpu" : r->device, r->threads, r->repeat,
+                cli_field_name(r->field), r->log_n, r->batch, r->lde, r->lde ? "cpu" : r->device, r->threads, r->repeat,
                 r->median_ms, r->min_ms, r->median_ms * 1e6 / bf, bytes / (r->median_ms * 1e-3) / 1e9, i + 1 < count ? "," : "");
     }
     fprintf(o.fp, "]\n");
     return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
-}
-
-static int parse_field_list(const char *s, hpr_field *out, size_t *count)
-{
-    char names[MAX_FIELDS][CLI_DEVICE_NAME_LEN];
-    if (cli_split_list(s, names, MAX_FIELDS, count))
-        return -1;
-    for (size_t i = 0; i < *count; i++)
-        if (parse_field(names[i], &out[i]))
-            return -1;
-    return 0;
 }
 
 int cmd_bench_ntt(int argc, char **argv)
@@ -334,7 +298,7 @@ int cmd_bench_ntt(int argc, char **argv)
     int rc = cli_parse_options(argc, argv, "bench ntt ", bench_ntt_help, o, sizeof o / sizeof o[0]);
     if (rc >= 0)
         return rc;
-    if (field_s && parse_field_list(field_s, fields, &nfields))
+    if (field_s && cli_parse_field_list(field_s, fields, MAX_FIELDS, &nfields))
         return cli_usage_error("bench ntt ", "--field '%s': expected comma-separated bn254-fr, bls12-381-fr, "
                                              "goldilocks, babybear, koalabear", field_s);
     if (log_n_s && cli_parse_uint_list(log_n_s, 0, 30, sizes, MAX_SIZES, &nsizes))
@@ -369,7 +333,7 @@ int cmd_bench_ntt(int argc, char **argv)
                 unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
                 if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
                     rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,
-                                         field_name(r->field), hpr_field_two_adicity(r->field));
+                                         cli_field_name(r->field), hpr_field_two_adicity(r->field));
                     break;
                 }
                 if ((rc = measure_ntt(ctx, r, seed)) == 0) {
