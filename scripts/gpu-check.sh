@@ -5,7 +5,9 @@
 # driver visible to the ICD loader, lists the devices, compares GPU and CPU MSM results bit for
 # bit on random inputs for both curves, runs the OpenCL test suite on the GPU when it was built,
 # and benchmarks the GPU MSM at 2^16, 2^20, 2^22 and 2^24 (and the CPU at 2^16..2^22 for a
-# same-run baseline), then the hybrid split GPU + CPU at 2^22 and 2^24 with its efficiency.
+# same-run baseline), then the hybrid split GPU + CPU at 2^22 and 2^24 with its efficiency,
+# then the NTT (BN254 Fr and KoalaBear) on the CPU, the GPU and both: one column of 2^20 and
+# 2^22 (four-step under all) and a batch of 64 columns of 2^16, after calibrating both devices.
 # Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
 # printed last. Usage: OUT=/some/dir scripts/gpu-check.sh
 set -uo pipefail
@@ -83,11 +85,20 @@ step "hybrid: GPU + all CPU cores"
 timeout 500 "$HP" bench msm --curve bn254,bls12-381 --log-n 22,24 --repeat 2 --devices "cpu,$gpu,all" \
   --json "$OUT/bench-hybrid.json" 2>&1 | tee "$OUT/bench-hybrid.txt" || fail=1
 
+step "NTT: cpu, $gpu and all (one column: four-step; a batch: columns), calibrated first"
+timeout 300 "$HP" calibrate --field bn254-fr,koalabear --log-n 16,20 --devices "cpu,$gpu" \
+  | tee "$OUT/calibrate-ntt.txt" || fail=1
+timeout 400 "$HP" bench ntt --field bn254-fr,koalabear --log-n 20,22 --repeat 3 --devices "cpu,$gpu,all" \
+  --json "$OUT/bench-ntt.json" 2>&1 | tee "$OUT/bench-ntt.txt" || fail=1
+timeout 300 "$HP" bench ntt --field bn254-fr,koalabear --log-n 16 --batch 64 --repeat 3 --devices "cpu,$gpu,all" \
+  --json "$OUT/bench-ntt-batch.json" 2>&1 | tee "$OUT/bench-ntt-batch.txt" || fail=1
+
 step "summary"
 cat "$OUT/correctness.txt" | sort | uniq -c | awk '{print "  " $0}'
 echo "GPU ($gpu):"; grep -E "^msm" "$OUT/bench-gpu.txt" || true
 for words in limb32 standard; do echo "GPU 2^20 with $words words:"; grep -E "^msm" "$OUT/bench-gpu-$words.txt" || true; done
 echo "Hybrid (hybrid_eff on the all rows):"; grep -E "^msm|all:" "$OUT/bench-hybrid.txt" || true
 echo "CPU (all cores):"; grep -E '^msm' "$OUT/bench-cpu.txt" || true
+echo "NTT (cpu, GPU, all):"; grep -E "^ntt|all:" "$OUT/bench-ntt.txt" "$OUT/bench-ntt-batch.txt" || true
 [ "$fail" = 0 ] && echo "gpu-check: OK" || echo "gpu-check: FAILURES (see $OUT)"
 exit "$fail"
