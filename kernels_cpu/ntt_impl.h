@@ -190,23 +190,14 @@ static void NT_FN(dit_block_task)(void *arg, size_t t, unsigned worker)
         NT_FN(dit_butterflies)(a, jb->tw, len, 0, jb->block / 2);
 }
 
-static size_t NT_FN(layer_tasks)(rt_pool *pool, NT_FN(job) * jb)
+/* Tasks for `items` units of work on the pool (per_task set). */
+static size_t NT_FN(tasks)(rt_pool *pool, NT_FN(job) * jb, size_t items)
 {
-    size_t half = jb->n / 2, tasks = (size_t)rt_pool_size(pool) * NT_TASKS_PER_THREAD;
-    if (tasks > half)
-        tasks = half;
-    jb->per_task = (half + tasks - 1) / tasks;
-    return (half + jb->per_task - 1) / jb->per_task;
-}
-
-/* Tasks for the quads of a radix-4 pass (per_task set). */
-static size_t NT_FN(quad_tasks)(rt_pool *pool, NT_FN(job) * jb)
-{
-    size_t quads = jb->n / 4, tasks = (size_t)rt_pool_size(pool) * NT_TASKS_PER_THREAD;
-    if (tasks > quads)
-        tasks = quads;
-    jb->per_task = (quads + tasks - 1) / tasks;
-    return (quads + jb->per_task - 1) / jb->per_task;
+    size_t tasks = (size_t)rt_pool_size(pool) * NT_TASKS_PER_THREAD;
+    if (tasks > items)
+        tasks = items;
+    jb->per_task = (items + tasks - 1) / tasks;
+    return (items + jb->per_task - 1) / jb->per_task;
 }
 
 /* The wide layers (span >= the block): two per pass (NT_FN(quads)), the last one alone when
@@ -220,9 +211,9 @@ static void NT_FN(wide_layers)(rt_pool *pool, NT_FN(job) * jb, int dit)
         int pair = dit ? next < jb->n : next >= jb->block;
         jb->len = dit && pair ? next : len; /* quads take the wider span */
         if (pair)
-            rt_pool_run(pool, NT_FN(quad_tasks)(pool, jb), NT_FN(quad_task), jb);
+            rt_pool_run(pool, NT_FN(tasks)(pool, jb, jb->n / 4), NT_FN(quad_task), jb);
         else
-            rt_pool_run(pool, NT_FN(layer_tasks)(pool, jb), dit ? NT_FN(dit_layer_task) : NT_FN(dif_layer_task), jb);
+            rt_pool_run(pool, NT_FN(tasks)(pool, jb, jb->n / 2), dit ? NT_FN(dit_layer_task) : NT_FN(dif_layer_task), jb);
         len = pair ? (dit ? 2 * next : next / 2) : (dit ? 2 * len : len / 2);
     }
 }
@@ -252,14 +243,6 @@ static void NT_FN(range)(const NT_FN(job) * jb, size_t t, size_t *b, size_t *e)
     *e = *b + jb->per_task < jb->n ? *b + jb->per_task : jb->n;
 }
 
-static size_t NT_FN(element_tasks)(rt_pool *pool, NT_FN(job) * jb)
-{
-    size_t tasks = (size_t)rt_pool_size(pool) * NT_TASKS_PER_THREAD;
-    if (tasks > jb->n)
-        tasks = jb->n;
-    jb->per_task = (jb->n + tasks - 1) / tasks;
-    return (jb->n + jb->per_task - 1) / jb->per_task;
-}
 
 static void NT_FN(exponent)(uint64_t *e, size_t v)
 {
@@ -310,7 +293,7 @@ static void NT_FN(scale_task)(void *arg, size_t t, unsigned worker)
 static void NT_FN(scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s)
 {
     NT_FN(job) jb = {a, NULL, n, 0, 0, 0, c, s, 0, 0};
-    rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(scale_task), &jb);
+    rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(scale_task), &jb);
 }
 
 /* The top layer tw[n/2 + j] = w^j by powers, then every lower layer by a strided gather. */
@@ -336,7 +319,7 @@ static void NT_FN(twiddles)(rt_pool *pool, void *tw_v, size_t n, const void *w)
     if (n < 2)
         return;
     NT_FN(job) jb = {tw + n / 2, NULL, n / 2, 0, 0, 0, NULL, w, 0, 0};
-    rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(powers_task), &jb);
+    rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(powers_task), &jb);
     for (size_t len = n / 4; len >= 1; len /= 2)
         for (size_t j = 0; j < len; j++)
             tw[len + j] = tw[n / 2 + j * (n / (2 * len))];
@@ -453,9 +436,9 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
         jb.log_n++;
     if (jb.log_n >= 2 * NT_BR_BITS) {
         jb.n = (size_t)1 << (jb.log_n - 2 * NT_BR_BITS);
-        rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(bitrev_tiles_task), &jb);
+        rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(bitrev_tiles_task), &jb);
     } else if (n > 2) {
-        rt_pool_run(pool, NT_FN(element_tasks)(pool, &jb), NT_FN(bitrev_task), &jb);
+        rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(bitrev_task), &jb);
     }
 }
 
