@@ -192,6 +192,16 @@ static inline __mmask8 IF_FN(eq_const)(const IF_T *a, const uint64_t *c)
     return _mm512_cmpeq_epi64_mask(acc, _mm512_setzero_si512());
 }
 
+/* Lanes of v (below 5p, as the lazy differences a + 4p - b of msm_ifma_impl.h) that are 0 mod
+ * p: v is 0, p, 2p, 3p or 4p. */
+static inline __mmask8 IF_FN(zero_below_5p)(const IF_T *v)
+{
+    static const uint64_t p1[IF_N] = IF_CONST(P), p2[IF_N] = IF_CONST(2P), p3[IF_N] = IF_CONST(3P),
+                          p4[IF_N] = IF_CONST(4P), zero[IF_N] = {0};
+    return IF_FN(eq_const)(v, zero) | IF_FN(eq_const)(v, p1) | IF_FN(eq_const)(v, p2) | IF_FN(eq_const)(v, p3) |
+           IF_FN(eq_const)(v, p4);
+}
+
 /* r = a * b / R' mod p, in [0, 2p). Holds for any inputs a < A p, b < B p with A B p < R'
  * (then a b / R' < p): the lazy forms rely on that. */
 static inline void IF_FN(mul)(IF_T *r, const IF_T *a, const IF_T *b)

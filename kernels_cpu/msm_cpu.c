@@ -1,8 +1,7 @@
 /*
  * msm_cpu.c: the portable CPU MSM kernels for G1 and G2 of BN254 and BLS12-381 (see
  * msm_cpu_impl.h) and their operation tables. G2 is the same XYZZ tile kernel over Fq2
- * (fe2_impl.h); it has the portable and adx tiers (the avx512 tier is G1 only: a G2 MSM on
- * that tier runs the adx kernel, see msm_kernel_for).
+ * (fe2_impl.h); every tier has both groups (avx512: msm_ifma.c).
  */
 #include "msm_cpu.h"
 
@@ -90,7 +89,8 @@ extern const msm_cpu_kernel msm_bn254_g1_adx_kernel, msm_bls12_381_g1_adx_kernel
 #endif
 
 #if HPR_HAVE_IFMA
-extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kernel;
+extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kernel, msm_bn254_g2_ifma_kernel,
+    msm_bls12_381_g2_ifma_kernel;
 #define IFMA_KERNEL(curve) &msm_##curve##_ifma_kernel
 #else
 #define IFMA_KERNEL(curve) NULL
@@ -120,8 +120,8 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
 
 OPS(bn254_g1, bn254_fp, 1, bn254_order, BN254_FR_BITS, "bn254 G1", IFMA_KERNEL(bn254_g1));
 OPS(bls12_381_g1, bls12_381_fp, 1, bls12_381_order, BLS12_381_FR_BITS, "bls12-381 G1", IFMA_KERNEL(bls12_381_g1));
-OPS(bn254_g2, bn254_fq2, 2, bn254_order, BN254_FR_BITS, "bn254 G2", NULL);
-OPS(bls12_381_g2, bls12_381_fq2, 2, bls12_381_order, BLS12_381_FR_BITS, "bls12-381 G2", NULL);
+OPS(bn254_g2, bn254_fq2, 2, bn254_order, BN254_FR_BITS, "bn254 G2", IFMA_KERNEL(bn254_g2));
+OPS(bls12_381_g2, bls12_381_fq2, 2, bls12_381_order, BLS12_381_FR_BITS, "bls12-381 G2", IFMA_KERNEL(bls12_381_g2));
 
 const msm_cpu_kernel *msm_kernel_for(const msm_curve_ops *ops, rt_cpu_tier tier)
 {

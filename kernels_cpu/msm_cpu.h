@@ -123,8 +123,8 @@ extern const msm_curve_ops msm_bls12_381_g1_ops;
 extern const msm_curve_ops msm_bn254_g2_ops;
 extern const msm_curve_ops msm_bls12_381_g2_ops;
 
-/* The tile kernel of tier, or of the best tier below it that the curve has (G2 has no
- * avx512 kernel). */
+/* The tile kernel of tier, or of the best tier below it that the curve has (a build without a
+ * tier's compiler support has none of its kernels). */
 const msm_cpu_kernel *msm_kernel_for(const msm_curve_ops *ops, rt_cpu_tier tier);
 
 #endif

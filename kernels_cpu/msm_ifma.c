@@ -1,6 +1,7 @@
 /*
- * msm_ifma.c: the AVX-512 IFMA tile kernels of BN254 G1 and BLS12-381 G1 (msm_ifma_impl.h,
- * on the 8-lane arithmetic of ifma_fe_impl.h). This translation unit alone is compiled with
+ * msm_ifma.c: the AVX-512 IFMA tile kernels of G1 and G2 of BN254 and BLS12-381
+ * (msm_ifma_impl.h, on the 8-lane arithmetic of ifma_fe_impl.h and, for G2, its Fq2 in
+ * ifma_fe2_impl.h). This translation unit alone is compiled with
  * -mavx512f -mavx512ifma; nothing here runs unless the dispatch found both (CPUID and XCR0).
  */
 #include "msm_cpu.h"
@@ -32,6 +33,18 @@ enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flu
 #define IF_K BLS12_381_FP
 #include "ifma_fe_impl.h"
 
+#define IF2_T bn254_fq2x8
+#define IF2_B bn254_fp8
+#define IF2_N 5
+#define IF2_K BN254_FP
+#include "ifma_fe2_impl.h"
+
+#define IF2_T bls12_381_fq2x8
+#define IF2_B bls12_381_fp8
+#define IF2_N 8
+#define IF2_K BLS12_381_FP
+#include "ifma_fe2_impl.h"
+
 #define MI_EC bn254_g1
 #define MI_F bn254_fp
 #define MI_CURVE_B BN254_G1_B
@@ -52,7 +65,30 @@ enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flu
 #define MI_IFMA_K(c) BLS12_381_FP_IFMA_##c
 #include "msm_ifma_impl.h"
 
-#define IFMA_KERNEL(curve, n52)                                                                    \
+#define MI_EC bn254_g2
+#define MI_F bn254_fq2
+#define MI_CURVE_B BN254_G2_B
+#define MI_F8 bn254_fq2x8
+#define MI_DEG 2
+#define MI_N 5
+#define MI_N64 4
+#define MI_IFMA_P BN254_FP_IFMA_P
+#define MI_IFMA_K(c) BN254_FP_IFMA_##c
+#include "msm_ifma_impl.h"
+
+#define MI_EC bls12_381_g2
+#define MI_F bls12_381_fq2
+#define MI_CURVE_B BLS12_381_G2_B
+#define MI_F8 bls12_381_fq2x8
+#define MI_DEG 2
+#define MI_N 8
+#define MI_N64 6
+#define MI_IFMA_P BLS12_381_FP_IFMA_P
+#define MI_IFMA_K(c) BLS12_381_FP_IFMA_##c
+#include "msm_ifma_impl.h"
+
+/* n52: 52-bit words of one coordinate (base limbs times the degree) */
+#define IFMA_KERNEL(curve, n52, base_n52)                                                                    \
     const msm_cpu_kernel msm_##curve##_ifma_kernel = {                                             \
         .tier = "avx512",                                                                          \
         .prepared_size = 2 * (n52) * sizeof(uint64_t),                                            \
@@ -62,8 +98,10 @@ enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flu
         .window_cost = curve##_ifma_window_cost,                                                   \
         .field_op = curve##_ifma_field_op,                                                         \
         .check_points = curve##_ifma_check_points,                                                 \
-        .mont_bits = 52 * (n52),                                                                   \
+        .mont_bits = 52 * (base_n52),                                                              \
     }
 
-IFMA_KERNEL(bn254_g1, 5);
-IFMA_KERNEL(bls12_381_g1, 8);
+IFMA_KERNEL(bn254_g1, 5, 5);
+IFMA_KERNEL(bls12_381_g1, 8, 8);
+IFMA_KERNEL(bn254_g2, 10, 5);
+IFMA_KERNEL(bls12_381_g2, 16, 8);

@@ -33,9 +33,16 @@
  * multiplication per addition; a batch is at most a quarter of the buckets long, else points
  * would find their bucket taken too often (their wait is costed in MI_FN(window_cost)).
  *
- * Instantiation: define MI_EC (curve prefix, e.g. bn254_g1), MI_F (its base field, e.g.
- * bn254_fp), MI_F8 (IFMA field type, e.g. bn254_fp8), MI_N (its 52-bit limbs), MI_N64 (64-bit
- * limbs of the base field), MI_IFMA_P, MI_IFMA_K(c) (IFMA constants) and MI_CURVE_B, include.
+ * G2 (MI_DEG 2) is the same code over the 8-lane Fq2 of ifma_fe2_impl.h: a coordinate is
+ * MI_DEG base-field elements (c0 then c1), each component lazily bounded as above (that
+ * file's Karatsuba bounds hold for these operands), the negation and the equality tests
+ * taken per component.
+ *
+ * Instantiation: define MI_EC (curve prefix, e.g. bn254_g1), MI_F (its coordinate field, e.g.
+ * bn254_fp or bn254_fq2), MI_F8 (its IFMA lane type, e.g. bn254_fp8 or bn254_fq2x8), MI_DEG
+ * (1, or 2 for G2; default 1), MI_N (52-bit limbs of the base field), MI_N64 (its 64-bit
+ * limbs), MI_IFMA_P, MI_IFMA_K(c) (base-field IFMA constants) and MI_CURVE_B (64-bit
+ * Montgomery limbs of b, MI_DEG * MI_N64 of them), include.
  */
 #define MI_FN(op) HPR_CAT(MI_EC, HPR_CAT(_ifma_, op))
 #define MI_TY(form) HPR_CAT(MI_EC, HPR_CAT(_, form))
@@ -43,7 +50,12 @@
 #define MI_MSM_FN(op) HPR_CAT(MI_EC, HPR_CAT(_msm_, op))
 #define MI_F8_FN(op) HPR_CAT(MI_F8, HPR_CAT(_, op))
 #define MI_F_FN(op) HPR_CAT(MI_F, HPR_CAT(_, op))
-#define MI_WORDS (2 * MI_N) /* 64-bit words of one IFMA affine point: x then y */
+#ifndef MI_DEG
+#define MI_DEG 1
+#endif
+#define MI_CW (MI_DEG * MI_N)     /* 64-bit words of one IFMA coordinate: c0's limbs, then c1's */
+#define MI_CW64 (MI_DEG * MI_N64) /* 64-bit limbs of one coordinate of the portable affine form */
+#define MI_WORDS (2 * MI_CW)      /* 64-bit words of one IFMA affine point: x then y */
 
 /* The worker's scratch, carved from one aligned block (see MI_FN(scratch_layout)). */
 typedef struct {
@@ -105,7 +117,8 @@ static unsigned MI_FN(batch_size)(unsigned c)
  * multiplications in a chain, for eight lanes) shared by the batch: 8 * 330 / batch, and 6
  * more once the bucket rows outgrow a core's L2 (taken as 1 MiB: Zen 4); per bucket about 150
  * units of reduction (the conversion out of the lane form, two additions in scalar
- * arithmetic). */
+ * arithmetic). G2 (MI_DEG 2) scales the work per point and per bucket by 3 (an Fq2 product is
+ * three base products), not the inversion (one base inversion and a few products). */
 #ifndef MI_L2_BYTES
 #define MI_L2_BYTES ((size_t)1 << 20)
 #endif
@@ -113,8 +126,9 @@ static double MI_FN(window_cost)(unsigned c, size_t m)
 {
     size_t nb = (size_t)1 << (c - 1);
     double buckets = (double)nb, batch = (double)MI_FN(batch_size)(c);
-    double spill = nb * MI_WORDS * 8 > MI_L2_BYTES ? 6.0 : 0.0;
-    return (double)m * (16.0 + 35.0 * batch / buckets + 8.0 * 330.0 / batch + spill) + 150.0 * buckets;
+    double scale = MI_DEG == 1 ? 1.0 : 3.0, spill = nb * MI_WORDS * 8 > MI_L2_BYTES ? 6.0 : 0.0;
+    return (double)m * (scale * (16.0 + 35.0 * batch / buckets + spill) + 8.0 * 330.0 / batch) +
+           scale * 150.0 * buckets;
 }
 static size_t MI_FN(scratch_size)(unsigned c, size_t max_points)
 {
@@ -123,36 +137,74 @@ static size_t MI_FN(scratch_size)(unsigned c, size_t max_points)
     return MI_FN(scratch_layout)(&w, NULL, c) + 64; /* + alignment slack */
 }
 
-/* out[i] = points[index[i]] in the IFMA form (canonical, so negation is p - y), i in
- * [begin, end). */
+/* Lanes k < count of v := the coordinate at src[k] (MI_DEG components of MI_N64 64-bit limbs,
+ * c0's first) as 52-bit limbs, the same integers; the other lanes zero. */
+static void MI_FN(lanes_from_limbs)(MI_F8 *v, const uint64_t *const *src, size_t count)
+{
+    uint64_t lanes[MI_CW][8] = {{0}}, limbs[MI_N];
+    for (size_t k = 0; k < count; k++)
+        for (int d = 0; d < MI_DEG; d++) {
+            ifma_limbs_64_to_52(limbs, MI_N, src[k] + d * MI_N64, MI_N64);
+            for (int j = 0; j < MI_N; j++)
+                lanes[d * MI_N + j][k] = limbs[j];
+        }
+    for (int j = 0; j < MI_CW; j++)
+        v->l[j] = _mm512_loadu_si512(lanes[j]);
+}
+
+/* The inverse: dst[k] := lane k of v (normalised limbs) as MI_CW64 64-bit limbs, k < count. */
+static void MI_FN(limbs_from_lanes)(uint64_t *const *dst, const MI_F8 *v, size_t count)
+{
+    uint64_t lanes[MI_CW][8], limbs[MI_N];
+    for (int j = 0; j < MI_CW; j++)
+        _mm512_storeu_si512(lanes[j], v->l[j]);
+    for (size_t k = 0; k < count; k++)
+        for (int d = 0; d < MI_DEG; d++) {
+            for (int j = 0; j < MI_N; j++)
+                limbs[j] = lanes[d * MI_N + j][k];
+            ifma_limbs_52_to_64(dst[k] + d * MI_N64, MI_N64, limbs, MI_N);
+        }
+}
+
+/* dst[k][j] := limb j of lane k of v (the IFMA row form), k < count. */
+static void MI_FN(rows_from_lanes)(uint64_t *const *dst, const MI_F8 *v, size_t count)
+{
+    uint64_t lanes[MI_CW][8];
+    for (int j = 0; j < MI_CW; j++)
+        _mm512_storeu_si512(lanes[j], v->l[j]);
+    for (size_t k = 0; k < count; k++)
+        for (int j = 0; j < MI_CW; j++)
+            dst[k][j] = lanes[j][k];
+}
+
+/* Coordinate coord (0: x, 1: y) of a portable affine point, as 64-bit limbs. */
+static inline const uint64_t *MI_FN(coord_limbs)(const MI_TY(affine) *pt, int coord)
+{
+    return (const uint64_t *)pt + coord * MI_CW64;
+}
+
+/* out[i] = points[index[i]] in the IFMA form (canonical, so negation is p - y per component),
+ * i in [begin, end). */
 static void MI_FN(prepare_points)(void *out_v, const void *points_v, const uint32_t *index, size_t begin, size_t end)
 {
     static const uint64_t p[MI_N] = MI_IFMA_P;
     uint64_t *out = out_v;
     const MI_TY(affine) *points = points_v;
     for (size_t i0 = begin; i0 < end; i0 += 8) {
-        uint64_t lanes[2][MI_N][8] = {{{0}}}, limbs[MI_N];
         size_t count = end - i0 < 8 ? end - i0 : 8;
-        for (size_t k = 0; k < count; k++)
-            for (int coord = 0; coord < 2; coord++) {
-                ifma_limbs_64_to_52(limbs, MI_N, coord ? points[index[i0 + k]].y.l : points[index[i0 + k]].x.l, MI_N64);
-                for (int j = 0; j < MI_N; j++)
-                    lanes[coord][j][k] = limbs[j];
-            }
         for (int coord = 0; coord < 2; coord++) {
+            const uint64_t *src[8];
+            uint64_t *dst[8];
             MI_F8 v;
-            for (int j = 0; j < MI_N; j++)
-                v.l[j] = _mm512_loadu_si512(lanes[coord][j]);
+            for (size_t k = 0; k < count; k++) {
+                src[k] = MI_FN(coord_limbs)(&points[index[i0 + k]], coord);
+                dst[k] = out + (i0 + k) * MI_WORDS + coord * MI_CW;
+            }
+            MI_FN(lanes_from_limbs)(&v, src, count);
             MI_F8_FN(enter)(&v, &v);
             MI_F8_FN(sub_if_ge)(&v, &v, p);
-            for (int j = 0; j < MI_N; j++)
-                _mm512_storeu_si512(lanes[coord][j], v.l[j]);
+            MI_FN(rows_from_lanes)(dst, &v, count);
         }
-        for (size_t k = 0; k < count; k++)
-            for (int j = 0; j < MI_N; j++) {
-                out[(i0 + k) * MI_WORDS + j] = lanes[0][j][k];
-                out[(i0 + k) * MI_WORDS + MI_N + j] = lanes[1][j][k];
-            }
     }
 }
 
@@ -163,36 +215,34 @@ static void MI_FN(prepare_points)(void *out_v, const void *points_v, const uint3
  * for BLS12-381, against 53-79 and 111-129 ms for the portable check. */
 static size_t MI_FN(check_points)(const void *points_v, size_t begin, size_t end, msm_point_check *kind)
 {
-    static const uint64_t b64[MI_N64] = MI_CURVE_B;
+    static const uint64_t b64[MI_CW64] = MI_CURVE_B, zero64[MI_CW64] = {0};
     const MI_TY(affine) *pts = points_v;
-    uint64_t limbs[MI_N];
+    uint64_t blimbs[MI_CW];
     MI_F8 b, x, y, lhs, rhs;
-    ifma_limbs_64_to_52(limbs, MI_N, b64, MI_N64);
-    MI_F8_FN(set_const)(&b, limbs);
+    for (int d = 0; d < MI_DEG; d++)
+        ifma_limbs_64_to_52(blimbs + d * MI_N, MI_N, b64 + d * MI_N64, MI_N64);
+    MI_F8_FN(set_const)(&b, blimbs);
     MI_F8_FN(enter)(&b, &b);
     for (size_t i0 = begin; i0 < end; i0 += 8) {
         size_t count = end - i0 < 8 ? end - i0 : 8, in_range = count;
-        uint64_t lanes[2][MI_N][8] = {{{0}}};
+        const uint64_t *xs[8], *ys[8];
         unsigned finite = 0;
         for (size_t k = 0; k < count; k++) {
             const MI_TY(affine) *pt = &pts[i0 + k];
-            if (!MI_F_FN(limbs_are_reduced)(pt->x.l) || !MI_F_FN(limbs_are_reduced)(pt->y.l)) {
+            xs[k] = ys[k] = zero64; /* infinity and unchecked lanes stay zero and pass */
+            if (!MI_F_FN(limbs_are_reduced)(MI_FN(coord_limbs)(pt, 0)) ||
+                !MI_F_FN(limbs_are_reduced)(MI_FN(coord_limbs)(pt, 1))) {
                 in_range = k;
                 break;
             }
             if (MI_EC_FN(affine_is_inf)(pt))
-                continue; /* stays zero and passes */
+                continue;
             finite |= 1u << k;
-            for (int coord = 0; coord < 2; coord++) {
-                ifma_limbs_64_to_52(limbs, MI_N, coord ? pt->y.l : pt->x.l, MI_N64);
-                for (int j = 0; j < MI_N; j++)
-                    lanes[coord][j][k] = limbs[j];
-            }
+            xs[k] = MI_FN(coord_limbs)(pt, 0);
+            ys[k] = MI_FN(coord_limbs)(pt, 1);
         }
-        for (int j = 0; j < MI_N; j++) {
-            x.l[j] = _mm512_loadu_si512(lanes[0][j]);
-            y.l[j] = _mm512_loadu_si512(lanes[1][j]);
-        }
+        MI_FN(lanes_from_limbs)(&x, xs, in_range);
+        MI_FN(lanes_from_limbs)(&y, ys, in_range);
         MI_F8_FN(enter)(&x, &x);
         MI_F8_FN(enter)(&y, &y);
         MI_F8_FN(sqr)(&lhs, &y);
@@ -226,19 +276,18 @@ static void MI_FN(side_add_plain)(MI_TY(ifma_work) *w, uint32_t bucket, const MI
 static void MI_FN(copy_point)(uint64_t *dst, const uint64_t *src, int neg)
 {
     static const uint64_t p[MI_N] = MI_IFMA_P;
-    uint64_t nonzero = 0, borrow = 0;
     for (int j = 0; j < MI_WORDS; j++)
         dst[j] = src[j];
-    if (!neg)
-        return;
-    for (int j = 0; j < MI_N; j++)
-        nonzero |= src[MI_N + j];
-    if (!nonzero)
-        return;
-    for (int j = 0; j < MI_N; j++) {
-        uint64_t d = p[j] - src[MI_N + j] - borrow;
-        borrow = d >> 63;
-        dst[MI_N + j] = d & IFMA_MASK52;
+    for (int d = 0; neg && d < MI_DEG; d++) { /* -y per component: p - y, or 0 for y = 0 */
+        const uint64_t *y = src + MI_CW + d * MI_N;
+        uint64_t *out = dst + MI_CW + d * MI_N, nonzero = 0, borrow = 0;
+        for (int j = 0; j < MI_N; j++)
+            nonzero |= y[j];
+        for (int j = 0; nonzero && j < MI_N; j++) {
+            uint64_t diff = p[j] - y[j] - borrow;
+            borrow = diff >> 63;
+            out[j] = diff & IFMA_MASK52;
+        }
     }
 }
 
@@ -250,28 +299,32 @@ static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k,
 }
 
 
-/* Lanes k: the MI_N limbs at base + off[k] (one coordinate), by eight row loads and one
- * transpose: on Zen 4 about half the cost of MI_N gathers. */
+/* Lanes k: the MI_CW words at base + off[k] (one coordinate), by eight row loads and one
+ * transpose per component: on Zen 4 about half the cost of MI_N gathers. */
 static inline void MI_FN(load_rows)(MI_F8 *r, const uint64_t *base, const size_t *off)
 {
-    __m512i row[8];
-    for (int k = 0; k < 8; k++)
-        row[k] = _mm512_maskz_loadu_epi64((__mmask8)((1u << MI_N) - 1), base + off[k]);
-    ifma_transpose8(row);
-    for (int j = 0; j < MI_N; j++)
-        r->l[j] = row[j];
+    for (int d = 0; d < MI_DEG; d++) {
+        __m512i row[8];
+        for (int k = 0; k < 8; k++)
+            row[k] = _mm512_maskz_loadu_epi64((__mmask8)((1u << MI_N) - 1), base + off[k] + d * MI_N);
+        ifma_transpose8(row);
+        for (int j = 0; j < MI_N; j++)
+            r->l[d * MI_N + j] = row[j];
+    }
 }
 
 /* The inverse of load_rows for the lanes set in lanes (a third of the cost of scatters). */
 static inline void MI_FN(store_rows)(uint64_t *base, const size_t *off, __mmask8 lanes, const MI_F8 *v)
 {
-    __m512i row[8];
-    for (int j = 0; j < 8; j++)
-        row[j] = j < MI_N ? v->l[j] : _mm512_setzero_si512();
-    ifma_transpose8(row);
-    for (int k = 0; k < 8; k++)
-        if (lanes >> k & 1)
-            _mm512_mask_storeu_epi64(base + off[k], (__mmask8)((1u << MI_N) - 1), row[k]);
+    for (int d = 0; d < MI_DEG; d++) {
+        __m512i row[8];
+        for (int j = 0; j < 8; j++)
+            row[j] = j < MI_N ? v->l[d * MI_N + j] : _mm512_setzero_si512();
+        ifma_transpose8(row);
+        for (int k = 0; k < 8; k++)
+            if (lanes >> k & 1)
+                _mm512_mask_storeu_epi64(base + off[k] + d * MI_N, (__mmask8)((1u << MI_N) - 1), row[k]);
+    }
 }
 
 /* out[k] = the IFMA-form affine point at base + off[k] in the portable form (canonical
@@ -280,17 +333,13 @@ static inline void MI_FN(store_rows)(uint64_t *base, const size_t *off, __mmask8
 static void MI_FN(rows_to_plain)(MI_TY(affine) *out, const uint64_t *base, const size_t *off, size_t count)
 {
     for (int coord = 0; coord < 2; coord++) {
+        uint64_t *dst[8];
         MI_F8 v;
-        uint64_t lanes[MI_N][8], limbs[MI_N];
-        MI_FN(load_rows)(&v, base + coord * MI_N, off);
+        MI_FN(load_rows)(&v, base + coord * MI_CW, off);
         MI_F8_FN(leave)(&v, &v);
-        for (int j = 0; j < MI_N; j++)
-            _mm512_storeu_si512(lanes[j], v.l[j]);
-        for (size_t k = 0; k < count; k++) {
-            for (int j = 0; j < MI_N; j++)
-                limbs[j] = lanes[j][k];
-            ifma_limbs_52_to_64(coord ? out[k].y.l : out[k].x.l, MI_N64, limbs, MI_N);
-        }
+        for (size_t k = 0; k < count; k++)
+            dst[k] = (uint64_t *)&out[k] + coord * MI_CW64;
+        MI_FN(limbs_from_lanes)(dst, &v, count);
     }
 }
 
@@ -329,30 +378,23 @@ static inline void MI_FN(canonical_from_4p)(MI_F8 *v)
     MI_F8_FN(canonical)(v, v);
 }
 
-/* Lanes of v in (0, 5p) that are 0 mod p: v is p, 2p, 3p or 4p. */
-static inline __mmask8 MI_FN(zero_below_5p)(const MI_F8 *v)
-{
-    static const uint64_t p1[MI_N] = MI_IFMA_K(P), p2[MI_N] = MI_IFMA_K(2P), p3[MI_N] = MI_IFMA_K(3P),
-                          p4[MI_N] = MI_IFMA_K(4P);
-    return MI_F8_FN(eq_const)(v, p1) | MI_F8_FN(eq_const)(v, p2) | MI_F8_FN(eq_const)(v, p3) |
-           MI_F8_FN(eq_const)(v, p4);
-}
-
-/* The point operands' y, canonical, negated in the lanes of neg (p - y, in (0, p]), and the
- * buckets' y (below 4p). */
+/* The point operands' y, canonical, negated in the lanes of neg (p - y per component, 0 for
+ * 0), and the buckets' y (below 4p). A G2 component may be 0 where y is not: p - 0 = p would
+ * take yP + 4p - yB to 5p, past the zero test's range. */
 static inline void MI_FN(load_y)(MI_F8 *yp, MI_F8 *yb, const uint64_t *pbase, const uint64_t *bbase,
                                  const size_t *poff, const size_t *boff, __mmask8 neg, int mode)
 {
     static const uint64_t p1[MI_N] = MI_IFMA_K(P);
     MI_F8 t, zero;
-    MI_FN(load_rows)(yp, pbase + MI_N, poff);
-    MI_FN(load_rows)(yb, bbase + MI_N, boff);
+    MI_FN(load_rows)(yp, pbase + MI_CW, poff);
+    MI_FN(load_rows)(yb, bbase + MI_CW, boff);
     if (mode != FLUSH_POINTS) /* a partial sum (below 4p) as the point: make it canonical */
         MI_FN(canonical_from_4p)(yp);
-    for (int j = 0; j < MI_N; j++)
+    for (int j = 0; j < MI_CW; j++)
         zero.l[j] = _mm512_setzero_si512();
     MI_F8_FN(sub_lazy)(&t, &zero, yp, p1);
-    for (int j = 0; j < MI_N; j++)
+    MI_F8_FN(sub_if_ge)(&t, &t, p1);
+    for (int j = 0; j < MI_CW; j++)
         yp->l[j] = _mm512_mask_blend_epi64(neg, yp->l[j], t.l[j]);
 }
 
@@ -364,9 +406,9 @@ static __mmask8 MI_FN(doubling_lanes)(const uint64_t *pbase, const uint64_t *bba
     MI_F8 yp, yb, t;
     MI_FN(load_y)(&yp, &yb, pbase, bbase, poff, boff, neg, mode);
     MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4); /* in (0, 5p) */
-    __mmask8 same = MI_FN(zero_below_5p)(&t) & equal_x;
+    __mmask8 same = MI_F8_FN(zero_below_5p)(&t) & equal_x;
     MI_F8_FN(add_raw)(&t, &yb, &yb);
-    for (int j = 0; j < MI_N; j++)
+    for (int j = 0; j < MI_CW; j++)
         den->l[j] = _mm512_mask_blend_epi64(same, den->l[j], t.l[j]);
     return same;
 }
@@ -396,8 +438,9 @@ static void MI_FN(invert_chains)(MI_F8 *acc)
  * pass keep the multiplier busy: one long chain would wait on each product's latency.
  * Bounds (lazy reduction, one carry chain per step): points are canonical (< p), buckets are
  * kept below 4p, products are below 2p (ifma_fe_impl.h: mul accepts inputs a < Ap, b < Bp
- * with AB p < R'; here AB <= 16):
- *   den = xP + 4p - xB < 5p       xsum = xP + xB < 5p      yP' = yP or p - yP <= p
+ * with AB p < R'; here AB <= 16; G2: ifma_fe2_impl.h's 4 AB p < R' holds for BN254 up to
+ * AB = 21, and its squaring of xB < 4p needs 64p < R'), bounds per component for G2:
+ *   den = xP + 4p - xB < 5p       xsum = xP + xB < 5p      yP' = yP or (p - yP) mod p < p
  *   t = yP' + 4p - yB < 5p        x3 = lambda^2 + 5p - xsum < 7p, minus 4p if >= 4p
  *   u = xB + 4p - x3 < 8p         y3 = lambda u + 4p - yB < 6p, minus 4p if >= 4p
  * xP = xB mod p exactly when den is p, 2p, 3p or 4p. A partial sum as the point operand (the
@@ -424,11 +467,11 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
             MI_FN(canonical_from_4p)(&xp);
         MI_F8_FN(sub_lazy)(&w->den[g], &xp, &w->xb[g], p4);
         MI_F8_FN(add_raw)(&w->xsum[g], &xp, &w->xb[g]);
-        __mmask8 equal_x = MI_FN(zero_below_5p)(&w->den[g]) & active;
+        __mmask8 equal_x = MI_F8_FN(zero_below_5p)(&w->den[g]) & active;
         __mmask8 use_one = equal_x | (__mmask8)~active, doubling = 0;
         if (equal_x) /* rare for random points: P = B doubles (denominator 2 yB), P = -B cancels */
             doubling = MI_FN(doubling_lanes)(pbase, bbase, poff, boff, neg, mode, equal_x, &w->den[g]);
-        for (int j = 0; j < MI_N; j++)
+        for (int j = 0; j < MI_CW; j++)
             w->den[g].l[j] = _mm512_mask_blend_epi64(use_one & (__mmask8)~doubling, w->den[g].l[j], one.l[j]);
         special[g] = equal_x & (__mmask8)~doubling;
         dbl[g] = doubling;
@@ -454,7 +497,7 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
             MI_F8_FN(sqr)(&sq, &w->xb[g]);
             MI_F8_FN(add_raw)(&three, &sq, &sq);
             MI_F8_FN(add_raw)(&three, &three, &sq);
-            for (int j = 0; j < MI_N; j++)
+            for (int j = 0; j < MI_CW; j++)
                 t.l[j] = _mm512_mask_blend_epi64(dbl[g], t.l[j], three.l[j]);
         }
         MI_F8_FN(mul)(&lambda, &t, &w->prefix[g]);
@@ -467,7 +510,7 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
         MI_F8_FN(sub_if_ge)(&y3, &y3, p4);
         __mmask8 write = active & (__mmask8)~special[g];
         MI_FN(store_rows)(bbase, boff, write, &x3);
-        MI_FN(store_rows)(bbase + MI_N, boff, write, &y3);
+        MI_FN(store_rows)(bbase + MI_CW, boff, write, &y3);
     }
     /* P = -B: the bucket empties. Not in the overflow reduction's modes: a partial sum cannot
      * be empty, and a bucket may wait in the open batch of points while the reduction runs;
@@ -643,27 +686,21 @@ static void MI_FN(reduce)(MI_TY(xyzz) *r, MI_TY(ifma_work) *w, size_t nb)
     *r = sum;
 }
 
-/* The lanes' view of field_op (msm_cpu.h): inputs and outputs as MI_N64 64-bit limbs. */
-static void MI_FN(load_lanes)(MI_F8 *v, const uint64_t *x, size_t count)
-{
-    uint64_t lanes[MI_N][8] = {{0}}, limbs[MI_N];
-    for (size_t k = 0; k < count; k++) {
-        ifma_limbs_64_to_52(limbs, MI_N, x + k * MI_N64, MI_N64);
-        for (int j = 0; j < MI_N; j++)
-            lanes[j][k] = limbs[j];
-    }
-    for (int j = 0; j < MI_N; j++)
-        v->l[j] = _mm512_loadu_si512(lanes[j]);
-}
-
+/* The lanes' view of field_op (msm_cpu.h): elements as MI_CW64 64-bit limbs (c0's first). */
 static void MI_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint64_t *b, size_t count)
 {
     for (size_t i0 = 0; i0 < count; i0 += 8) {
         size_t n = count - i0 < 8 ? count - i0 : 8;
-        uint64_t lanes[MI_N][8], limbs[MI_N];
+        const uint64_t *as[8], *bs[8];
+        uint64_t *rs[8];
         MI_F8 x, y, z;
-        MI_FN(load_lanes)(&x, a + i0 * MI_N64, n);
-        MI_FN(load_lanes)(&y, b + i0 * MI_N64, n);
+        for (size_t k = 0; k < n; k++) {
+            as[k] = a + (i0 + k) * MI_CW64;
+            bs[k] = b + (i0 + k) * MI_CW64;
+            rs[k] = r + (i0 + k) * MI_CW64;
+        }
+        MI_FN(lanes_from_limbs)(&x, as, n);
+        MI_FN(lanes_from_limbs)(&y, bs, n);
         switch (op) {
         case MSM_FIELD_MUL: MI_F8_FN(mul)(&z, &x, &y); break;
         case MSM_FIELD_SQR: MI_F8_FN(sqr)(&z, &x); break;
@@ -676,13 +713,7 @@ static void MI_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint64
             break;
         }
         MI_F8_FN(canonical)(&z, &z);
-        for (int j = 0; j < MI_N; j++)
-            _mm512_storeu_si512(lanes[j], z.l[j]);
-        for (size_t k = 0; k < n; k++) {
-            for (int j = 0; j < MI_N; j++)
-                limbs[j] = lanes[j][k];
-            ifma_limbs_52_to_64(r + (i0 + k) * MI_N64, MI_N64, limbs, MI_N);
-        }
+        MI_FN(limbs_from_lanes)(rs, &z, n);
     }
 }
 
@@ -725,6 +756,9 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
 #undef MI_F8_FN
 #undef MI_F_FN
 #undef MI_WORDS
+#undef MI_CW
+#undef MI_CW64
+#undef MI_DEG
 #undef MI_EC
 #undef MI_F8
 #undef MI_N

@@ -1,9 +1,7 @@
 /*
  * test_msm.c: hpr_msm against a naive double-and-add sum, G1 and G2 of both curves: sizes
- * 0..4099 (G2: up to 1000, its naive sum is slow; not again under the avx512 tier, whose G2
- * kernel is the adx one), the
- * edge matrix (zero scalars, 1, r-1, all-equal points, P beside -P, infinity), every window
- * size 1..16, 1 and 2 threads, arbitrary tilings, and the rejection of bad inputs.
+ * 0..4099 (G2: up to 1000, its naive sum is slow), the edge matrix (zero scalars, 1, r-1,
+ * all-equal points, P beside -P, infinity), every window size 1..16, 1 and 2 threads, arbitrary tilings, and the rejection of bad inputs.
  */
 #include "test_util.h"
 #include "msm_test_inputs.h"
@@ -18,14 +16,6 @@ static hpr_ctx *make_ctx(unsigned threads)
     return ctx;
 }
 
-/* G2 has portable and adx kernels only: under HPR_CPU=avx512 it runs the adx kernel, which
- * the adx run of this suite tests already. */
-static int skip_g2(const curve_t *c)
-{
-    const char *tier = getenv("HPR_CPU");
-    return c->group == HPR_G2 && tier && strcmp(tier, "avx512") == 0;
-}
-
 static const size_t sizes[] = {0, 1, 2, 3, 7, 64, 1000, 4099};
 static const unsigned edge_sets[] = {0, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1, EDGE_EQUAL_POINTS | EDGE_R_MINUS_1,
                                      EDGE_NEG_PAIRS | EDGE_ONES, EDGE_INFINITY | EDGE_ZEROS, 63};
@@ -35,7 +25,7 @@ START_TEST(matches_naive_over_sizes_and_edges)
 {
     const curve_t *c = &curves[_i / 8];
     size_t n = sizes[_i % 8];
-    if (skip_g2(c) || (c->group == HPR_G2 && n > 1000))
+    if (c->group == HPR_G2 && n > 1000)
         return; /* G2's naive sum is slow: sizes up to 1000 (past the buckets of the windows chosen) */
     hpr_ctx *ctx = make_ctx(2), *ctx1 = make_ctx(1);
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
@@ -60,8 +50,6 @@ END_TEST
 START_TEST(every_window_size)
 {
     const curve_t *c = &curves[_i];
-    if (skip_g2(c))
-        return;
     hpr_ctx *ctx = make_ctx(2);
     unsigned char want[MAXP];
     inputs in = make_inputs(ctx, c, 70, 2000 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1 | EDGE_NEG_PAIRS);
@@ -78,8 +66,6 @@ END_TEST
 START_TEST(any_tiling_gives_the_same_result)
 {
     const curve_t *c = &curves[_i];
-    if (skip_g2(c))
-        return;
     hpr_ctx *ctx = make_ctx(2);
     unsigned char want[MAXP];
     test_rng rng;
@@ -99,8 +85,6 @@ END_TEST
 START_TEST(rejects_bad_inputs)
 {
     const curve_t *c = &curves[_i];
-    if (skip_g2(c))
-        return;
     hpr_ctx *ctx = make_ctx(2);
     unsigned char out[MAXP];
     inputs in = make_inputs(ctx, c, 100, 4000 + (uint64_t)_i, 0);
@@ -141,8 +125,6 @@ END_TEST
 START_TEST(random_inputs_are_deterministic_and_valid)
 {
     const curve_t *c = &curves[_i];
-    if (skip_g2(c))
-        return;
     hpr_ctx *ctx1 = make_ctx(1), *ctx2 = make_ctx(2);
     size_t n = 2500;
     unsigned char *p1 = malloc(n * c->point_size), *p2 = malloc(n * c->point_size), *s1 = malloc(32 * n), *s2 = malloc(32 * n);
