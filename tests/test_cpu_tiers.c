@@ -266,6 +266,15 @@ static const unsigned tier_edges[] = {0, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1
                                       EDGE_NEG_PAIRS | EDGE_ONES, EDGE_INFINITY | EDGE_ZEROS, 63};
 static const size_t tier_sizes[] = {1, 2, 9, 100, 3000, 1u << 16};
 
+/* want := the naive sum when n <= naive_max, else the portable tier's MSM (ref). */
+static void reference_msm(hpr_ctx *ref, const curve_t *c, const inputs *in, size_t naive_max, unsigned char *want)
+{
+    if (in->n <= naive_max)
+        c->naive(want, in->points, in->scalars, in->n);
+    else
+        ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in->points, in->scalars, in->n, want), HPR_OK);
+}
+
 /* _i = curve * nsizes + size index */
 START_TEST(msm_of_every_tier_equals_portable)
 {
@@ -277,10 +286,7 @@ START_TEST(msm_of_every_tier_equals_portable)
             continue; /* the largest size: random, all points equal, and the full edge set (G2: random) */
         unsigned char want[MAXP];
         inputs in = make_inputs(ref, c, n, 5000 + 16 * (uint64_t)_i + e, tier_edges[e]);
-        if (n <= 100)
-            c->naive(want, in.points, in.scalars, n);
-        else
-            ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in.points, in.scalars, n, want), HPR_OK);
+        reference_msm(ref, c, &in, 100, want);
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs(t))
                 continue;
@@ -396,10 +402,7 @@ START_TEST(g2_points_with_a_zero_y_component)
                 memcpy(in.points + i * c->point_size, neg_z, c->point_size);
         }
         unsigned char want[MAXP];
-        if (n <= 64)
-            c->naive(want, in.points, in.scalars, n);
-        else
-            ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in.points, in.scalars, n, want), HPR_OK);
+        reference_msm(ref, c, &in, 64, want);
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs(t))
                 continue;
