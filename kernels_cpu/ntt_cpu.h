@@ -49,6 +49,19 @@ typedef struct {
     void *(*kernel_twiddles)(rt_pool *pool, const void *tw, size_t n);
 } ntt_field_ops;
 
+/* The pass plan of the wide layers (span len from block up to n / 2) that the CPU kernels
+ * share: a pass runs two layers at once (quads of elements) where both are wide, else one.
+ * For the pass starting at span len (DIF: the widest first, n / 2; DIT: block first), sets
+ * *pair and *job_len (the span the pass's job takes: the wider layer of a DIT pair) and
+ * returns the span the next pass starts at; the passes end when that leaves [block, n). */
+static inline size_t ntt_wide_pass(size_t len, size_t n, size_t block, int dit, int *pair, size_t *job_len)
+{
+    size_t next = dit ? 2 * len : len / 2; /* the span of the pass's second layer, if any */
+    *pair = dit ? next < n : next >= block;
+    *job_len = dit && *pair ? next : len;
+    return *pair ? (dit ? 2 * next : next / 2) : next;
+}
+
 extern const ntt_field_ops ntt_bn254_fr_ops;
 extern const ntt_field_ops ntt_bls12_381_fr_ops;
 extern const ntt_field_ops ntt_goldilocks_ops;

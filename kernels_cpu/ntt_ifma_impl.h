@@ -388,18 +388,15 @@ static size_t NI_FN(tasks)(rt_pool *pool, NI_FN(job) * jb, size_t items)
  * is odd (see ntt_impl.h's wide_layers). */
 static void NI_FN(wide_layers)(rt_pool *pool, NI_FN(job) * jb, int dit)
 {
-    size_t len = dit ? jb->block : jb->n / 2;
     jb->dit = dit;
-    while (len >= jb->block && len < jb->n) {
-        size_t next = dit ? 2 * len : len / 2;
-        int pair = dit ? next < jb->n : next >= jb->block;
-        jb->len = dit && pair ? next : len;
+    for (size_t len = dit ? jb->block : jb->n / 2; len >= jb->block && len < jb->n;) {
+        int pair;
+        len = ntt_wide_pass(len, jb->n, jb->block, dit, &pair, &jb->len);
         if (pair)
             rt_pool_run(pool, NI_FN(tasks)(pool, jb, jb->n / 32), NI_FN(quad_task), jb);
         else
             rt_pool_run(pool, NI_FN(tasks)(pool, jb, jb->n / 16), dit ? NI_FN(wide_dit_task) : NI_FN(wide_dif_task),
                         jb);
-        len = pair ? (dit ? 2 * next : next / 2) : (dit ? 2 * len : len / 2);
     }
 }
 

@@ -204,17 +204,14 @@ static size_t NT_FN(tasks)(rt_pool *pool, NT_FN(job) * jb, size_t items)
  * their number is odd. */
 static void NT_FN(wide_layers)(rt_pool *pool, NT_FN(job) * jb, int dit)
 {
-    size_t len = dit ? jb->block : jb->n / 2;
     jb->dit = dit;
-    while (len >= jb->block && len < jb->n) {
-        size_t next = dit ? 2 * len : len / 2; /* the pass's second layer */
-        int pair = dit ? next < jb->n : next >= jb->block;
-        jb->len = dit && pair ? next : len; /* quads take the wider span */
+    for (size_t len = dit ? jb->block : jb->n / 2; len >= jb->block && len < jb->n;) {
+        int pair;
+        len = ntt_wide_pass(len, jb->n, jb->block, dit, &pair, &jb->len);
         if (pair)
             rt_pool_run(pool, NT_FN(tasks)(pool, jb, jb->n / 4), NT_FN(quad_task), jb);
         else
             rt_pool_run(pool, NT_FN(tasks)(pool, jb, jb->n / 2), dit ? NT_FN(dit_layer_task) : NT_FN(dif_layer_task), jb);
-        len = pair ? (dit ? 2 * next : next / 2) : (dit ? 2 * len : len / 2);
     }
 }
 
