@@ -26,11 +26,17 @@ enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flu
 #define IF_T bn254_fp8
 #define IF_N 5
 #define IF_K BN254_FP
+#define IF_SCALAR bn254_fp
+#define IF_SCALAR_CONST(c) BN254_FP_##c
+#define IF_N64 4
 #include "ifma_fe_impl.h"
 
 #define IF_T bls12_381_fp8
 #define IF_N 8
 #define IF_K BLS12_381_FP
+#define IF_SCALAR bls12_381_fp
+#define IF_SCALAR_CONST(c) BLS12_381_FP_##c
+#define IF_N64 6
 #include "ifma_fe_impl.h"
 
 #define IF2_T bn254_fq2x8

@@ -113,8 +113,9 @@ static unsigned MI_FN(batch_size)(unsigned c)
  * 1 thread, c = 13, 14, 15: 663, 640, 730 ms; 2^16, 2 threads, c = 11, 12, 13: 160, 120, 108
  * ms): per point about 16 units of addition work (6 multiplications, loads, transposes,
  * carry chains, digit and bucket bookkeeping), 35 * batch / buckets for points that find
- * their bucket taken and wait (deferred, retried), the batch's inversion (about 330
- * multiplications in a chain, for eight lanes) shared by the batch: 8 * 330 / batch, and 6
+ * their bucket taken and wait (deferred, retried), the batch's inversion (the eight lanes
+ * share one scalar inversion, ifma_fe_impl.h: a chain about as long as 330 lane
+ * multiplications) shared by the batch: 8 * 330 / batch, and 6
  * more once the bucket rows outgrow a core's L2 (taken as 1 MiB: Zen 4); per bucket about 150
  * units of reduction (the conversion out of the lane form, two additions in scalar
  * arithmetic). G2 (MI_DEG 2) scales the work per point and per bucket by 3 (an Fq2 product is
