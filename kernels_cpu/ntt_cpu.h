@@ -49,6 +49,17 @@ typedef struct {
     void *(*kernel_twiddles)(rt_pool *pool, const void *tw, size_t n);
 } ntt_field_ops;
 
+/* Tasks for `items` units of work on the pool, 4 per thread (fewer if fewer items): returns
+ * the task count and sets *per_task, the units of each task (the last may have fewer). */
+static inline size_t ntt_pool_tasks(rt_pool *pool, size_t items, size_t *per_task)
+{
+    size_t tasks = (size_t)rt_pool_size(pool) * 4;
+    if (tasks > items)
+        tasks = items;
+    *per_task = (items + tasks - 1) / tasks;
+    return (items + *per_task - 1) / *per_task;
+}
+
 /* The pass plan of the wide layers (span len from block up to n / 2) that the CPU kernels
  * share: a pass runs two layers at once (quads of elements) where both are wide, else one.
  * For the pass starting at span len (DIF: the widest first, n / 2; DIT: block first), sets

@@ -33,7 +33,6 @@
 
 #define NI_BLOCK ((size_t)4096) /* elements of a cache block: 128 KiB */
 #define NI_GROUP_WORDS 32       /* 64-bit words of a group of eight elements */
-#define NI_TASKS_PER_THREAD 4
 
 /* The kernel's twiddle table: v[0], v[1], v[2] hold the twiddles of the layers of span 1, 2
  * and 4 as lane patterns of a group pair; v[3 + k] = tw[8k .. 8k + 7] (as w R'). */
@@ -374,16 +373,6 @@ static void NI_FN(dit_block_task)(void *arg, size_t task, unsigned worker)
     NI_FN(block_task)(arg, task, worker, 1);
 }
 
-/* Tasks for `items` units of work on the pool, per_task set. */
-static size_t NI_FN(tasks)(rt_pool *pool, NI_FN(job) * jb, size_t items)
-{
-    size_t tasks = (size_t)rt_pool_size(pool) * NI_TASKS_PER_THREAD;
-    if (tasks > items)
-        tasks = items;
-    jb->per_task = (items + tasks - 1) / tasks;
-    return (items + jb->per_task - 1) / jb->per_task;
-}
-
 /* The wide layers (span >= the block), two per pass, the last one alone when their number
  * is odd (see ntt_impl.h's wide_layers). */
 static void NI_FN(wide_layers)(rt_pool *pool, NI_FN(job) * jb, int dit)
@@ -393,10 +382,10 @@ static void NI_FN(wide_layers)(rt_pool *pool, NI_FN(job) * jb, int dit)
         int pair;
         len = ntt_wide_pass(len, jb->n, jb->block, dit, &pair, &jb->len);
         if (pair)
-            rt_pool_run(pool, NI_FN(tasks)(pool, jb, jb->n / 32), NI_FN(quad_task), jb);
+            rt_pool_run(pool, ntt_pool_tasks(pool, jb->n / 32, &jb->per_task), NI_FN(quad_task), jb);
         else
-            rt_pool_run(pool, NI_FN(tasks)(pool, jb, jb->n / 16), dit ? NI_FN(wide_dit_task) : NI_FN(wide_dif_task),
-                        jb);
+            rt_pool_run(pool, ntt_pool_tasks(pool, jb->n / 16, &jb->per_task),
+                        dit ? NI_FN(wide_dit_task) : NI_FN(wide_dif_task), jb);
     }
 }
 
@@ -411,7 +400,7 @@ void NI_FN(dif)(rt_pool *pool, void *a, size_t n, const void *table)
     }
     NI_FN(job) jb = {a, t, NULL, n, 0, 0, n < NI_BLOCK ? n : NI_BLOCK, NULL, NULL, 0};
     if (n > jb.block)
-        rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 8), NI_FN(enter_task), &jb);
+        rt_pool_run(pool, ntt_pool_tasks(pool, n / 8, &jb.per_task), NI_FN(enter_task), &jb);
     NI_FN(wide_layers)(pool, &jb, 0);
     rt_pool_run(pool, n / jb.block, NI_FN(dif_block_task), &jb);
 }
@@ -429,7 +418,7 @@ void NI_FN(dit)(rt_pool *pool, void *a, size_t n, const void *table)
     rt_pool_run(pool, n / jb.block, NI_FN(dit_block_task), &jb);
     NI_FN(wide_layers)(pool, &jb, 1);
     if (n > jb.block)
-        rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 8), NI_FN(leave_task), &jb);
+        rt_pool_run(pool, ntt_pool_tasks(pool, n / 8, &jb.per_task), NI_FN(leave_task), &jb);
 }
 
 /* a_i *= c s^i on the groups [g0, g1): lane k of the factor holds c s^(8 g + k) (x R'),
@@ -477,7 +466,7 @@ void NI_FN(scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s
         return;
     }
     NI_FN(job) jb = {a, NULL, NULL, n, 0, 0, 0, c, s, 0};
-    rt_pool_run(pool, NI_FN(tasks)(pool, &jb, n / 8), NI_FN(scale_task), &jb);
+    rt_pool_run(pool, ntt_pool_tasks(pool, n / 8, &jb.per_task), NI_FN(scale_task), &jb);
 }
 
 /* Groups [g0, g1) of the kernel table from the portable one: tw[8k .. 8k + 7] (x R) ->
@@ -515,7 +504,7 @@ void *NI_FN(kernel_twiddles)(rt_pool *pool, const void *tw, size_t n)
     if (!groups)
         return t;
     NI_FN(job) jb = {NULL, t, tw, n, 0, 0, 0, NULL, NULL, 0};
-    rt_pool_run(pool, NI_FN(tasks)(pool, &jb, groups), NI_FN(table_task), &jb);
+    rt_pool_run(pool, ntt_pool_tasks(pool, groups, &jb.per_task), NI_FN(table_task), &jb);
     for (int s = 0; s < 3; s++)
         for (int i = 0; i < 5; i++)
             t->v[s].l[i] = _mm512_permutexvar_epi64(_mm512_loadu_si512(pattern[s]), t->v[3].l[i]);
@@ -529,7 +518,6 @@ void *NI_FN(kernel_twiddles)(rt_pool *pool, const void *tw, size_t n)
 #undef NI_CAT_
 #undef NI_BLOCK
 #undef NI_GROUP_WORDS
-#undef NI_TASKS_PER_THREAD
 #undef NI_QUAD_RUN
 #undef NI_PFX
 #undef NI_F8

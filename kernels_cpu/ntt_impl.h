@@ -18,7 +18,6 @@
 #define NT_FN(name) NT_CAT(NT_PFX, NT_CAT(_, name))
 
 #define NT_BLOCK ((size_t)(128 * 1024) / sizeof(NT_T))
-#define NT_TASKS_PER_THREAD 4
 
 typedef struct {
     NT_T *a;
@@ -190,16 +189,6 @@ static void NT_FN(dit_block_task)(void *arg, size_t t, unsigned worker)
         NT_FN(dit_butterflies)(a, jb->tw, len, 0, jb->block / 2);
 }
 
-/* Tasks for `items` units of work on the pool (per_task set). */
-static size_t NT_FN(tasks)(rt_pool *pool, NT_FN(job) * jb, size_t items)
-{
-    size_t tasks = (size_t)rt_pool_size(pool) * NT_TASKS_PER_THREAD;
-    if (tasks > items)
-        tasks = items;
-    jb->per_task = (items + tasks - 1) / tasks;
-    return (items + jb->per_task - 1) / jb->per_task;
-}
-
 /* The wide layers (span >= the block): two per pass (NT_FN(quads)), the last one alone when
  * their number is odd. */
 static void NT_FN(wide_layers)(rt_pool *pool, NT_FN(job) * jb, int dit)
@@ -209,9 +198,10 @@ static void NT_FN(wide_layers)(rt_pool *pool, NT_FN(job) * jb, int dit)
         int pair;
         len = ntt_wide_pass(len, jb->n, jb->block, dit, &pair, &jb->len);
         if (pair)
-            rt_pool_run(pool, NT_FN(tasks)(pool, jb, jb->n / 4), NT_FN(quad_task), jb);
+            rt_pool_run(pool, ntt_pool_tasks(pool, jb->n / 4, &jb->per_task), NT_FN(quad_task), jb);
         else
-            rt_pool_run(pool, NT_FN(tasks)(pool, jb, jb->n / 2), dit ? NT_FN(dit_layer_task) : NT_FN(dif_layer_task), jb);
+            rt_pool_run(pool, ntt_pool_tasks(pool, jb->n / 2, &jb->per_task),
+                        dit ? NT_FN(dit_layer_task) : NT_FN(dif_layer_task), jb);
     }
 }
 
@@ -290,7 +280,7 @@ static void NT_FN(scale_task)(void *arg, size_t t, unsigned worker)
 static void NT_FN(scale)(rt_pool *pool, void *a, size_t n, const void *c, const void *s)
 {
     NT_FN(job) jb = {a, NULL, n, 0, 0, 0, c, s, 0, 0};
-    rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(scale_task), &jb);
+    rt_pool_run(pool, ntt_pool_tasks(pool, jb.n, &jb.per_task), NT_FN(scale_task), &jb);
 }
 
 /* The top layer tw[n/2 + j] = w^j by powers, then every lower layer by a strided gather. */
@@ -316,7 +306,7 @@ static void NT_FN(twiddles)(rt_pool *pool, void *tw_v, size_t n, const void *w)
     if (n < 2)
         return;
     NT_FN(job) jb = {tw + n / 2, NULL, n / 2, 0, 0, 0, NULL, w, 0, 0};
-    rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(powers_task), &jb);
+    rt_pool_run(pool, ntt_pool_tasks(pool, jb.n, &jb.per_task), NT_FN(powers_task), &jb);
     for (size_t len = n / 4; len >= 1; len /= 2)
         for (size_t j = 0; j < len; j++)
             tw[len + j] = tw[n / 2 + j * (n / (2 * len))];
@@ -433,9 +423,9 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
         jb.log_n++;
     if (jb.log_n >= 2 * NT_BR_BITS) {
         jb.n = (size_t)1 << (jb.log_n - 2 * NT_BR_BITS);
-        rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(bitrev_tiles_task), &jb);
+        rt_pool_run(pool, ntt_pool_tasks(pool, jb.n, &jb.per_task), NT_FN(bitrev_tiles_task), &jb);
     } else if (n > 2) {
-        rt_pool_run(pool, NT_FN(tasks)(pool, &jb, jb.n), NT_FN(bitrev_task), &jb);
+        rt_pool_run(pool, ntt_pool_tasks(pool, jb.n, &jb.per_task), NT_FN(bitrev_task), &jb);
     }
 }
 
@@ -443,7 +433,6 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 #undef NT_CAT
 #undef NT_CAT_
 #undef NT_BLOCK
-#undef NT_TASKS_PER_THREAD
 #undef NT_T
 #undef NT_PFX
 #undef NT_ADD
