@@ -1,6 +1,6 @@
 /*
- * calibrate.c: device calibration: MSM throughput per device, curve and size, and NTT
- * throughput per device, field and size, kept in the profile (runtime/profile.h) that the
+ * calibrate.c: device calibration (running it; the lookups are in speeds.c): MSM throughput per device, curve and size, and NTT
+ * throughput per device, field and size, kept in the profile (runtime/sched/profile.h) that the
  * scheduler starts from (the MSM records under the curve's name, the NTT's under the
  * field's). Without a profile the scheduler probes each device with its first tile instead.
  *
@@ -9,9 +9,9 @@
  * (transfers included for OpenCL devices, as the scheduler sees them). The NTT: columns of
  * 2^k elements, as many as make 2^16 elements (one above), forward, natural orders.
  */
-#include "internal.h"
-#include "../runtime/cpu_features.h"
-#include "../runtime/profile.h"
+#include "msm_engine.h"
+#include "speeds.h"
+#include "runtime/sched/profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,29 +20,6 @@
 #define CALIBRATION_SEED 0xca1ull
 #define CALIBRATION_RUNS 3
 #define MAX_CALIBRATION_LOG_N 24
-
-/* The identity under which a device's figures are stored (the CPU's includes its kernel
- * tier: the tiers differ up to fivefold). */
-static hpr_status device_key(hpr_ctx *ctx, const char *device, char *key, size_t len)
-{
-    cl_dev *dev;
-    hpr_status st = hpr_resolve_device(ctx, device, &dev);
-    if (st != HPR_OK)
-        return st;
-    if (!dev) {
-        rt_cpu_features f;
-        rt_cpu_features_detect(&f);
-        snprintf(key, len, "cpu|%s|threads=%u|tier=%s", f.brand, ctx->threads, rt_cpu_tier_name(ctx->cpu_tier));
-    } else {
-        snprintf(key, len, "cl|%.100s|%.60s|%.60s|cu=%u", dev->name, dev->vendor, dev->driver, dev->compute_units);
-    }
-    return HPR_OK;
-}
-
-static const char *curve_label(hpr_curve curve)
-{
-    return curve == HPR_CURVE_BN254 ? "bn254" : "bls12-381";
-}
 
 /* The median of CALIBRATION_RUNS seconds, sorted in place. */
 static double median_seconds(double *s)
@@ -78,7 +55,7 @@ static hpr_status timed_median(hpr_ctx *ctx, hpr_status (*run)(hpr_ctx *ctx, voi
         if (r >= 0)
             s[r] = rt_now_seconds() - t0;
         if (st == HPR_OK && ctx->notice[0])
-            st = hpr_fail(ctx, HPR_ERR_DEVICE, "%s", ctx->notice);
+            st = ctx_fail(ctx, HPR_ERR_DEVICE, "%s", ctx->notice);
     }
     if (st == HPR_OK)
         *per_s = items / median_seconds(s);
@@ -90,24 +67,25 @@ static hpr_status timed_median(hpr_ctx *ctx, hpr_status (*run)(hpr_ctx *ctx, voi
 static hpr_status calibrate_sizes(hpr_ctx *ctx, const char *device, calibration *cal, void *self,
                                   const unsigned *log_n, size_t count, unsigned max_allowed, double *per_s)
 {
-    char key[PROFILE_KEY_LEN], dir[4096];
+    char key[PROFILE_KEY_LEN];
+    const char *dir = ctx->knobs.cl.cache_dir;
     unsigned max_log = 0;
     profile *prof = NULL;
     hpr_status st;
     if (strcmp(device, "all") == 0)
-        return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "calibrate one device at a time (cpu or cl:P.D), not all");
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "calibrate one device at a time (cpu or cl:P.D), not all");
     for (size_t i = 0; i < count; i++) {
         if (log_n[i] > max_allowed)
-            return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "calibration size 2^%u is above 2^%u for %s", log_n[i],
+            return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "calibration size 2^%u is above 2^%u for %s", log_n[i],
                             max_allowed, cal->label);
         max_log = log_n[i] > max_log ? log_n[i] : max_log;
     }
-    if ((st = device_key(ctx, device, key, sizeof key)) != HPR_OK)
+    if ((st = speed_device_key(ctx, device, key, sizeof key)) != HPR_OK)
         return st;
-    if (cl_cache_dir(dir, sizeof dir) != 0)
-        return hpr_fail(ctx, HPR_ERR_IO, "no directory for the profile (set HPR_CACHE_DIR or HOME)");
+    if (!dir[0])
+        return ctx_fail(ctx, HPR_ERR_IO, "no directory for the profile (set HPR_CACHE_DIR or HOME)");
     if (!(prof = malloc(sizeof *prof)))
-        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "no memory for the calibration profile");
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "no memory for the calibration profile");
     if ((st = cal->prepare(ctx, self, max_log)) != HPR_OK)
         goto out;
     profile_load(prof, dir);
@@ -120,7 +98,7 @@ static hpr_status calibrate_sizes(hpr_ctx *ctx, const char *device, calibration 
             per_s[i] = speed;
     }
     if (profile_store(prof, dir) != 0)
-        st = hpr_fail(ctx, HPR_ERR_IO, "cannot write the profile %s/profile.json", dir);
+        st = ctx_fail(ctx, HPR_ERR_IO, "cannot write the profile %s/profile.json", dir);
 out:
     cal->release(self);
     free(prof);
@@ -144,7 +122,7 @@ static hpr_status msm_prepare(hpr_ctx *ctx, void *self, unsigned max_log)
     mc->points = malloc(n * hpr_point_size(mc->curve, HPR_G1));
     mc->scalars = malloc(n * HPR_SCALAR_SIZE);
     if (!mc->points || !mc->scalars)
-        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "calibration inputs of 2^%u points", max_log);
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "calibration inputs of 2^%u points", max_log);
     return hpr_random_msm_inputs(ctx, mc->curve, HPR_G1, n, CALIBRATION_SEED, mc->points, mc->scalars);
 }
 
@@ -176,44 +154,15 @@ hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, cons
 {
     if (!ctx || !device || !log_n || count == 0)
         return HPR_ERR_INVALID_ARGUMENT;
-    if (!hpr_g1_ops(curve))
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
-    msm_calibration mc = {{curve_label(curve), msm_prepare, msm_measure, msm_release}, curve, NULL, NULL, 0, NULL};
+    if (!msm_g1_ops(curve))
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
+    msm_calibration mc = {{speed_curve_label(curve), msm_prepare, msm_measure, msm_release}, curve, NULL, NULL, 0, NULL};
     return calibrate_sizes(ctx, device, &mc.cal, &mc, log_n, count, MAX_CALIBRATION_LOG_N, points_per_s);
-}
-
-/* The profile's figure for (device, label, size nearest 2^log_n), or 0. */
-static double profile_lookup(hpr_ctx *ctx, const char *device, const char *label, unsigned log_n)
-{
-    char key[PROFILE_KEY_LEN], dir[4096];
-    double speed = 0;
-    profile *prof;
-    if (!ctx || !device || !label || device_key(ctx, device, key, sizeof key) != HPR_OK ||
-        cl_cache_dir(dir, sizeof dir) != 0)
-        return 0;
-    prof = malloc(sizeof *prof);
-    if (!prof)
-        return 0;
-    profile_load(prof, dir);
-    speed = profile_speed(prof, key, label, log_n);
-    free(prof);
-    return speed;
-}
-
-double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n)
-{
-    return profile_lookup(ctx, device, curve_label(curve), log_n);
 }
 
 /* ---- the NTT ---- */
 
 #define NTT_CALIBRATION_ELEMENTS ((size_t)1 << 16)
-
-static const char *field_label(hpr_field field)
-{
-    static const char *const names[] = {NULL, "bn254-fr", "bls12-381-fr", "goldilocks", "babybear", "koalabear"};
-    return field >= 1 && field <= 5 ? names[field] : NULL;
-}
 
 typedef struct {
     calibration cal;
@@ -234,7 +183,7 @@ static hpr_status ntt_prepare(hpr_ctx *ctx, void *self, unsigned max_log)
     nc->data = malloc(elements * es);
     nc->work = malloc(elements * es);
     if (!nc->data || !nc->work)
-        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT calibration inputs of %zu elements", elements);
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT calibration inputs of %zu elements", elements);
     for (size_t i = 0; i < elements * es; i++) { /* the top byte of each element 0: below p */
         x = x * 6364136223846793005ull + 1442695040888963407ull;
         nc->data[i] = (i % es == es - 1) ? 0 : (unsigned char)(x >> 56);
@@ -273,15 +222,10 @@ hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, 
 {
     if (!ctx || !device || !log_n || count == 0)
         return HPR_ERR_INVALID_ARGUMENT;
-    if (!field_label(field))
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_FIELD, "field %d is not supported", (int)field);
+    if (!speed_field_label(field))
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_FIELD, "field %d is not supported", (int)field);
     unsigned max = hpr_field_two_adicity(field) < MAX_CALIBRATION_LOG_N ? hpr_field_two_adicity(field)
                                                                          : MAX_CALIBRATION_LOG_N;
-    ntt_calibration nc = {{field_label(field), ntt_prepare, ntt_measure, ntt_release}, field, NULL, NULL, 0, 0, NULL};
+    ntt_calibration nc = {{speed_field_label(field), ntt_prepare, ntt_measure, ntt_release}, field, NULL, NULL, 0, 0, NULL};
     return calibrate_sizes(ctx, device, &nc.cal, &nc, log_n, count, max, elements_per_s);
-}
-
-double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n)
-{
-    return profile_lookup(ctx, device, field_label(field), log_n);
 }

@@ -3,13 +3,13 @@
  * Schoolbook on 32-bit half-limbs: multiply-by-10-and-add in, divide-by-10^9 out. Sizes are
  * at most 384 bits, so quadratic cost is irrelevant.
  */
-#include "internal.h"
+#include "decimal.h"
 
 #include <string.h>
 
 #define MAX_HALVES 24 /* 12 limbs */
 
-int hpr_dec_to_limbs(uint64_t *limbs, unsigned n, const char *s)
+int dec_to_limbs(uint64_t *limbs, unsigned n, const char *s)
 {
     uint32_t h[MAX_HALVES] = {0};
     unsigned nh = 2 * n;
@@ -32,7 +32,7 @@ int hpr_dec_to_limbs(uint64_t *limbs, unsigned n, const char *s)
     return 0;
 }
 
-void hpr_dec_from_limbs(char *buf, const uint64_t *limbs, unsigned n)
+void dec_from_limbs(char *buf, const uint64_t *limbs, unsigned n)
 {
     uint32_t h[MAX_HALVES];
     char rev[20 * MAX_HALVES / 2 + 16];

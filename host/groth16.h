@@ -1,14 +1,29 @@
 /*
- * groth16.h: the Groth16 prover's internals (host/groth16.c) that tests reach: the proof
- * with chosen r and s (r = s = 0 reproduces the fixtures' proof_r0s0.json) and the zkey a
- * prover holds. Internal to the library: users get r and s from the OS's CSPRNG only.
+ * groth16.h: the Groth16 prover's internals, shared by its files (each calls only the ones
+ * below it):
+ *   groth16_prove.c   the proof: witness, r and s, the choice between the phases in order and
+ *                     the task graph, the blinding (hpr_groth16_prove*, g16_prove_values);
+ *   groth16_graph.c   the proof's work as one task graph over the CPU and OpenCL devices;
+ *   groth16_work.c    the work items both paths run (h, one MSM), the phases in order, and
+ *                     the phases' clock and notices;
+ *   groth16_prover.c  the prover handle over a mapped .zkey;
+ *   groth16_json.c    the proof's snarkjs JSON;
+ * below them groth16_h.c (the H scalars), zkey.c (the readers), the MSM and the NTT.
+ * Tests reach g16_prove_values: the proof with chosen r and s (r = s = 0 reproduces the
+ * fixtures' proof_r0s0.json). Internal to the library: users get r and s from the OS's CSPRNG
+ * only.
  */
-#ifndef HPR_GROTH16_H
-#define HPR_GROTH16_H
+#ifndef HOST_GROTH16_H
+#define HOST_GROTH16_H
 
 #include "zkey.h"
 
-const hpr_zkey *hpr_groth16_prover_zkey(const hpr_groth16_prover *prover);
+/* ---- host/groth16_prover.c ---- */
+
+/* The parsed key a prover holds (valid while the prover lives). */
+const zkey_file *g16_prover_zkey(const hpr_groth16_prover *prover);
+
+/* ---- host/groth16_work.c ---- */
 
 /* One MSM of the proof: the phase it is (HPR_G16_MSM_A .. HPR_G16_MSM_H), its group, inputs
  * and output (interchange form). */
@@ -22,29 +37,61 @@ typedef struct {
 
 enum { G16_MSMS = 5 }; /* A, B1, B2, C, H: msm[phase - HPR_G16_MSM_A] */
 
+/* The tasks of one proof: t < G16_MSMS the MSM msm[t], G16_TASK_H the h scalars. */
+enum { G16_TASK_H = G16_MSMS, G16_TASKS };
+
 /* The work of one proof before the blinding: the h scalars (into h) and the five MSMs. */
 typedef struct {
-    const hpr_zkey *zk;
+    const zkey_file *zk;
     const unsigned char *w;
     unsigned char *h;
     g16_msm msm[G16_MSMS];
 } g16_work;
 
+/* The clock and notices of one proof's phases. */
+typedef struct {
+    hpr_ctx *ctx;
+    hpr_groth16_report *report; /* the proof's: seconds and devices per phase */
+    double t;                   /* when the running phase started (rt_now_seconds) */
+    char notices[CL_DETAIL_LEN]; /* the phases' notices (device faults made good), joined */
+} g16_phases;
+
+/* The phase of task t (G16_TASK_H: HPR_G16_H). */
+hpr_groth16_phase g16_task_phase(const g16_work *work, int t);
+
+/* Closes the phase that started at ph->t: its time, the devices of the context's last run
+ * report (with_devices; "cpu" or the context's OpenCL device without a report) and the
+ * context's notice, joined to ph->notices; the next phase starts now. */
+void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices);
+
 /* The MSM m on the CPU, or on device (NULL: the context's default; G2: always the CPU),
  * with an error detail naming the MSM. */
-hpr_status hpr_groth16_run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device);
+RT_MUST_CHECK hpr_status g16_run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device);
+
+/* Task t of work (0 <= t < G16_TASKS): g16_h into work->h, or g16_run_msm of work->msm[t];
+ * device as theirs (NULL: the context's default). */
+RT_MUST_CHECK hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device);
+
+/* The tasks one after another on the context's device (G2: the CPU), h first, then the MSMs
+ * in the order of work->msm; each is a phase of ph (g16_phase_end, with its devices). */
+RT_MUST_CHECK hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work);
+
+/* ---- host/groth16_graph.c ---- */
 
 /* The proof's work as one task graph over the CPU and the OpenCL devices devs[0..ndev)
- * (picked and ready for the curve; host/groth16_graph.c): h on the CPU, then the H MSM; the
- * G2 MSM on the CPU; the G1 MSMs on whichever device is free, an OpenCL device taking the
- * largest. A failing device's MSM is redone on the CPU and named in notices (len bytes). Fills
- * the report's phases (times overlap; devices: the one that computed each). */
-hpr_status hpr_groth16_graph(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned ndev, hpr_groth16_report *report,
-                             char *notices, size_t len);
+ * (picked and ready for the curve): h on the CPU, then the H MSM; the G2 MSM on the CPU; the
+ * G1 MSMs on whichever device is free, an OpenCL device taking the largest. A failing
+ * device's MSM is redone on the CPU and named in notices (len bytes). Fills the report's
+ * phases (times overlap; devices: the one that computed each). */
+RT_MUST_CHECK hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned ndev,
+                                       hpr_groth16_report *report, char *notices, size_t len);
+
+/* ---- host/groth16_prove.c ---- */
 
 /* The proof of the witness values w (n_vars canonical 32-byte scalars, checked below r by
- * hpr_wtns_parse) with the blinding scalars r and s (canonical, < r). */
-hpr_status hpr_groth16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
-                                    const unsigned char *r, const unsigned char *s, hpr_groth16_proof *proof);
+ * wtns_parse) with the blinding scalars r and s (canonical, < r). */
+RT_MUST_CHECK hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                                          const unsigned char *r, const unsigned char *s,
+                                          hpr_groth16_proof *proof);
 
 #endif

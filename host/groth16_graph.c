@@ -1,7 +1,7 @@
 /*
  * groth16_graph.c: the work of one Groth16 proof as a task graph over the CPU and the
- * OpenCL devices (hpr_groth16_graph, called when the context's device is "all" and an OpenCL
- * device can join).
+ * OpenCL devices (g16_graph_run, called by host/groth16_prove.c when the context's device is
+ * "all" and an OpenCL device can join). Its tasks are those of host/groth16_work.c.
  *
  * Tasks: h (the QAP evaluations and NTTs, CPU), the H MSM (G1, after h), the G2 MSM B2 (CPU:
  * G2 has CPU kernels only) and the G1 MSMs A, B1, C. Workers: the calling thread drives the
@@ -20,18 +20,17 @@
  * found by a device fail the proof as on the CPU.
  * Why whole MSMs and not tiles: the five MSMs are independent and similar in size, so whole
  * tasks keep every device busy without splitting a window grid five ways; the one-MSM
- * hybrid split (host/hybrid.c) is what "all" gives a single MSM.
+ * hybrid split (host/msm_hybrid.c) is what "all" gives a single MSM.
  */
 #include "groth16.h"
-#include "groth16_h.h"
+#include "msm_engine.h"
 
-#include "../runtime/cl_msm.h"
+#include "runtime/opencl/cl_msm.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-enum { TASK_H = G16_MSMS, TASKS };
 enum { PENDING, RUNNING, DONE };
 
 typedef struct {
@@ -48,7 +47,7 @@ typedef struct {
 typedef struct {
     hpr_ctx *ctx;
     g16_work *work;
-    task tasks[TASKS];
+    task tasks[G16_TASKS];
     pthread_mutex_t lock;
     pthread_cond_t changed;
     hpr_status error;       /* the first failure: every worker stops */
@@ -121,12 +120,12 @@ static int task_ready(const graph *g, int t)
 {
     if (g->tasks[t].state != PENDING)
         return 0;
-    return t != HPR_G16_MSM_H - HPR_G16_MSM_A || g->tasks[TASK_H].state == DONE;
+    return t != HPR_G16_MSM_H - HPR_G16_MSM_A || g->tasks[G16_TASK_H].state == DONE;
 }
 
 static int all_done(const graph *g)
 {
-    for (int t = 0; t < TASKS; t++)
+    for (int t = 0; t < G16_TASKS; t++)
         if (g->tasks[t].state != DONE)
             return 0;
     return 1;
@@ -152,8 +151,8 @@ static int pick_msm(const graph *g, int largest, int runner)
 static int pick_for_cpu(const graph *g)
 {
     int b2 = HPR_G16_MSM_B2 - HPR_G16_MSM_A, small = pick_msm(g, 0, 0);
-    if (task_ready(g, TASK_H))
-        return TASK_H;
+    if (task_ready(g, G16_TASK_H))
+        return G16_TASK_H;
     if (g->speed[0] <= 0 && small >= 0)
         return small;
     return task_ready(g, b2) ? b2 : small;
@@ -182,7 +181,7 @@ static void finish_task(graph *g, int t, int runner, const char *device, double 
 static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
 {
     const g16_msm *m = &g->work->msm[t];
-    const msm_curve_ops *ops = hpr_curve_ops(g->work->zk->curve, HPR_G1);
+    const msm_curve_ops *ops = msm_ops(g->work->zk->curve, HPR_G1);
     size_t bad = 0;
     msm_point_check kind = MSM_POINT_OK;
     double t0 = rt_now_seconds();
@@ -222,29 +221,18 @@ static void *device_main(void *arg)
         int failed = device_msm(g, dw->dev, dw->runner, t, why) != 0;
         pthread_mutex_lock(&g->lock);
         if (failed) { /* the CPU redoes it; this device gets no more work */
-            char note[CL_DETAIL_LEN];
+            char text[CL_DETAIL_LEN];
             g->tasks[t].state = PENDING;
             g->tasks[t].cpu_only = 1;
-            dw->dev->failed = 1;
-            snprintf(dw->dev->failure, sizeof dw->dev->failure, "%s", why);
-            snprintf(note, sizeof note, "%s: %.300s; its MSM was computed on the CPU instead", dw->dev->id, why);
-            size_t used = strlen(g->notices);
-            if (used + 2 < g->notices_len)
-                snprintf(g->notices + used, g->notices_len - used, "%s%.400s", used ? "; " : "", note);
+            ctx_device_failed(dw->dev, why);
+            snprintf(text, sizeof text, "%.300s; its MSM was computed on the CPU instead", why);
+            note_append(g->notices, g->notices_len, dw->dev->id, text);
             pthread_cond_broadcast(&g->changed);
             break;
         }
     }
     pthread_mutex_unlock(&g->lock);
     return NULL;
-}
-
-/* One task on the CPU, outside the lock. */
-static hpr_status cpu_task(graph *g, int t)
-{
-    if (t == TASK_H)
-        return hpr_groth16_h(g->ctx, g->work->zk, g->work->w, g->work->h, "cpu");
-    return hpr_groth16_run_msm(g->ctx, g->work->zk->curve, &g->work->msm[t], "cpu");
 }
 
 /* The calling thread: the CPU's tasks until every task is done or one failed. */
@@ -262,7 +250,7 @@ static void cpu_worker(graph *g)
         g->tasks[t].started = rt_now_seconds();
         pthread_mutex_unlock(&g->lock);
         double t0 = rt_now_seconds();
-        hpr_status st = cpu_task(g, t);
+        hpr_status st = g16_run_task(g->ctx, g->work, t, "cpu"); /* outside the lock */
         pthread_mutex_lock(&g->lock);
         if (st != HPR_OK) {
             g->tasks[t].state = DONE;
@@ -279,15 +267,15 @@ static void cpu_worker(graph *g)
 
 static void fill_report(const graph *g, hpr_groth16_report *report)
 {
-    for (int t = 0; t < TASKS; t++) {
-        hpr_groth16_phase phase = t == TASK_H ? HPR_G16_H : g->work->msm[t].phase;
+    for (int t = 0; t < G16_TASKS; t++) {
+        hpr_groth16_phase phase = g16_task_phase(g->work, t);
         report->seconds[phase] = g->tasks[t].seconds;
         snprintf(report->devices[phase], sizeof report->devices[phase], "%s", g->tasks[t].device);
     }
 }
 
-hpr_status hpr_groth16_graph(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned ndev, hpr_groth16_report *report,
-                             char *notices, size_t len)
+hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned ndev, hpr_groth16_report *report,
+                         char *notices, size_t len)
 {
     graph g;
     device_worker workers[HPR_REPORT_MAX_DEVICES];
@@ -300,7 +288,7 @@ hpr_status hpr_groth16_graph(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsign
                               ? (double)work->msm[t].n
                               : msm_work(&work->msm[t], hpr_point_size(work->zk->curve, work->msm[t].group));
     }
-    g.tasks[TASK_H].cpu_only = 1;
+    g.tasks[G16_TASK_H].cpu_only = 1;
     pthread_mutex_init(&g.lock, NULL);
     pthread_cond_init(&g.changed, NULL);
     unsigned log_n = log2_ceil(work->zk->domain_size);
@@ -318,6 +306,6 @@ hpr_status hpr_groth16_graph(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsign
     pthread_cond_destroy(&g.changed);
     fill_report(&g, report);
     if (g.error != HPR_OK && g.bad_task >= 0)
-        return hpr_point_error(ctx, hpr_curve_ops(work->zk->curve, HPR_G1), g.bad_index, g.bad_kind);
+        return msm_point_error(ctx, msm_ops(work->zk->curve, HPR_G1), g.bad_index, g.bad_kind);
     return g.error;
 }

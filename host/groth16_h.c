@@ -1,7 +1,7 @@
 /*
  * groth16_h.c: the scalars of the Groth16 H multi-exponentiation (FORMATS.md section 5,
- * steps 1-3), from a parsed .zkey and a witness: the first NTT-heavy half of the prover
- * (issue 7). The G2 arithmetic and the proof assembly are not written yet.
+ * steps 1-3), from a parsed .zkey and a witness: the NTT-heavy part of the prover (its MSMs
+ * run in host/groth16_work.c, the blinding in host/groth16_prove.c).
  *
  * 1. a[row] = sum over the A entries of value * w[signal], b likewise. A stored value is
  *    coef * R^2 mod r ("double Montgomery") and w is in normal form, so one Montgomery
@@ -9,7 +9,7 @@
  *    c[row] = a[row] * b[row].
  * 2. a, b, c: inverse NTT over w_n, then the coset NTT with shift g = w_2n (one batch of
  *    three columns each time), with snarkjs's roots: generator 5 for both curves. The columns
- *    stay in Montgomery form from step 1 to step 3 (hpr_ntt_internal_form: no conversions).
+ *    stay in Montgomery form from step 1 to step 3 (ntt_internal_form: no conversions).
  * Steps 1 and 3 and the products run on the pool (step 1 as (matrix, row slice) tasks: the
  * coefficient entries are not sorted by row, so each task scans them all and keeps its own).
  * 3. h[i] = a'[i] * b'[i] - c'[i], canonical little-endian.
@@ -18,8 +18,11 @@
  */
 #include "groth16_h.h"
 
-#include "../kernels_cl/arith/curves.h"
-#include "../runtime/rt_mem.h"
+#include "decimal.h"
+#include "ntt_internal.h"
+
+#include "arith/curves.h"
+#include "runtime/base/rt_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +34,7 @@
  * and keeping its own (so no two tasks write one row: the entries are not sorted by row);
  * the product c = a b and step 3 in chunks of rows. */
 typedef struct {
-    const hpr_zkey *zk;
+    const zkey_file *zk;
     const unsigned char *w;
     unsigned char *abc; /* a, b, c columns of n elements (32 bytes) */
     unsigned char *h;
@@ -42,12 +45,12 @@ typedef struct {
 
 /* Steps 1 and 3 per curve (FE: the scalar field type). */
 #define GROTH16_STEPS(FE)                                                                            \
-    static void FE##_accumulate_task(void *arg, size_t task, unsigned worker)                       \
+    static void FE##_accumulate_task(void *arg, size_t task, unsigned worker)                        \
     {                                                                                                \
         const h_job *j = arg;                                                                        \
-        const hpr_zkey *zk = j->zk;                                                                  \
+        const zkey_file *zk = j->zk;                                                                 \
         size_t n = zk->domain_size, entry = 12 + (size_t)zk->n8r;                                    \
-        uint32_t want = (uint32_t)(task % 2), r0 = (uint32_t)(n * (task / 2) / j->slices),          \
+        uint32_t want = (uint32_t)(task % 2), r0 = (uint32_t)(n * (task / 2) / j->slices),           \
                  r1 = (uint32_t)(n * (task / 2 + 1) / j->slices);                                    \
         FE *acc = (FE *)(void *)j->abc + want * n; /* Montgomery, in place */                        \
         (void)worker;                                                                                \
@@ -68,8 +71,8 @@ typedef struct {
             FE##_add(&acc[row], &acc[row], &t);                                                      \
         }                                                                                            \
     }                                                                                                \
-    /* c = a b (Montgomery: the NTTs take the columns in that form) */                              \
-    static void FE##_product_task(void *arg, size_t chunk, unsigned worker)                         \
+    /* c = a b (Montgomery: the NTTs take the columns in that form) */                               \
+    static void FE##_product_task(void *arg, size_t chunk, unsigned worker)                          \
     {                                                                                                \
         const h_job *j = arg;                                                                        \
         size_t n = j->zk->domain_size, end = (chunk + 1) * ROW_CHUNK < n ? (chunk + 1) * ROW_CHUNK : n; \
@@ -79,7 +82,7 @@ typedef struct {
             FE##_mul(&acc[2 * n + i], &acc[i], &acc[n + i]);                                         \
     }                                                                                                \
     /* h = a b - c, canonical */                                                                     \
-    static void FE##_combine_task(void *arg, size_t chunk, unsigned worker)                         \
+    static void FE##_combine_task(void *arg, size_t chunk, unsigned worker)                          \
     {                                                                                                \
         const h_job *j = arg;                                                                        \
         size_t n = j->zk->domain_size, end = (chunk + 1) * ROW_CHUNK < n ? (chunk + 1) * ROW_CHUNK : n; \
@@ -107,7 +110,7 @@ typedef struct {
         FE##_set_u64(&g, 5);                                                                         \
         FE##_pow_var(&wn, &g, e);                                                                    \
         FE##_from_mont(l, &wn);                                                                      \
-        hpr_dec_from_limbs(dec, l, 4);                                                               \
+        dec_from_limbs(dec, l, 4);                                                                   \
     }
 
 static uint32_t le32(const unsigned char *p)
@@ -120,8 +123,7 @@ static uint32_t le32(const unsigned char *p)
 GROTH16_STEPS(bn254_fr)
 GROTH16_STEPS(bls12_381_fr)
 
-hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *w, unsigned char *h,
-                         const char *device)
+hpr_status g16_h(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *w, unsigned char *h, const char *device)
 {
     size_t n = zk->domain_size, chunks = (n + ROW_CHUNK - 1) / ROW_CHUNK;
     unsigned log_n = 0;
@@ -131,7 +133,7 @@ hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *
     h_job job = {zk, w, rt_alloc_large(3 * n * 32), h, ctx->threads};
     hpr_status st;
     if (!job.abc)
-        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for 3 x %zu evaluations", n);
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for 3 x %zu evaluations", n);
     while (((size_t)1 << log_n) < n)
         log_n++;
     rt_pool_run(ctx->pool, 2 * job.slices, bn ? bn254_fr_accumulate_task : bls12_381_fr_accumulate_task, &job);
@@ -142,8 +144,8 @@ hpr_status hpr_groth16_h(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *
         bls12_381_fr_coset_shift(log_n + 1, shift);
     hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, device};
     hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, device};
-    if ((st = hpr_ntt_internal_form(ctx, field, log_n, job.abc, &inverse)) == HPR_OK &&
-        (st = hpr_ntt_internal_form(ctx, field, log_n, job.abc, &coset)) == HPR_OK)
+    if ((st = ntt_internal_form(ctx, field, log_n, job.abc, &inverse)) == HPR_OK &&
+        (st = ntt_internal_form(ctx, field, log_n, job.abc, &coset)) == HPR_OK)
         rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_combine_task : bls12_381_fr_combine_task, &job);
     free(job.abc);
     return st;

@@ -1,7 +1,8 @@
 /*
  * points.c: single-point services of the public API: validation and the snarkjs JSON form.
  */
-#include "internal.h"
+#include "decimal.h"
+#include "msm_engine.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,10 +14,10 @@ static hpr_status point_check_status(hpr_ctx *ctx, msm_point_check r, const char
     switch (r) {
     case MSM_POINT_OK: return HPR_OK;
     case MSM_POINT_COORD_RANGE:
-        return hpr_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE, "a coordinate is >= p of %s", name);
-    case MSM_POINT_NOT_ON_CURVE: return hpr_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "the point is not on the %s curve", name);
+        return ctx_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE, "a coordinate is >= p of %s", name);
+    case MSM_POINT_NOT_ON_CURVE: return ctx_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "the point is not on the %s curve", name);
     case MSM_POINT_NOT_IN_SUBGROUP:
-        return hpr_fail(ctx, HPR_ERR_POINT_NOT_IN_SUBGROUP, "the point is not in the prime-order subgroup of %s", name);
+        return ctx_fail(ctx, HPR_ERR_POINT_NOT_IN_SUBGROUP, "the point is not in the prime-order subgroup of %s", name);
     }
     return HPR_ERR_INTERNAL;
 }
@@ -32,13 +33,13 @@ static int all_zero(const unsigned char *p, size_t len)
 hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point)
 {
     uint64_t affine[2 * MAX_FIELD_LIMBS];
-    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
-    if (!hpr_g1_ops(curve))
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
+    const msm_curve_ops *ops = msm_ops(curve, group);
+    if (!msm_g1_ops(curve))
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
     if (!ops)
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
     if (!point)
-        return hpr_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "point must not be NULL");
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "point must not be NULL");
     msm_point_check r = ops->decode_point(affine, point);
     if (r == MSM_POINT_OK && !ops->in_subgroup(affine))
         r = MSM_POINT_NOT_IN_SUBGROUP;
@@ -49,10 +50,10 @@ hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point
 {
     uint64_t affine[2 * MAX_FIELD_LIMBS], x[MAX_FIELD_LIMBS], y[MAX_FIELD_LIMBS];
     char xs[2][20 * MAX_FIELD_LIMBS / 2 + 1], ys[2][20 * MAX_FIELD_LIMBS / 2 + 1];
-    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
+    const msm_curve_ops *ops = msm_ops(curve, group);
     unsigned limbs;
     int len;
-    if (!hpr_g1_ops(curve))
+    if (!msm_g1_ops(curve))
         return HPR_ERR_UNSUPPORTED_CURVE;
     if (!ops)
         return HPR_ERR_UNSUPPORTED_GROUP;
@@ -68,8 +69,8 @@ hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point
         return point_check_status(NULL, r, ops->name);
     ops->affine_to_canonical(x, y, affine);
     for (unsigned i = 0; i < ops->degree; i++) {
-        hpr_dec_from_limbs(xs[i], x + i * limbs, limbs);
-        hpr_dec_from_limbs(ys[i], y + i * limbs, limbs);
+        dec_from_limbs(xs[i], x + i * limbs, limbs);
+        dec_from_limbs(ys[i], y + i * limbs, limbs);
     }
     if (ops->degree == 1)
         len = snprintf(buf, buflen, "[\"%s\",\"%s\",\"1\"]", xs[0], ys[0]);
@@ -82,8 +83,8 @@ hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *
                                   void *point)
 {
     uint64_t affine[2 * MAX_FIELD_LIMBS], x[MAX_FIELD_LIMBS], y[MAX_FIELD_LIMBS];
-    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
-    if (!hpr_g1_ops(curve))
+    const msm_curve_ops *ops = msm_ops(curve, group);
+    if (!msm_g1_ops(curve))
         return HPR_ERR_UNSUPPORTED_CURVE;
     if (!ops)
         return HPR_ERR_UNSUPPORTED_GROUP;
@@ -98,7 +99,7 @@ hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *
     if (strcmp(zs, "1") != 0)
         return HPR_ERR_FORMAT;
     unsigned limbs = (unsigned)(ops->field_bytes / 8);
-    if (hpr_dec_to_limbs(x, limbs, xs) != 0 || hpr_dec_to_limbs(y, limbs, ys) != 0)
+    if (dec_to_limbs(x, limbs, xs) != 0 || dec_to_limbs(y, limbs, ys) != 0)
         return HPR_ERR_FORMAT;
     msm_point_check r = ops->affine_from_canonical(affine, x, y);
     if (r != MSM_POINT_OK)

@@ -8,9 +8,9 @@
  * identical for any thread count. Scalars: uniform in [0, r) by rejection, from (seed, ~0).
  * The generator is xoshiro256** seeded through splitmix64.
  */
-#include "internal.h"
+#include "msm_engine.h"
 
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 
 #include <string.h>
 
@@ -131,13 +131,13 @@ static void random_points_task(void *arg, size_t block, unsigned worker)
 hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
                                  void *points, void *scalars)
 {
-    const msm_curve_ops *ops = hpr_curve_ops(curve, group);
+    const msm_curve_ops *ops = msm_ops(curve, group);
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;
-    if (!hpr_g1_ops(curve))
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
+    if (!msm_g1_ops(curve))
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
     if (!ops)
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
     if (points) {
         random_job job = {curve, group, n, ops->affine_size, seed, points};
         rt_pool_run(ctx->pool, (n + BLOCK - 1) / BLOCK, random_points_task, &job);

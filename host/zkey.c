@@ -1,16 +1,18 @@
 /*
- * zkey.c: see zkey.h. The container (FORMATS.md section 1) is walked through its section
- * table first: every record must lie inside the file, no id the reader uses may repeat, and
- * nothing may follow the last section. Then each section's size is checked against the
- * counts of the header, in 64-bit arithmetic (u32 counts times point sizes cannot overflow
- * it), before any pointer into it is formed.
+ * zkey.c: the strict .zkey and .wtns readers of zkey.h. The container (FORMATS.md section 1)
+ * is walked through its section table first: every record must lie inside the file, no id
+ * the reader uses may repeat, and nothing may follow the last section. Then each section's
+ * size is checked against the counts of the header, in 64-bit arithmetic (u32 counts times
+ * point sizes cannot overflow it), before any pointer into it is formed.
+ * Why so strict: the prover uses the key's sections in place, so a file that disagrees with
+ * its own header is refused with a detail rather than read past its end.
  */
 #define _DEFAULT_SOURCE /* MAP_POPULATE */
 #define _POSIX_C_SOURCE 200809L
 #include "zkey.h"
-#include "../runtime/rt_mem.h"
-#include "../kernels_cl/arith/hpr_compat.h"
-#include "../kernels_cl/arith/constants_gen.h"
+#include "runtime/base/rt_mem.h"
+#include "arith/compat.h"
+#include "arith/constants_gen.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,32 +63,32 @@ static hpr_status read_container(hpr_ctx *ctx, const unsigned char *d, size_t le
     size_t off = 12;
     memset(secs, 0, (max_id + 1) * sizeof *secs);
     if (len < 12)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: %zu bytes, shorter than the 12-byte header", name, len);
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %zu bytes, shorter than the 12-byte header", name, len);
     if (memcmp(d, magic, 4) != 0)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: not a .%s file (the magic is not '%s')", name, magic, magic);
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: not a .%s file (the magic is not '%s')", name, magic, magic);
     if (u32le(d + 4) != version)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: version %u (expected %u)", name, u32le(d + 4), version);
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: version %u (expected %u)", name, u32le(d + 4), version);
     uint32_t n = u32le(d + 8);
     if (n > MAX_SECTIONS)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: %u sections (at most %d)", name, n, MAX_SECTIONS);
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %u sections (at most %d)", name, n, MAX_SECTIONS);
     for (uint32_t i = 0; i < n; i++) {
         if (len - off < 12)
-            return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: the header of section record %u runs past the end (offset %zu)",
+            return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: the header of section record %u runs past the end (offset %zu)",
                             name, i, off);
         uint32_t id = u32le(d + off);
         uint64_t size = u32le(d + off + 4) | (uint64_t)u32le(d + off + 8) << 32;
         if (size > len - off - 12)
-            return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: section %u (%llu bytes at offset %zu) runs past the end", name,
+            return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section %u (%llu bytes at offset %zu) runs past the end", name,
                             id, (unsigned long long)size, off + 12);
         if (id >= 1 && id <= max_id) {
             if (secs[id].present)
-                return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: section %u appears twice", name, id);
+                return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section %u appears twice", name, id);
             secs[id] = (bin_section){d + off + 12, size, 1};
         }
         off += 12 + (size_t)size;
     }
     if (off != len)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: %zu bytes follow the last section", name, len - off);
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %zu bytes follow the last section", name, len - off);
     return HPR_OK;
 }
 
@@ -94,7 +96,7 @@ static hpr_status require(hpr_ctx *ctx, const char *name, const bin_section *sec
 {
     for (uint32_t id = first; id <= last; id++)
         if (!secs[id].present)
-            return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: section %u is missing", name, id);
+            return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section %u is missing", name, id);
     return HPR_OK;
 }
 
@@ -102,21 +104,21 @@ static hpr_status expect_size(hpr_ctx *ctx, const char *name, const bin_section 
                               const char *what)
 {
     if (s->size != want)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: section %u has %llu bytes, %s needs %llu", name, id,
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section %u has %llu bytes, %s needs %llu", name, id,
                         (unsigned long long)s->size, what, (unsigned long long)want);
     return HPR_OK;
 }
 
 /* Section 2: field sizes and primes (the curve), counts, verification-key points. */
-static hpr_status parse_header(hpr_ctx *ctx, const char *name, const bin_section *s2, hpr_zkey *zk)
+static hpr_status parse_header(hpr_ctx *ctx, const char *name, const bin_section *s2, zkey_file *zk)
 {
     const unsigned char *p = s2->p;
     if (s2->size < 4)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: section 2 has %llu bytes, too short for n8q", name,
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section 2 has %llu bytes, too short for n8q", name,
                         (unsigned long long)s2->size);
     zk->n8q = u32le(p);
     if (zk->n8q != 32 && zk->n8q != 48)
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: base field of %u bytes (BN254: 32, BLS12-381: 48)",
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: base field of %u bytes (BN254: 32, BLS12-381: 48)",
                         name, zk->n8q);
     uint64_t g1 = 2 * (uint64_t)zk->n8q, g2 = 4 * (uint64_t)zk->n8q, want = 4 + zk->n8q + 4 + 32 + 12 + 3 * g1 + 3 * g2;
     hpr_status st = expect_size(ctx, name, s2, 2, want, "the Groth16 header");
@@ -125,24 +127,24 @@ static hpr_status parse_header(hpr_ctx *ctx, const char *name, const bin_section
     const unsigned char *q = p + 4, *r = q + zk->n8q + 4;
     zk->n8r = u32le(q + zk->n8q);
     if (zk->n8r != 32)
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: scalar field of %u bytes (expected 32)", name, zk->n8r);
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: scalar field of %u bytes (expected 32)", name, zk->n8r);
     if (zk->n8q == 32 && bytes_equal_limbs(q, bn254_q, 32) && bytes_equal_limbs(r, bn254_r, 32))
         zk->curve = HPR_CURVE_BN254;
     else if (zk->n8q == 48 && bytes_equal_limbs(q, bls_q, 48) && bytes_equal_limbs(r, bls_r, 32))
         zk->curve = HPR_CURVE_BLS12_381;
     else
-        return hpr_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: the primes are neither BN254's nor BLS12-381's", name);
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: the primes are neither BN254's nor BLS12-381's", name);
     zk->r = r;
     const unsigned char *c = r + 32;
     zk->n_vars = u32le(c);
     zk->n_public = u32le(c + 4);
     zk->domain_size = u32le(c + 8);
     if (zk->n_vars == 0 || zk->n_public >= zk->n_vars)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: nVars %u and nPublic %u (need nPublic < nVars)", name, zk->n_vars,
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: nVars %u and nPublic %u (need nPublic < nVars)", name, zk->n_vars,
                         zk->n_public);
     unsigned max_log = zk->curve == HPR_CURVE_BN254 ? 27 : 31; /* the H domain is 2 * domainSize */
     if (zk->domain_size == 0 || (zk->domain_size & (zk->domain_size - 1)) || zk->domain_size > (1u << max_log))
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: domainSize %u is not a power of two up to 2^%u", name,
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: domainSize %u is not a power of two up to 2^%u", name,
                         zk->domain_size, max_log);
     const unsigned char *pts = c + 12;
     zk->alpha1 = pts;
@@ -155,11 +157,11 @@ static hpr_status parse_header(hpr_ctx *ctx, const char *name, const bin_section
 }
 
 /* Section 4: the coefficient entries, each checked (matrix, row, signal, value < r). */
-static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_section *s4, hpr_zkey *zk)
+static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_section *s4, zkey_file *zk)
 {
     uint64_t entry = 12 + (uint64_t)zk->n8r;
     if (s4->size < 4)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: section 4 has %llu bytes, too short for nCoef", name,
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section 4 has %llu bytes, too short for nCoef", name,
                         (unsigned long long)s4->size);
     zk->n_coef = u32le(s4->p);
     hpr_status st = expect_size(ctx, name, s4, 4, 4 + (uint64_t)zk->n_coef * entry, "nCoef entries");
@@ -170,7 +172,7 @@ static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_s
         const unsigned char *e = zk->coef + i * entry;
         uint32_t matrix = u32le(e), row = u32le(e + 4), signal = u32le(e + 8);
         if (matrix > 1 || row >= zk->domain_size || signal >= zk->n_vars || !bytes_below(e + 12, zk->r, zk->n8r))
-            return hpr_fail(ctx, HPR_ERR_FORMAT,
+            return ctx_fail(ctx, HPR_ERR_FORMAT,
                             "%s: coefficient %u is out of range (matrix %u, row %u of %u, signal %u of %u, or a value "
                             ">= r)",
                             name, i, matrix, row, zk->domain_size, signal, zk->n_vars);
@@ -178,7 +180,7 @@ static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_s
     return HPR_OK;
 }
 
-hpr_status hpr_zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, hpr_zkey *zk)
+hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, zkey_file *zk)
 {
     bin_section s[ZKEY_SECTIONS + 1];
     hpr_status st;
@@ -188,7 +190,7 @@ hpr_status hpr_zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, c
         (st = expect_size(ctx, name, &s[1], 1, 4, "the protocol id")) != HPR_OK)
         return st;
     if (u32le(s[1].p) != 1)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: protocol %u is not Groth16 (1; PLONK is 2, FFLONK 10)", name,
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: protocol %u is not Groth16 (1; PLONK is 2, FFLONK 10)", name,
                         u32le(s[1].p));
     if ((st = parse_header(ctx, name, &s[2], zk)) != HPR_OK)
         return st;
@@ -218,7 +220,7 @@ hpr_status hpr_zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, c
     return HPR_OK;
 }
 
-hpr_status hpr_zkey_open(hpr_ctx *ctx, const char *path, hpr_zkey *zk)
+hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk)
 {
     struct stat sb;
     void *map = MAP_FAILED;
@@ -226,13 +228,13 @@ hpr_status hpr_zkey_open(hpr_ctx *ctx, const char *path, hpr_zkey *zk)
     memset(zk, 0, sizeof *zk);
     int fd = open(path, O_RDONLY);
     if (fd < 0)
-        return hpr_fail(ctx, HPR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+        return ctx_fail(ctx, HPR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = hpr_fail(ctx, HPR_ERR_IO, "'%s' is not a readable regular file", path);
+        st = ctx_fail(ctx, HPR_ERR_IO, "'%s' is not a readable regular file", path);
         goto out;
     }
     if (sb.st_size < 12) {
-        st = hpr_fail(ctx, HPR_ERR_FORMAT, "%s: %lld bytes, shorter than the 12-byte header", path,
+        st = ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %lld bytes, shorter than the 12-byte header", path,
                       (long long)sb.st_size);
         goto out;
     }
@@ -243,10 +245,10 @@ hpr_status hpr_zkey_open(hpr_ctx *ctx, const char *path, hpr_zkey *zk)
 #endif
     map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (map == MAP_FAILED) {
-        st = hpr_fail(ctx, HPR_ERR_IO, "cannot map '%s': %s", path, strerror(errno));
+        st = ctx_fail(ctx, HPR_ERR_IO, "cannot map '%s': %s", path, strerror(errno));
         goto out;
     }
-    st = hpr_zkey_parse(ctx, map, (size_t)sb.st_size, path, zk);
+    st = zkey_parse(ctx, map, (size_t)sb.st_size, path, zk);
     if (st == HPR_OK) {
         zk->map = map;
         zk->map_len = (size_t)sb.st_size;
@@ -259,7 +261,7 @@ out:
     return st;
 }
 
-void hpr_zkey_close(hpr_zkey *zk)
+void zkey_close(zkey_file *zk)
 {
     if (zk && zk->map)
         munmap((void *)zk->map, zk->map_len);
@@ -267,8 +269,8 @@ void hpr_zkey_close(hpr_zkey *zk)
         memset(zk, 0, sizeof *zk);
 }
 
-hpr_status hpr_wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, const hpr_zkey *zk,
-                          hpr_wtns *w)
+hpr_status wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, const zkey_file *zk,
+                          wtns_data *w)
 {
     bin_section s[3];
     hpr_status st;
@@ -277,30 +279,30 @@ hpr_status hpr_wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, c
         (st = require(ctx, name, s, 1, 2)) != HPR_OK)
         return st;
     if (s[1].size < 4 || u32le(s[1].p) != zk->n8r)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: the witness field is not %u bytes like the zkey's scalar field",
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: the witness field is not %u bytes like the zkey's scalar field",
                         name, zk->n8r);
     if ((st = expect_size(ctx, name, &s[1], 1, 4 + (uint64_t)zk->n8r + 4, "the witness header")) != HPR_OK)
         return st;
     if (memcmp(s[1].p + 4, zk->r, zk->n8r) != 0)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: the witness prime is not the zkey's scalar field prime (another curve)",
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: the witness prime is not the zkey's scalar field prime (another curve)",
                         name);
     uint32_t n = u32le(s[1].p + 4 + zk->n8r);
     if (n != zk->n_vars)
-        return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: %u witness values, the zkey needs nVars = %u", name, n, zk->n_vars);
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %u witness values, the zkey needs nVars = %u", name, n, zk->n_vars);
     if ((st = expect_size(ctx, name, &s[2], 2, (uint64_t)n * zk->n8r, "nWitness values")) != HPR_OK)
         return st;
     for (uint32_t i = 0; i < n; i++)
         if (!bytes_below(s[2].p + (size_t)i * zk->n8r, zk->r, zk->n8r))
-            return hpr_fail(ctx, HPR_ERR_FORMAT, "%s: witness value %u is not below the scalar field prime r", name, i);
+            return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: witness value %u is not below the scalar field prime r", name, i);
     w->values = rt_alloc_large((size_t)n * zk->n8r + 1);
     if (!w->values)
-        return hpr_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s: no memory for %u witness values", name, n);
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s: no memory for %u witness values", name, n);
     memcpy(w->values, s[2].p, (size_t)n * zk->n8r);
     w->n_values = n;
     return HPR_OK;
 }
 
-void hpr_wtns_free(hpr_wtns *w)
+void wtns_free(wtns_data *w)
 {
     if (w) {
         free(w->values);

@@ -1,6 +1,7 @@
 /*
  * zkey.h: strict readers of snarkjs `.zkey` (Groth16) and `.wtns` files (the layout of
- * shared/fixtures/FORMATS.md), for the Groth16 prover (issue 7). Internal to the library.
+ * shared/fixtures/FORMATS.md), for the Groth16 prover (host/groth16_*.c). Internal to the
+ * library.
  *
  * A .zkey is memory-mapped read-only: the point sections are used in place (no copies), so
  * the handle must outlive every use of its pointers. A .wtns is read into memory (it is one
@@ -10,10 +11,10 @@
  * or out of the file, a size that disagrees with the header counts, counts that overflow,
  * a coefficient entry out of range, a witness of another prime or length.
  */
-#ifndef HPR_ZKEY_H
-#define HPR_ZKEY_H
+#ifndef HOST_ZKEY_H
+#define HOST_ZKEY_H
 
-#include "internal.h"
+#include "context.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,24 +34,25 @@ typedef struct {
     const unsigned char *ic, *a, *b1, *b2, *c, *h; /* the point sections, in place */
     const unsigned char *map;    /* the mapping */
     size_t map_len;
-} hpr_zkey;
+} zkey_file;
 
-/* Maps and validates path. On success *zk is filled; release with hpr_zkey_close. */
-hpr_status hpr_zkey_open(hpr_ctx *ctx, const char *path, hpr_zkey *zk);
+/* Maps and validates path. On success *zk is filled; release with zkey_close. */
+RT_MUST_CHECK hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk);
 /* The same checks over a buffer the caller keeps alive (no mapping; for tests and callers
  * that already hold the bytes). name labels the errors. */
-hpr_status hpr_zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, hpr_zkey *zk);
-void hpr_zkey_close(hpr_zkey *zk);
+RT_MUST_CHECK hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name,
+                                    zkey_file *zk);
+void zkey_close(zkey_file *zk);
 
 typedef struct {
     uint32_t n_values;
     unsigned char *values; /* n_values scalars, 32 bytes each, canonical little-endian */
-} hpr_wtns;
+} wtns_data;
 
 /* Validates a .wtns buffer against zk (prime and length) and copies its values; every value
- * must be below r. name labels the errors. Release with hpr_wtns_free. */
-hpr_status hpr_wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, const hpr_zkey *zk,
-                          hpr_wtns *w);
-void hpr_wtns_free(hpr_wtns *w);
+ * must be below r. name labels the errors. Release with wtns_free. */
+RT_MUST_CHECK hpr_status wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name,
+                                    const zkey_file *zk, wtns_data *w);
+void wtns_free(wtns_data *w);
 
 #endif

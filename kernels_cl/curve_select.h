@@ -4,8 +4,8 @@
  * generically: g1_affine, g1_xyzz, fp, fr and the G1(op), FP(op), FR(op) function names.
  * One curve per program keeps compile time (and the binary cache) small.
  */
-#ifndef HPR_CURVE_SELECT_H
-#define HPR_CURVE_SELECT_H
+#ifndef KERNELS_CL_CURVE_SELECT_H
+#define KERNELS_CL_CURVE_SELECT_H
 
 #if HPR_CL_CURVE == 1
 #define CL_EC bn254_g1
@@ -19,15 +19,15 @@
 #error "build the program with -DHPR_CL_CURVE=1 (bn254) or 2 (bls12-381)"
 #endif
 
-#define HPR_CURVES_ONLY HPR_CL_CURVE
+#define ARITH_CURVES_ONLY HPR_CL_CURVE
 #include "arith/curves.h"
 
-#define G1(op) HPR_CAT(CL_EC, HPR_CAT(_, op))
-#define FP(op) HPR_CAT(CL_FP, HPR_CAT(_, op))
-#define FR(op) HPR_CAT(CL_FR, HPR_CAT(_, op))
-typedef HPR_CAT(CL_EC, _affine) g1_affine;
-typedef HPR_CAT(CL_EC, _xyzz) g1_xyzz;
-typedef HPR_CAT(CL_EC, _jac) g1_jac;
+#define G1(op) ARITH_CAT(CL_EC, ARITH_CAT(_, op))
+#define FP(op) ARITH_CAT(CL_FP, ARITH_CAT(_, op))
+#define FR(op) ARITH_CAT(CL_FR, ARITH_CAT(_, op))
+typedef ARITH_CAT(CL_EC, _affine) g1_affine;
+typedef ARITH_CAT(CL_EC, _xyzz) g1_xyzz;
+typedef ARITH_CAT(CL_EC, _jac) g1_jac;
 typedef CL_FP fp;
 typedef CL_FR fr;
 

@@ -42,7 +42,7 @@ __kernel void msm_check_points(__global const g1_affine *points, uint n, __globa
         atomic_min(&first_bad[1], i);
 }
 
-HPR_FN void bucket_reduce(g1_xyzz *sum, __global const g1_xyzz *buckets, uint nbuckets)
+ARITH_FN void bucket_reduce(g1_xyzz *sum, __global const g1_xyzz *buckets, uint nbuckets)
 {
     g1_xyzz running, b;
     G1(xyzz_set_inf)(&running);
@@ -71,7 +71,7 @@ __kernel void msm_segments(__global const g1_affine *points, __global const ulon
         mine[j] = acc;
     for (ulong i = begin; i < end; i++) {
         ulong k[4] = {scalars[4 * i], scalars[4 * i + 1], scalars[4 * i + 2], scalars[4 * i + 3]};
-        int d = hpr_booth_digit(k, w, c);
+        int d = msm_booth_digit(k, w, c);
         if (d == 0)
             continue;
         g1_affine p = points[i];

@@ -19,21 +19,21 @@ typedef fr elem;
 #include "arith/small_fields.h"
 #if HPR_CL_FIELD == 3
 typedef gl_t elem;
-#define E(op) HPR_CAT(gl_, op)
+#define E(op) ARITH_CAT(gl_, op)
 #elif HPR_CL_FIELD == 4
 typedef bb_t elem;
-#define E(op) HPR_CAT(bb_, op)
+#define E(op) ARITH_CAT(bb_, op)
 #elif HPR_CL_FIELD == 5
 typedef kb_t elem;
-#define E(op) HPR_CAT(kb_, op)
+#define E(op) ARITH_CAT(kb_, op)
 #else
 #error "build the NTT program with -DHPR_CL_FIELD=1..5"
 #endif
 #endif
 
-#ifndef HPR_CAT
-#define HPR_CAT_(a, b) a##b
-#define HPR_CAT(a, b) HPR_CAT_(a, b)
+#ifndef ARITH_CAT
+#define ARITH_CAT_(a, b) a##b
+#define ARITH_CAT(a, b) ARITH_CAT_(a, b)
 #endif
 
 /* Several layers per launch. The k layers of spans len, len/2, ..., s = len >> (k-1) (DIF
@@ -46,14 +46,14 @@ typedef kb_t elem;
  * whole runs of cols elements (coalesced); the last DIF pass (first DIT pass) has s = 1 and
  * cols = 1, its sets consecutive. In local index units the span is l = L / s, and the
  * butterfly at m-index i (i % l = j) has the twiddle index L + lo + j s. The host keeps
- * cols 2^k within the local array (HPR_NTT_LOCAL_BITS) and the group within the device's
- * work-group size (runtime/cl_ntt.c). */
+ * cols 2^k within the local array (NTT_LOCAL_BITS) and the group within the device's
+ * work-group size (runtime/opencl/cl_ntt.c). */
 #if HPR_CL_FIELD <= 2
-#define HPR_NTT_LOCAL_BITS 8 /* 8 KiB of 32-byte elements; runtime/cl_ntt.c: local_bits() */
+#define NTT_LOCAL_BITS 8 /* 8 KiB of 32-byte elements; runtime/opencl/cl_ntt.c: local_bits() */
 #elif HPR_CL_FIELD == 3
-#define HPR_NTT_LOCAL_BITS 10
+#define NTT_LOCAL_BITS 10
 #else
-#define HPR_NTT_LOCAL_BITS 11
+#define NTT_LOCAL_BITS 11
 #endif
 
 /* dit = 0: spans len .. s (Gentleman-Sande); dit = 1: spans s .. len (Cooley-Tukey). */
@@ -90,13 +90,13 @@ static void ntt_pass(__global elem *a, __global const elem *tw, uint s, uint k, 
 /* The column is get_global_id(1) (n = 2^log_n elements each); s the pass's narrowest span. */
 __kernel void ntt_dif_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint log_n, uint cols)
 {
-    __local elem buf[1 << HPR_NTT_LOCAL_BITS];
+    __local elem buf[1 << NTT_LOCAL_BITS];
     ntt_pass(a + ((size_t)get_global_id(1) << log_n), tw, s, k, cols, 0, buf);
 }
 
 __kernel void ntt_dit_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint log_n, uint cols)
 {
-    __local elem buf[1 << HPR_NTT_LOCAL_BITS];
+    __local elem buf[1 << NTT_LOCAL_BITS];
     ntt_pass(a + ((size_t)get_global_id(1) << log_n), tw, s, k, cols, 1, buf);
 }
 

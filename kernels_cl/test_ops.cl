@@ -1,6 +1,6 @@
 /*
  * test_ops.cl: one tiny kernel per primitive, for the tests that compare every device bit for
- * bit with the host build of the same arithmetic (tests/test_opencl.c). Not used by MSM.
+ * bit with the host build of the same arithmetic (tests/test_opencl_primitives.c). Not used by MSM.
  *
  * fp_op / fr_op: out[i] = op(a[i], b[i]); op 0 add, 1 sub, 2 mul, 3 sqr, 4 inv, 5 neg, 6 dbl.
  * g1_op: out[i] = op(p[i], q[i], a[i]); op 0 xyzz add p+q, 1 xyzz dbl p, 2 mixed add p+a,

@@ -24,9 +24,9 @@
  * outputs the same; outputs may alias inputs. Constants (set_const) are 2N limbs, c0's first;
  * the kp of sub_if_ge and sub_lazy are base-field constants applied to both coordinates.
  */
-#define IF2_FN(op) HPR_CAT(IF2_T, HPR_CAT(_, op))
-#define IF2_BFN(op) HPR_CAT(IF2_B, HPR_CAT(_, op))
-#define IF2_CONST(c) HPR_CAT(IF2_K, HPR_CAT(_IFMA_, c))
+#define IF2_FN(op) ARITH_CAT(IF2_T, ARITH_CAT(_, op))
+#define IF2_BFN(op) ARITH_CAT(IF2_B, ARITH_CAT(_, op))
+#define IF2_CONST(c) ARITH_CAT(IF2_K, ARITH_CAT(_IFMA_, c))
 
 typedef struct {
     union {

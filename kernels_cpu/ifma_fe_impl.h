@@ -33,16 +33,16 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "../kernels_cl/arith/hpr_compat.h"
-#include "../kernels_cl/arith/constants_gen.h"
+#include "arith/compat.h"
+#include "arith/constants_gen.h"
 
-#ifndef HPR_CAT
-#define HPR_CAT_(a, b) a##b
-#define HPR_CAT(a, b) HPR_CAT_(a, b)
+#ifndef ARITH_CAT
+#define ARITH_CAT_(a, b) a##b
+#define ARITH_CAT(a, b) ARITH_CAT_(a, b)
 #endif
 
-#ifndef HPR_IFMA_COMMON
-#define HPR_IFMA_COMMON
+#ifndef IFMA_COMMON
+#define IFMA_COMMON
 #define IFMA_MASK52 ((UINT64_C(1) << 52) - 1)
 
 /* Radix conversions of one non-negative integer: n64 64-bit limbs <-> n52 52-bit limbs. */
@@ -92,8 +92,8 @@ static inline void ifma_limbs_52_to_64(uint64_t *out, int n64, const uint64_t *i
 }
 #endif
 
-#define IF_FN(op) HPR_CAT(IF_T, HPR_CAT(_, op))
-#define IF_CONST(c) HPR_CAT(IF_K, HPR_CAT(_IFMA_, c))
+#define IF_FN(op) ARITH_CAT(IF_T, ARITH_CAT(_, op))
+#define IF_CONST(c) ARITH_CAT(IF_K, ARITH_CAT(_IFMA_, c))
 
 typedef struct {
     __m512i l[IF_N];
@@ -362,17 +362,17 @@ static inline void IF_FN(scalar_inv)(IF_SCALAR *r, const IF_SCALAR *x)
 {
     static const uint64_t e[IF_N64] = IF_SCALAR_CONST(P_MINUS_2);
     IF_SCALAR table[16], acc;
-    HPR_CAT(IF_SCALAR, _set_one)(&table[0]);
+    ARITH_CAT(IF_SCALAR, _set_one)(&table[0]);
     table[1] = *x;
     for (int i = 2; i < 16; i++)
-        HPR_CAT(IF_SCALAR, _mul)(&table[i], &table[i - 1], x);
+        ARITH_CAT(IF_SCALAR, _mul)(&table[i], &table[i - 1], x);
     acc = table[0];
     for (int bit = 64 * IF_N64 - 4; bit >= 0; bit -= 4) {
         for (int k = 0; k < 4; k++)
-            HPR_CAT(IF_SCALAR, _sqr)(&acc, &acc);
+            ARITH_CAT(IF_SCALAR, _sqr)(&acc, &acc);
         unsigned nibble = (unsigned)((e[bit / 64] >> (bit % 64)) & 15);
         if (nibble)
-            HPR_CAT(IF_SCALAR, _mul)(&acc, &acc, &table[nibble]);
+            ARITH_CAT(IF_SCALAR, _mul)(&acc, &acc, &table[nibble]);
     }
     *r = acc;
 }
@@ -405,7 +405,7 @@ static inline void IF_FN(inv)(IF_T *r, const IF_T *a)
     for (int i = 0; i < IF_N; i++)
         limbs[i] = lanes[i][7];
     ifma_limbs_52_to_64(limbs64, IF_N64, limbs, IF_N);
-    HPR_CAT(IF_SCALAR, _set_limbs)(&s, limbs64);
+    ARITH_CAT(IF_SCALAR, _set_limbs)(&s, limbs64);
     IF_FN(scalar_inv)(&s, &s);
     ifma_limbs_64_to_52(limbs, IF_N, s.l, IF_N64);
     IF_FN(set_const)(&total, limbs);

@@ -1,14 +1,14 @@
 /*
  * msm_adx.c: the ADX tier's tile kernels of G1 and G2 of BN254 and BLS12-381: the portable XYZZ
  * kernel (msm_cpu_tile_impl.h) over field multiplication in mulx/adcx/adox inline assembly
- * (fe_adx_gen.h, selected in fe_impl.h by HPR_FE_ADX). Nothing here runs unless the dispatch
+ * (fe_adx_gen.h, selected in fe_impl.h by FE_ADX). Nothing here runs unless the dispatch
  * found ADX and BMI2 (CPUID leaf 7).
  */
 #include "msm_cpu.h"
 
-#define HPR_FE_ADX 1
+#define FE_ADX 1
 #include "fe_adx_gen.h"
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 
 #define CPU_EC bn254_g1
 #define CPU_F bn254_fp

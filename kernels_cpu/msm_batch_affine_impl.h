@@ -20,8 +20,8 @@
  * Windows with fewer than BA_MIN_BUCKETS buckets use the XYZZ tile: batches would be short.
  * Contract: as every tile kernel (msm_cpu.h); points validated, finite, affine.
  */
-#define BA_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_ba_, op))
-#define BA_TY HPR_CAT(CPU_EC, _ba_work)
+#define BA_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_ba_, op))
+#define BA_TY ARITH_CAT(CPU_EC, _ba_work)
 
 #define BA_MAX_BATCH 512
 #ifdef HPR_BA_MIN_BUCKETS /* for A/B measurements against the XYZZ tile */
@@ -30,8 +30,8 @@
 #define BA_MIN_BUCKETS 256 /* c >= 9 */
 #endif
 
-#ifndef HPR_BA_KINDS
-#define HPR_BA_KINDS
+#ifndef MSM_BA_KINDS
+#define MSM_BA_KINDS
 enum { BA_ADD = 0, BA_DOUBLE = 1, BA_CANCEL = 2 };
 #endif
 
@@ -195,7 +195,7 @@ static void BA_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
         w.nbatch = w.ndefer = 0;
         for (size_t i = tile->begin; i < tile->end; i++) {
             uint32_t k = in->index[i];
-            int d = in->digits ? in->digits[wi * in->count + i] : hpr_booth_digit(in->scalars[k].l, wi, c);
+            int d = in->digits ? in->digits[wi * in->count + i] : msm_booth_digit(in->scalars[k].l, wi, c);
             CPU_TY(affine) p;
             if (d == 0)
                 continue;

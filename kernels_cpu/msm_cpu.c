@@ -5,7 +5,7 @@
  */
 #include "msm_cpu.h"
 
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 
 #define CPU_EC bn254_g1
 #define CPU_F bn254_fp
@@ -51,11 +51,11 @@
 #define CPU_KERNEL msm_bls12_381_g2_portable_kernel
 #include "msm_cpu_tile_impl.h"
 
-_Static_assert(MSM_MAX_WINDOW_BITS == HPR_MSM_MAX_WINDOW_BITS, "one window limit");
+_Static_assert(MSM_MAX_WINDOW_BITS == MSM_IMPL_MAX_WINDOW_BITS, "one window limit");
 
 unsigned msm_window_count(unsigned bits, unsigned c)
 {
-    return hpr_msm_window_count(bits, c);
+    return msm_digit_windows(bits, c);
 }
 
 void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
@@ -63,7 +63,7 @@ void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const
 {
     for (unsigned w = 0; w < nwindows; w++)
         for (size_t i = begin; i < end; i++)
-            digits[w * stride + i] = (int16_t)hpr_booth_digit(scalars[index[i]].l, w, c);
+            digits[w * stride + i] = (int16_t)msm_booth_digit(scalars[index[i]].l, w, c);
 }
 
 /* Both curves' scalars have 4 limbs: the byte conversion of the 4-limb fields serves them. */

@@ -1,7 +1,7 @@
 /*
  * msm_cpu.h: the CPU's MSM kernels behind one curve-independent table, with one tile kernel
  * per CPU tier (portable: msm_cpu.c; adx: msm_adx.c; avx512: msm_ifma.c, the only unit built
- * with AVX-512 flags). The caller picks the tier at run time (runtime/cpu_features.h).
+ * with AVX-512 flags). The caller picks the tier at run time (runtime/base/cpu_features.h).
  *
  * A tile is (a range of the list of point indices, a range of windows); its result is one
  * partial window sum per window, in XYZZ form. Tiles over disjoint index ranges add up to the
@@ -12,13 +12,13 @@
  * curve, (0,0) for infinity); scalars are canonical (< r) 4-limb little-endian integers;
  * the XYZZ and affine objects are opaque blobs of the sizes given in the table.
  */
-#ifndef HPR_MSM_CPU_H
-#define HPR_MSM_CPU_H
+#ifndef KERNELS_CPU_MSM_CPU_H
+#define KERNELS_CPU_MSM_CPU_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../runtime/cpu_features.h"
+#include "runtime/base/cpu_features.h"
 
 typedef struct {
     uint64_t l[4];
@@ -100,7 +100,7 @@ typedef struct {
     void (*fp_mul)(void *r, const void *a, const void *b);
 } msm_curve_ops;
 
-#define MSM_MAX_WINDOW_BITS 20 /* == HPR_MSM_MAX_WINDOW_BITS of the shared source */
+#define MSM_MAX_WINDOW_BITS 20 /* == MSM_IMPL_MAX_WINDOW_BITS of the shared source */
 
 /* 32-byte little-endian scalar bytes <-> limbs (no range check, no change of form). */
 void msm_scalar_from_bytes(msm_scalar *k, const unsigned char *bytes);

@@ -3,11 +3,11 @@
  * the tile kernels: sums of points, window combination, point decoding and encoding, checks.
  * Instantiated per curve: define CPU_EC (curve prefix), CPU_F (base field type), include.
  */
-#define CPU_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_cpu_, op))
-#define CPU_TY(form) HPR_CAT(CPU_EC, HPR_CAT(_, form))
-#define CPU_EC_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_, op))
-#define CPU_MSM_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_msm_, op))
-#define CPU_F_FN(op) HPR_CAT(CPU_F, HPR_CAT(_, op))
+#define CPU_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_cpu_, op))
+#define CPU_TY(form) ARITH_CAT(CPU_EC, ARITH_CAT(_, form))
+#define CPU_EC_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_, op))
+#define CPU_MSM_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_msm_, op))
+#define CPU_F_FN(op) ARITH_CAT(CPU_F, ARITH_CAT(_, op))
 
 static void CPU_FN(sum_points)(void *acc_v, const void *points_v, const uint32_t *index, size_t begin, size_t end)
 {

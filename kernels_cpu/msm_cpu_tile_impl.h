@@ -21,11 +21,11 @@
 #ifndef CPU_DEGREE
 #define CPU_DEGREE 1 /* 2 for G2: CPU_F is Fq2 and field_op works on its elements (c0's limbs, c1's) */
 #endif
-#define CPU_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_tile_, op))
-#define CPU_TY(form) HPR_CAT(CPU_EC, HPR_CAT(_, form))
-#define CPU_EC_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_, op))
-#define CPU_MSM_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_msm_, op))
-#define CPU_F_FN(op) HPR_CAT(CPU_F, HPR_CAT(_, op))
+#define CPU_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_tile_, op))
+#define CPU_TY(form) ARITH_CAT(CPU_EC, ARITH_CAT(_, form))
+#define CPU_EC_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_, op))
+#define CPU_MSM_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_msm_, op))
+#define CPU_F_FN(op) ARITH_CAT(CPU_F, ARITH_CAT(_, op))
 
 static void CPU_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *tile, unsigned c, void *buckets_v)
 {
@@ -37,7 +37,7 @@ static void CPU_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile 
             CPU_EC_FN(xyzz_set_inf)(&buckets[b]);
         for (size_t i = tile->begin; i < tile->end; i++) {
             uint32_t k = in->index[i];
-            int d = in->digits ? in->digits[w * in->count + i] : hpr_booth_digit(in->scalars[k].l, w, c);
+            int d = in->digits ? in->digits[w * in->count + i] : msm_booth_digit(in->scalars[k].l, w, c);
             if (d > 0) {
                 CPU_EC_FN(xyzz_add_affine)(&buckets[d - 1], &buckets[d - 1], &points[k]);
             } else if (d < 0) {
@@ -84,7 +84,7 @@ static void CPU_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint6
 
 #ifdef CPU_BATCH_AFFINE
 #include "msm_batch_affine_impl.h"
-#define CPU_KERNEL_FN(op) HPR_CAT(CPU_EC, HPR_CAT(_ba_, op))
+#define CPU_KERNEL_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_ba_, op))
 #else
 #define CPU_KERNEL_FN(op) CPU_FN(op)
 #endif

@@ -11,9 +11,9 @@
 
 /* The scalar parts (side accumulators, bucket reduction) use the ADX multiplication: the
  * avx512 tier requires ADX and BMI2 too. */
-#define HPR_FE_ADX 1
+#define FE_ADX 1
 #include "fe_adx_gen.h"
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 
 #define BATCH_SIZE 2048 /* additions sharing one inversion; a multiple of 8 */
 #define CHAINS 4        /* interleaved running products of the batch inversion */

@@ -44,12 +44,12 @@
  * limbs), MI_IFMA_P, MI_IFMA_K(c) (base-field IFMA constants) and MI_CURVE_B (64-bit
  * Montgomery limbs of b, MI_DEG * MI_N64 of them), include.
  */
-#define MI_FN(op) HPR_CAT(MI_EC, HPR_CAT(_ifma_, op))
-#define MI_TY(form) HPR_CAT(MI_EC, HPR_CAT(_, form))
-#define MI_EC_FN(op) HPR_CAT(MI_EC, HPR_CAT(_, op))
-#define MI_MSM_FN(op) HPR_CAT(MI_EC, HPR_CAT(_msm_, op))
-#define MI_F8_FN(op) HPR_CAT(MI_F8, HPR_CAT(_, op))
-#define MI_F_FN(op) HPR_CAT(MI_F, HPR_CAT(_, op))
+#define MI_FN(op) ARITH_CAT(MI_EC, ARITH_CAT(_ifma_, op))
+#define MI_TY(form) ARITH_CAT(MI_EC, ARITH_CAT(_, form))
+#define MI_EC_FN(op) ARITH_CAT(MI_EC, ARITH_CAT(_, op))
+#define MI_MSM_FN(op) ARITH_CAT(MI_EC, ARITH_CAT(_msm_, op))
+#define MI_F8_FN(op) ARITH_CAT(MI_F8, ARITH_CAT(_, op))
+#define MI_F_FN(op) ARITH_CAT(MI_F, ARITH_CAT(_, op))
 #ifndef MI_DEG
 #define MI_DEG 1
 #endif
@@ -732,7 +732,7 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
         w.gen = 1;
         w.nbatch = w.ndefer = w.nover = 0;
         for (size_t i = tile->begin; i < tile->end; i++) {
-            int d = in->digits ? in->digits[win * in->count + i] : hpr_booth_digit(in->scalars[in->index[i]].l, win, c);
+            int d = in->digits ? in->digits[win * in->count + i] : msm_booth_digit(in->scalars[in->index[i]].l, win, c);
             if (d == 0)
                 continue;
             /* the flush reads this point within a batch or two: fetch it now, without waiting */

@@ -1,59 +1,19 @@
 /*
- * ntt_cpu.c: the portable CPU NTT (ntt_impl.h) for the five fields, and their tables.
- * BN254 Fr and BLS12-381 Fr come from the shared arithmetic (kernels_cl/arith/curves.h, 4x64
+ * ntt_cpu.c: the portable CPU NTT (ntt_impl.h) for the five fields, their tables, and the
+ * choice of table per tier (the avx512 tables are those of ntt_avx512.c and ntt_ifma.c).
+ * BN254 Fr and BLS12-381 Fr come from the shared arithmetic (arith/curves.h, 4x64
  * Montgomery); Goldilocks, BabyBear and KoalaBear from ntt_fields.h.
  */
 #include "ntt_cpu.h"
 #include "ntt_field_entries.h"
 
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 
 #include <string.h>
 
 SMALL_POW(gl)
 SMALL_POW(bb)
 SMALL_POW(kb)
-
-/* The table entries shared by every field: conversions, mul and pow on void pointers. */
-#define BIG_FIELD_ENTRIES(FE)                                                                        \
-    static void ntt_##FE##_pow(FE *r, const FE *a, const uint64_t *e)                                \
-    {                                                                                                \
-        FE##_pow_var(r, a, e);                                                                       \
-    }                                                                                                \
-    static void ntt_##FE##_from_canonical(void *e, const uint64_t *limbs)                            \
-    {                                                                                                \
-        FE##_to_mont(e, limbs);                                                                      \
-    }                                                                                                \
-    static void ntt_##FE##_to_canonical(uint64_t *limbs, const void *e)                              \
-    {                                                                                                \
-        FE##_from_mont(limbs, e);                                                                    \
-    }                                                                                                \
-    static void ntt_##FE##_mul_v(void *r, const void *a, const void *b)                              \
-    {                                                                                                \
-        FE##_mul(r, a, b);                                                                           \
-    }                                                                                                \
-    static void ntt_##FE##_pow_v(void *r, const void *a, const uint64_t *e)                          \
-    {                                                                                                \
-        FE##_pow_var(r, a, e);                                                                       \
-    }
-
-/* Canonical little-endian bytes <-> Montgomery elements of the 4-limb fields. */
-#define BIG_FIELD_IO(FE)                                                                             \
-    static inline int FE##_import_one(FE *e, const unsigned char *b)                                 \
-    {                                                                                                \
-        uint64_t limbs[4];                                                                           \
-        memcpy(limbs, b, sizeof limbs);                                                              \
-        if (!FE##_limbs_are_reduced(limbs))                                                          \
-            return 0;                                                                                \
-        FE##_to_mont(e, limbs);                                                                      \
-        return 1;                                                                                    \
-    }                                                                                                \
-    static inline void FE##_export_one(unsigned char *b, const FE *e)                                \
-    {                                                                                                \
-        uint64_t limbs[4];                                                                           \
-        FE##_from_mont(limbs, e);                                                                    \
-        memcpy(b, limbs, sizeof limbs);                                                              \
-    }
 
 BIG_FIELD_IO(bn254_fr)
 BIG_FIELD_IO(bls12_381_fr)
@@ -125,14 +85,6 @@ NTT_OPS(ntt_goldilocks_ops, "goldilocks", ntt_gl, ntt_gl, 8, 32, 7, gl_modulus);
 NTT_OPS(ntt_babybear_ops, "babybear", ntt_bb, ntt_bb, 4, 27, 31, bb_modulus);
 NTT_OPS(ntt_koalabear_ops, "koalabear", ntt_kb, ntt_kb, 4, 24, 3, kb_modulus);
 
-#if HPR_HAVE_IFMA
-#define IFMA_OPS(NAME, LABEL, F, ADICITY, GEN)                                                       \
-    NTT_OPS_KERNELS(NAME, LABEL, ntt_##F, ntt_##F, 32, ADICITY, GEN, F##_modulus, ntt_##F##_ifma_dif,             \
-                    ntt_##F##_ifma_dit, ntt_##F##_ifma_scale, ntt_##F##_ifma_kernel_twiddles)
-IFMA_OPS(ntt_bn254_fr_avx512_ops, "bn254-fr", bn254_fr, BN254_FR_TWO_ADICITY, BN254_FR_GENERATOR_INT);
-IFMA_OPS(ntt_bls12_381_fr_avx512_ops, "bls12-381-fr", bls12_381_fr, BLS12_381_FR_TWO_ADICITY,
-         BLS12_381_FR_GENERATOR_INT);
-#endif
 
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
 {

@@ -10,14 +10,14 @@
  * Contracts: elements are the field's internal form (Montgomery for the 256-bit and 31-bit
  * fields, canonical for Goldilocks), reduced; n is a power of two >= 1.
  */
-#ifndef HPR_NTT_CPU_H
-#define HPR_NTT_CPU_H
+#ifndef KERNELS_CPU_NTT_CPU_H
+#define KERNELS_CPU_NTT_CPU_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../runtime/cpu_features.h"
-#include "../runtime/rt_pool.h"
+#include "runtime/base/cpu_features.h"
+#include "runtime/base/rt_pool.h"
 
 typedef struct {
     const char *name;        /* "bn254-fr", "bls12-381-fr", "goldilocks", "babybear", "koalabear" */

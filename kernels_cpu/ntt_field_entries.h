@@ -1,9 +1,9 @@
 /*
- * ntt_field_entries.h: what every NTT unit (ntt_cpu.c, ntt_avx512.c) instantiates per field:
+ * ntt_field_entries.h: what every NTT unit (ntt_cpu.c, ntt_avx512.c, ntt_ifma.c) instantiates per field:
  * pow over a 4-limb exponent, the void-pointer entries of ntt_field_ops, and the table itself.
  */
-#ifndef HPR_NTT_FIELD_ENTRIES_H
-#define HPR_NTT_FIELD_ENTRIES_H
+#ifndef KERNELS_CPU_NTT_FIELD_ENTRIES_H
+#define KERNELS_CPU_NTT_FIELD_ENTRIES_H
 
 #include "ntt_cpu.h"
 #include "ntt_fields.h"
@@ -64,6 +64,47 @@
     static void PFX##_pow_v(void *r, const void *a, const uint64_t *e)                               \
     {                                                                                                \
         F##_pow4(r, a, e);                                                                           \
+    }
+
+/* The table entries shared by every field: conversions, mul and pow on void pointers. */
+#define BIG_FIELD_ENTRIES(FE)                                                                        \
+    static void ntt_##FE##_pow(FE *r, const FE *a, const uint64_t *e)                                \
+    {                                                                                                \
+        FE##_pow_var(r, a, e);                                                                       \
+    }                                                                                                \
+    static void ntt_##FE##_from_canonical(void *e, const uint64_t *limbs)                            \
+    {                                                                                                \
+        FE##_to_mont(e, limbs);                                                                      \
+    }                                                                                                \
+    static void ntt_##FE##_to_canonical(uint64_t *limbs, const void *e)                              \
+    {                                                                                                \
+        FE##_from_mont(limbs, e);                                                                    \
+    }                                                                                                \
+    static void ntt_##FE##_mul_v(void *r, const void *a, const void *b)                              \
+    {                                                                                                \
+        FE##_mul(r, a, b);                                                                           \
+    }                                                                                                \
+    static void ntt_##FE##_pow_v(void *r, const void *a, const uint64_t *e)                          \
+    {                                                                                                \
+        FE##_pow_var(r, a, e);                                                                       \
+    }
+
+/* Canonical little-endian bytes <-> Montgomery elements of the 4-limb fields. */
+#define BIG_FIELD_IO(FE)                                                                             \
+    static inline int FE##_import_one(FE *e, const unsigned char *b)                                 \
+    {                                                                                                \
+        uint64_t limbs[4];                                                                           \
+        memcpy(limbs, b, sizeof limbs);                                                              \
+        if (!FE##_limbs_are_reduced(limbs))                                                          \
+            return 0;                                                                                \
+        FE##_to_mont(e, limbs);                                                                      \
+        return 1;                                                                                    \
+    }                                                                                                \
+    static inline void FE##_export_one(unsigned char *b, const FE *e)                                \
+    {                                                                                                \
+        uint64_t limbs[4];                                                                           \
+        FE##_from_mont(limbs, e);                                                                    \
+        memcpy(b, limbs, sizeof limbs);                                                              \
     }
 
 #define NTT_OPS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD)                                    \

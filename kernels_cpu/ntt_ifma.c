@@ -1,12 +1,17 @@
 /*
- * ntt_ifma.c: the avx512 tier's NTT butterflies for BN254 Fr and BLS12-381 Fr: eight
- * butterflies at once in 52-bit limbs with AVX-512 IFMA (ntt_ifma_impl.h over the 8-lane
- * arithmetic of ifma_fe_impl.h). The only NTT unit of the 256-bit fields built with
- * AVX-512 flags; ntt_cpu.c puts these entries in the fields' avx512 tables, whose other
- * entries (conversions, scaling, bit reversal) are the portable ones.
+ * ntt_ifma.c: the avx512 tier's NTT for BN254 Fr and BLS12-381 Fr: eight butterflies at once
+ * in 52-bit limbs with AVX-512 IFMA (ntt_ifma_impl.h over the 8-lane arithmetic of
+ * ifma_fe_impl.h), and the fields' avx512 tables (ntt_bn254_fr_avx512_ops, ...), whose other
+ * entries (conversions, bit reversal) and the fallbacks of the IFMA kernels (sizes below a
+ * vector group) are the portable code of ntt_impl.h, instantiated here as ntt_avx512.c does
+ * for the small fields: this unit depends on no other NTT unit. The only NTT unit of the
+ * 256-bit fields built with AVX-512 flags.
  */
 #include "ntt_cpu.h"
-#include "../runtime/rt_mem.h"
+#include "ntt_field_entries.h"
+#include "runtime/base/rt_mem.h"
+
+#include "arith/curves.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +26,53 @@
 #define IF_K BLS12_381_FR
 #include "ifma_fe_impl.h"
 
+/* The portable NTT of the two fields (the IFMA kernels' fallbacks and table entries). */
+BIG_FIELD_IO(bn254_fr)
+BIG_FIELD_IO(bls12_381_fr)
+
+BIG_FIELD_ENTRIES(bn254_fr)
+#define NT_T bn254_fr
+#define NT_PFX ntt_bn254_fr
+#define NT_ADD bn254_fr_add
+#define NT_SUB bn254_fr_sub
+#define NT_MUL bn254_fr_mul
+#define NT_IMPORT bn254_fr_import_one
+#define NT_EXPORT bn254_fr_export_one
+#include "ntt_impl.h"
+
+BIG_FIELD_ENTRIES(bls12_381_fr)
+#define NT_T bls12_381_fr
+#define NT_PFX ntt_bls12_381_fr
+#define NT_ADD bls12_381_fr_add
+#define NT_SUB bls12_381_fr_sub
+#define NT_MUL bls12_381_fr_mul
+#define NT_IMPORT bls12_381_fr_import_one
+#define NT_EXPORT bls12_381_fr_export_one
+#include "ntt_impl.h"
+
+static const uint64_t bn254_fr_modulus[4] = BN254_FR_P;
+static const uint64_t bls12_381_fr_modulus[4] = BLS12_381_FR_P;
+
+static NTT_OPS(bn254_fr_portable, "bn254-fr", ntt_bn254_fr, ntt_bn254_fr, 32, BN254_FR_TWO_ADICITY,
+               BN254_FR_GENERATOR_INT, bn254_fr_modulus);
+static NTT_OPS(bls12_381_fr_portable, "bls12-381-fr", ntt_bls12_381_fr, ntt_bls12_381_fr, 32,
+               BLS12_381_FR_TWO_ADICITY, BLS12_381_FR_GENERATOR_INT, bls12_381_fr_modulus);
+
 #define NI_PFX ntt_bn254_fr_ifma
 #define NI_F8 bn254_fr8
 #define NI_K BN254_FR
-#define NI_PORTABLE ntt_bn254_fr_ops
+#define NI_PORTABLE bn254_fr_portable
 #include "ntt_ifma_impl.h"
 
 #define NI_PFX ntt_bls12_381_fr_ifma
 #define NI_F8 bls12_381_fr8
 #define NI_K BLS12_381_FR
-#define NI_PORTABLE ntt_bls12_381_fr_ops
+#define NI_PORTABLE bls12_381_fr_portable
 #include "ntt_ifma_impl.h"
+
+#define IFMA_OPS(NAME, LABEL, F, ADICITY, GEN)                                                       \
+    NTT_OPS_KERNELS(NAME, LABEL, ntt_##F, ntt_##F, 32, ADICITY, GEN, F##_modulus, ntt_##F##_ifma_dif,             \
+                    ntt_##F##_ifma_dit, ntt_##F##_ifma_scale, ntt_##F##_ifma_kernel_twiddles)
+IFMA_OPS(ntt_bn254_fr_avx512_ops, "bn254-fr", bn254_fr, BN254_FR_TWO_ADICITY, BN254_FR_GENERATOR_INT);
+IFMA_OPS(ntt_bls12_381_fr_avx512_ops, "bls12-381-fr", bls12_381_fr, BLS12_381_FR_TWO_ADICITY,
+         BLS12_381_FR_GENERATOR_INT);

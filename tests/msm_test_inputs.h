@@ -2,14 +2,14 @@
  * msm_test_inputs.h: what the MSM suites share: the curves with a naive double-and-add
  * reference, random inputs with the edge matrix laid over them (zero scalars, 1, r-1,
  * all-equal points, P beside -P, infinity), and a checked comparison of one MSM call.
- * Include after test_util.h.
+ * Include after test_support.h.
  */
-#ifndef HPR_MSM_TEST_INPUTS_H
-#define HPR_MSM_TEST_INPUTS_H
+#ifndef TESTS_MSM_TEST_INPUTS_H
+#define TESTS_MSM_TEST_INPUTS_H
 
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 #include "hyprove.h"
-#include "../kernels_cpu/msm_cpu.h"
+#include "kernels_cpu/msm_cpu.h"
 
 #include <string.h>
 
@@ -87,6 +87,10 @@ static void negate_point(const curve_t *c, unsigned char *out, const unsigned ch
 
 /* Random inputs, then the edge matrix laid over them according to pattern bits. */
 enum { EDGE_ZEROS = 1, EDGE_ONES = 2, EDGE_R_MINUS_1 = 4, EDGE_EQUAL_POINTS = 8, EDGE_NEG_PAIRS = 16, EDGE_INFINITY = 32 };
+
+/* The edge sets the MSM suites run over: none, pairs of edges, then all of them. */
+static const unsigned edge_sets[] = {0, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1, EDGE_EQUAL_POINTS | EDGE_R_MINUS_1,
+                                     EDGE_NEG_PAIRS | EDGE_ONES, EDGE_INFINITY | EDGE_ZEROS, 63};
 
 static inputs make_inputs(hpr_ctx *ctx, const curve_t *c, size_t n, uint64_t seed, unsigned edges)
 {

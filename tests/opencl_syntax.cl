@@ -1,6 +1,6 @@
 /* Compiled by clang as OpenCL C 1.2 (ctest arith_compiles_as_opencl): every shared function
  * of both curves is used from a kernel so that none escapes the check. */
-#include "curves.h"
+#include "arith/curves.h"
 
 #define USE_FIELD(F)                                                                                        \
     {                                                                                                     \
@@ -34,7 +34,7 @@
         EC##_msm_reduce_buckets(&y, &x, 1);                                                               \
         EC##_msm_combine_windows(&x, &y, 1, 4);                                                           \
         EC##_xyzz_to_affine(&q, &x);                                                                      \
-        acc += EC##_affine_on_curve(&q) + EC##_xyzz_eq(&x, &y) + (ulong)hpr_booth_digit(in, 1, 4) + q.x.l[0]; \
+        acc += EC##_affine_on_curve(&q) + EC##_xyzz_eq(&x, &y) + (ulong)msm_booth_digit(in, 1, 4) + q.x.l[0]; \
     }
 
 __kernel void use_everything(__global ulong *out, __global const ulong *gin)

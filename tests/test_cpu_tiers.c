@@ -6,19 +6,19 @@
  *    2^52, 2^64 - 1, the zero of Fq2);
  *  - MSM results of every tier identical to the portable tier's, G1 and G2 of both curves,
  *    the edge matrix, n up to 2^16, crowded buckets, the first bad point reported;
- *  - random covers of the (windows x points) grid by pieces (hpr_cpu_job_run, what the hybrid
+ *  - random covers of the (windows x points) grid by pieces (msm_cpu_job_run, what the hybrid
  *    scheduler deals) add up to the MSM, every tier;
  *  - dispatch: the default tier is the fastest that can run, a forced tier is used, an
  *    unknown or unavailable one is refused with a reason, HPR_CPU is honoured.
  * A tier this machine cannot run is reported and skipped, never counted as passed silently.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "test_util.h"
+#include "test_support.h"
 #include "msm_test_inputs.h"
 
-#include "internal.h"
-#include "../kernels_cl/arith/hpr_compat.h"
-#include "../kernels_cl/arith/constants_gen.h"
+#include "host/msm_engine.h"
+#include "arith/compat.h"
+#include "arith/constants_gen.h"
 
 #include <string.h>
 
@@ -250,7 +250,7 @@ static void check_field_ops(const msm_curve_ops *ops, const msm_cpu_kernel *k, u
 START_TEST(field_arithmetic_matches_gmp)
 {
     const curve_t *c = &curves[_i / RT_CPU_TIERS];
-    const msm_curve_ops *ops = hpr_curve_ops(c->curve, c->group);
+    const msm_curve_ops *ops = msm_ops(c->curve, c->group);
     int t = _i % RT_CPU_TIERS;
     if (!tier_runs(t))
         return;
@@ -262,8 +262,6 @@ END_TEST
 
 /* ---- MSM: every tier equals the portable tier bit for bit ---- */
 
-static const unsigned tier_edges[] = {0, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1, EDGE_EQUAL_POINTS | EDGE_R_MINUS_1,
-                                      EDGE_NEG_PAIRS | EDGE_ONES, EDGE_INFINITY | EDGE_ZEROS, 63};
 static const size_t tier_sizes[] = {1, 2, 9, 100, 3000, 1u << 16};
 
 /* want := the naive sum when n <= naive_max, else the portable tier's MSM (ref). */
@@ -281,11 +279,11 @@ START_TEST(msm_of_every_tier_equals_portable)
     const curve_t *c = &curves[_i / 6];
     size_t n = tier_sizes[_i % 6];
     hpr_ctx *ref = tier_ctx("portable", 2);
-    for (size_t e = 0; e < sizeof tier_edges / sizeof tier_edges[0]; e++) {
+    for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         if (n == (1u << 16) && e != 0 && ((e != 2 && e != 5) || c->group == HPR_G2))
             continue; /* the largest size: random, all points equal, and the full edge set (G2: random) */
         unsigned char want[MAXP];
-        inputs in = make_inputs(ref, c, n, 5000 + 16 * (uint64_t)_i + e, tier_edges[e]);
+        inputs in = make_inputs(ref, c, n, 5000 + 16 * (uint64_t)_i + e, edge_sets[e]);
         reference_msm(ref, c, &in, 100, want);
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs(t))
@@ -498,7 +496,7 @@ START_TEST(dispatch_picks_the_fastest_and_honours_requests)
 
     rt_cpu_features f;
     rt_cpu_features_detect(&f);
-    if (f.avx512ifma && f.avx512f && f.adx && f.bmi2 && hpr_g1_ops(HPR_CURVE_BN254)->kernels[RT_CPU_AVX512])
+    if (f.avx512ifma && f.avx512f && f.adx && f.bmi2 && msm_g1_ops(HPR_CURVE_BN254)->kernels[RT_CPU_AVX512])
         ck_assert_str_eq(tier_names[best], "avx512"); /* this project's CI machine: IFMA is picked */
 
     setenv("HPR_CPU", "portable", 1);
@@ -539,18 +537,18 @@ END_TEST
 
 /* One random cover of the grid: windows in random runs; a run is either whole windows over
  * all points, or one window cut at random point boundaries. Returns the sum (XYZZ). */
-static void sum_random_pieces(hpr_ctx *ctx, hpr_cpu_job *job, const msm_curve_ops *ops, size_t n, test_rng *rng,
+static void sum_random_pieces(hpr_ctx *ctx, msm_cpu_job *job, const msm_curve_ops *ops, size_t n, test_rng *rng,
                               uint64_t *acc)
 {
     uint64_t piece[MSM_MAX_XYZZ_BYTES / 8];
-    unsigned windows = hpr_cpu_job_windows(job);
+    unsigned windows = msm_cpu_job_windows(job);
     ops->xyzz_set_inf(acc);
     for (unsigned w = 0; w < windows;) {
         unsigned run = 1 + (unsigned)(test_rng_next(rng) % 3);
         if (run > windows - w)
             run = windows - w;
         if (test_rng_next(rng) % 2) {
-            ck_assert_int_eq(hpr_cpu_job_run(ctx, job, w, w + run, 0, n, piece), HPR_OK);
+            ck_assert_int_eq(msm_cpu_job_run(ctx, job, w, w + run, 0, n, piece), HPR_OK);
             ops->xyzz_add(acc, acc, piece);
             w += run;
             continue;
@@ -558,7 +556,7 @@ static void sum_random_pieces(hpr_ctx *ctx, hpr_cpu_job *job, const msm_curve_op
         for (size_t p0 = 0; p0 < n;) {
             size_t p1 = p0 + 1 + test_rng_next(rng) % (n / 3 + 1);
             p1 = p1 < n ? p1 : n;
-            ck_assert_int_eq(hpr_cpu_job_run(ctx, job, w, w + 1, p0, p1, piece), HPR_OK);
+            ck_assert_int_eq(msm_cpu_job_run(ctx, job, w, w + 1, p0, p1, piece), HPR_OK);
             ops->xyzz_add(acc, acc, piece);
             p0 = p1;
         }
@@ -571,28 +569,28 @@ static void sum_random_pieces(hpr_ctx *ctx, hpr_cpu_job *job, const msm_curve_op
 START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
 {
     const curve_t *c = &curves[_i];
-    const msm_curve_ops *ops = hpr_curve_ops(c->curve, c->group);
+    const msm_curve_ops *ops = msm_ops(c->curve, c->group);
     test_rng rng;
     test_rng_init(&rng, 7100 + (uint64_t)_i);
     hpr_ctx *ref = tier_ctx("portable", 2);
-    for (size_t e = 0; e < sizeof tier_edges / sizeof tier_edges[0]; e++) {
+    for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         size_t n = 1 + test_rng_next(&rng) % (c->group == HPR_G2 ? 1000 : 3000);
         unsigned char want[MAXP], got[MAXP];
         uint64_t acc[MSM_MAX_XYZZ_BYTES / 8];
-        inputs in = make_inputs(ref, c, n, 7200 + 16 * (uint64_t)_i + e, tier_edges[e]);
+        inputs in = make_inputs(ref, c, n, 7200 + 16 * (uint64_t)_i + e, edge_sets[e]);
         ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in.points, in.scalars, n, want), HPR_OK);
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
             hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % 13), 0, 0, NULL};
-            hpr_cpu_job *job;
-            ck_assert_int_eq(hpr_cpu_job_prepare(ctx, ops, in.points, in.scalars, n, &opts, &job), HPR_OK);
+            msm_cpu_job *job;
+            ck_assert_int_eq(msm_cpu_job_prepare(ctx, ops, in.points, in.scalars, n, &opts, &job), HPR_OK);
             sum_random_pieces(ctx, job, ops, n, &rng, acc);
             ops->encode_xyzz(got, acc);
             ck_assert_msg(memcmp(got, want, c->point_size) == 0, "%s tier %s: n %zu, c %u, edges %u: pieces differ",
-                          c->name, tier_names[t], n, opts.window_bits, tier_edges[e]);
-            hpr_cpu_job_free(job);
+                          c->name, tier_names[t], n, opts.window_bits, edge_sets[e]);
+            msm_cpu_job_free(job);
             hpr_ctx_destroy(ctx);
         }
         free_inputs(&in);

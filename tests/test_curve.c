@@ -3,9 +3,9 @@
  * vectors (generators, 2G, a published multiple), group laws, XYZZ = Jacobian = affine,
  * batch normalisation, encodings, and rejection of bad points.
  */
-#include "test_util.h"
+#include "test_support.h"
 
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 #include "hyprove.h"
 
 #include <string.h>

@@ -2,9 +2,9 @@
  * test_field.c: every field operation of the four fields against GMP, on random values and
  * on the edges (0, 1, p-1, R, R^2, all-ones limbs and values >= p for the checked decoder).
  */
-#include "test_util.h"
+#include "test_support.h"
 
-#include "../kernels_cl/arith/curves.h"
+#include "arith/curves.h"
 
 #include <string.h>
 

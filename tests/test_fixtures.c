@@ -4,36 +4,13 @@
  * equal the msm_A, msm_B1 and msm_C values that snarkjs computed (reference_r0s0.json).
  * The container is read through its section table, as FORMATS.md prescribes.
  */
-#include "test_util.h"
+#include "test_support.h"
 
 #include "hyprove.h"
 
 #include <string.h>
 
 static const char *fixture_names[] = {"edge_pub", "edge_nopub", "bn128_2e10", "bls12381_2e12"};
-
-typedef struct {
-    unsigned char *data;
-    size_t len;
-} file_buf;
-
-static file_buf read_fixture(const char *fixture, const char *file)
-{
-    char path[1024];
-    const char *dir = getenv("HPR_FIXTURES_DIR");
-    file_buf b = {NULL, 0};
-    snprintf(path, sizeof path, "%s/%s/%s", dir ? dir : "tests/fixtures", fixture, file);
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s (set HPR_FIXTURES_DIR)", path);
-    fseek(fp, 0, SEEK_END);
-    b.len = (size_t)ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    b.data = malloc(b.len + 1);
-    ck_assert(fread(b.data, 1, b.len, fp) == b.len);
-    b.data[b.len] = 0;
-    fclose(fp);
-    return b;
-}
 
 static uint32_t u32le(const unsigned char *p)
 {
@@ -60,18 +37,8 @@ static const unsigned char *section(const file_buf *f, uint32_t id, uint64_t *si
     return NULL;
 }
 
-/* The decimal pair of "key": ["x", "y"] in the reference JSON. */
-static void reference_point(const char *json, const char *key, char *x, char *y)
-{
-    char pattern[64];
-    snprintf(pattern, sizeof pattern, "\"%s\"", key);
-    const char *p = strstr(json, pattern);
-    ck_assert_msg(p != NULL, "%s missing from reference_r0s0.json", key);
-    ck_assert_int_eq(sscanf(p + strlen(pattern), " : [ \"%199[0-9]\" , \"%199[0-9]\" ]", x, y), 2);
-}
-
 static void check_section_msm(hpr_ctx *ctx, const char *fixture, hpr_curve curve, const file_buf *zkey,
-                              const file_buf *json, uint32_t id, const char *key, const unsigned char *scalars,
+                              const char *json, uint32_t id, const char *key, const unsigned char *scalars,
                               size_t n)
 {
     uint64_t size;
@@ -82,7 +49,8 @@ static void check_section_msm(hpr_ctx *ctx, const char *fixture, hpr_curve curve
     ck_assert_msg(size == n * ps, "%s section %u: %llu bytes for %zu points", fixture, id, (unsigned long long)size, n);
     hpr_status st = hpr_msm(ctx, curve, HPR_G1, points, scalars, n, got);
     ck_assert_msg(st == HPR_OK, "%s %s: %s (%s)", fixture, key, hpr_status_str(st), hpr_ctx_error_detail(ctx));
-    reference_point(json->data ? (const char *)json->data : "", key, x, y);
+    reference_string(json, key, 0, x); /* "key": ["x", "y"] */
+    reference_string(json, key, 1, y);
     ck_assert_int_eq(hpr_point_from_decimal(curve, HPR_G1, x, y, "1", want), HPR_OK);
     ck_assert_msg(memcmp(got, want, ps) == 0, "%s %s differs from snarkjs", fixture, key);
 }
@@ -91,7 +59,7 @@ START_TEST(zkey_msms_match_snarkjs)
 {
     const char *fixture = fixture_names[_i];
     file_buf zkey = read_fixture(fixture, "circuit.zkey"), wtns = read_fixture(fixture, "witness.wtns");
-    file_buf json = read_fixture(fixture, "reference_r0s0.json");
+    char *json = read_fixture_text(fixture, "reference_r0s0.json");
     uint64_t hsize, wsize;
     hpr_ctx *ctx = NULL;
     ck_assert(memcmp(zkey.data, "zkey", 4) == 0 && memcmp(wtns.data, "wtns", 4) == 0);
@@ -104,13 +72,13 @@ START_TEST(zkey_msms_match_snarkjs)
     const unsigned char *w = section(&wtns, 2, &wsize);
     ck_assert_uint_eq(wsize, (uint64_t)nvars * 32);
     ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
-    check_section_msm(ctx, fixture, curve, &zkey, &json, 5, "msm_A", w, nvars);
-    check_section_msm(ctx, fixture, curve, &zkey, &json, 6, "msm_B1", w, nvars);
-    check_section_msm(ctx, fixture, curve, &zkey, &json, 8, "msm_C", w + 32 * (npublic + 1), nvars - npublic - 1);
+    check_section_msm(ctx, fixture, curve, &zkey, json, 5, "msm_A", w, nvars);
+    check_section_msm(ctx, fixture, curve, &zkey, json, 6, "msm_B1", w, nvars);
+    check_section_msm(ctx, fixture, curve, &zkey, json, 8, "msm_C", w + 32 * (npublic + 1), nvars - npublic - 1);
     hpr_ctx_destroy(ctx);
     free(zkey.data);
     free(wtns.data);
-    free(json.data);
+    free(json);
 }
 END_TEST
 

@@ -1,5 +1,5 @@
 /*
- * test_g2.c: Fq2 and G2 (kernels_cl/arith/fe2_impl.h through ec_impl.h) for BN254 and
+ * test_g2.c: Fq2 and G2 (arith/fe2_impl.h through ec_impl.h) for BN254 and
  * BLS12-381: Fq2 identities on random elements (Karatsuba against the schoolbook product,
  * squaring, inversion, u^2 = -1); the generators on the twists and in the subgroup
  * ([r]G = O); the group laws (aG + bG = (a+b)G, doubling = adding, mixed = full, XYZZ =
@@ -7,52 +7,13 @@
  * are on the twist and in the subgroup, and the naive B2 multi-exponentiation of the
  * witness equals snarkjs's msm_B2.
  */
-#include "test_util.h"
+#include "test_support.h"
 
-#include "../kernels_cl/arith/curves.h"
-#include "zkey.h"
+#include "arith/curves.h"
+#include "host/decimal.h"
+#include "host/zkey.h"
 
 #include <string.h>
-
-typedef struct {
-    unsigned char *data;
-    size_t len;
-} file_buf;
-
-static file_buf read_file(const char *fixture, const char *file)
-{
-    char path[1024];
-    const char *dir = getenv("HPR_FIXTURES_DIR");
-    file_buf b = {NULL, 0};
-    snprintf(path, sizeof path, "%s/%s/%s", dir ? dir : "tests/fixtures", fixture, file);
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s (set HPR_FIXTURES_DIR)", path);
-    fseek(fp, 0, SEEK_END);
-    b.len = (size_t)ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    b.data = malloc(b.len + 1);
-    ck_assert(fread(b.data, 1, b.len, fp) == b.len);
-    b.data[b.len] = 0;
-    fclose(fp);
-    return b;
-}
-
-/* The n-th decimal string after "key" in the reference JSON. */
-static void reference_string(const char *json, const char *key, unsigned nth, char *out)
-{
-    char pattern[64];
-    snprintf(pattern, sizeof pattern, "\"%s\"", key);
-    const char *p = strstr(json, pattern);
-    ck_assert_msg(p != NULL, "%s missing", key);
-    p += strlen(pattern);
-    for (unsigned i = 0; i <= nth; i++) {
-        p = strchr(p + 1, '"');
-        ck_assert_ptr_nonnull(p);
-        if (i < nth)
-            p = strchr(p + 1, '"');
-    }
-    ck_assert_int_eq(sscanf(p, "\"%199[0-9]\"", out), 1);
-}
 
 /* The per-curve checks, instantiated for both curves: FQ the base field, FQ2, G2, N limbs. */
 #define G2_CHECKS(FQ, FQ2, G2, N, CURVE_ID)                                                          \
@@ -145,23 +106,23 @@ static void reference_string(const char *json, const char *key, unsigned nth, ch
     static void FQ##_from_dec(FQ *r, const char *dec)                                                \
     {                                                                                                \
         uint64_t l[N];                                                                               \
-        ck_assert_int_eq(hpr_dec_to_limbs(l, N, dec), 0);                                            \
+        ck_assert_int_eq(dec_to_limbs(l, N, dec), 0);                                            \
         FQ##_to_mont(r, l);                                                                          \
     }                                                                                                \
     static void G2##_fixture(const char *fixture)                                                    \
     {                                                                                                \
         hpr_ctx *ctx;                                                                                \
-        hpr_zkey zk;                                                                                 \
-        hpr_wtns w;                                                                                  \
+        zkey_file zk;                                                                                 \
+        wtns_data w;                                                                                  \
         G2##_affine g, p, want, got;                                                                 \
         G2##_jac acc, t;                                                                             \
         char dec[4][200];                                                                            \
-        file_buf z = read_file(fixture, "circuit.zkey"), wt = read_file(fixture, "witness.wtns");    \
-        file_buf ref = read_file(fixture, "reference_r0s0.json");                                    \
+        file_buf z = read_fixture(fixture, "circuit.zkey"), wt = read_fixture(fixture, "witness.wtns"); \
+        char *ref = read_fixture_text(fixture, "reference_r0s0.json");                               \
         ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);                                        \
-        ck_assert_int_eq(hpr_zkey_parse(ctx, z.data, z.len, fixture, &zk), HPR_OK);                  \
+        ck_assert_int_eq(zkey_parse(ctx, z.data, z.len, fixture, &zk), HPR_OK);                  \
         ck_assert_int_eq((int)zk.curve, CURVE_ID);                                                   \
-        ck_assert_int_eq(hpr_wtns_parse(ctx, wt.data, wt.len, fixture, &zk, &w), HPR_OK);            \
+        ck_assert_int_eq(wtns_parse(ctx, wt.data, wt.len, fixture, &zk, &w), HPR_OK);            \
         G2##_affine_generator(&g);                                                                   \
         ck_assert_msg(memcmp(zk.gamma2, &g, sizeof g) == 0, "%s: gamma2 is not the generator", fixture); \
         const unsigned char *vk[] = {zk.beta2, zk.delta2};                                           \
@@ -180,17 +141,17 @@ static void reference_string(const char *json, const char *key, unsigned nth, ch
         }                                                                                            \
         G2##_jac_to_affine(&got, &acc);                                                              \
         for (unsigned i = 0; i < 4; i++)                                                             \
-            reference_string((const char *)ref.data, "msm_B2", i, dec[i]);                           \
+            reference_string(ref, "msm_B2", i, dec[i]);                                              \
         FQ##_from_dec(&want.x.c0, dec[0]);                                                           \
         FQ##_from_dec(&want.x.c1, dec[1]);                                                           \
         FQ##_from_dec(&want.y.c0, dec[2]);                                                           \
         FQ##_from_dec(&want.y.c1, dec[3]);                                                           \
         ck_assert_msg(G2##_affine_eq(&got, &want), "%s: the B2 multi-exponentiation differs from snarkjs", \
                       fixture);                                                                      \
-        hpr_wtns_free(&w);                                                                           \
+        wtns_free(&w);                                                                           \
         free(z.data);                                                                                \
         free(wt.data);                                                                               \
-        free(ref.data);                                                                              \
+        free(ref);                                                                                   \
         hpr_ctx_destroy(ctx);                                                                        \
     }
 

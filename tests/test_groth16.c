@@ -7,37 +7,15 @@
  * (That snarkjs's verifier accepts random proofs, and rejects the proof of a corrupted
  * witness, is tests/groth16_verify.py: it runs the real snarkjs.)
  */
-#include "test_util.h"
+#include "test_support.h"
 
-#include "groth16.h"
+#include "host/groth16.h"
 
 #include <pthread.h>
 #include <string.h>
 
 static const char *fixtures[] = {"edge_pub", "edge_nopub", "bn128_2e10", "bls12381_2e12"};
 #define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
-
-static void fixture_path(char *out, size_t len, const char *fixture, const char *file)
-{
-    const char *dir = getenv("HPR_FIXTURES_DIR");
-    snprintf(out, len, "%s/%s/%s", dir ? dir : "tests/fixtures", fixture, file);
-}
-
-static unsigned char *read_fixture(const char *fixture, const char *file, size_t *len)
-{
-    char path[1024];
-    fixture_path(path, sizeof path, fixture, file);
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s (set HPR_FIXTURES_DIR)", path);
-    fseek(fp, 0, SEEK_END);
-    *len = (size_t)ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    unsigned char *b = malloc(*len + 1);
-    ck_assert(fread(b, 1, *len, fp) == *len);
-    b[*len] = 0;
-    fclose(fp);
-    return b;
-}
 
 static hpr_ctx *make_ctx(unsigned threads, const char *tier)
 {
@@ -65,16 +43,15 @@ static hpr_groth16_prover *open_prover(hpr_ctx *ctx, const char *fixture)
 static void expect_r0s0(hpr_ctx *ctx, const hpr_groth16_prover *p, const char *fixture, const char *what)
 {
     static const unsigned char zero[32];
-    size_t wlen, plen, ulen;
-    unsigned char *wt = read_fixture(fixture, "witness.wtns", &wlen);
-    char *want_proof = (char *)read_fixture(fixture, "proof_r0s0.json", &plen);
-    char *want_public = (char *)read_fixture(fixture, "public.json", &ulen);
+    file_buf wt = read_fixture(fixture, "witness.wtns");
+    char *want_proof = read_fixture_text(fixture, "proof_r0s0.json");
+    char *want_public = read_fixture_text(fixture, "public.json");
     char *proof_json, *public_json;
     hpr_groth16_proof proof;
-    hpr_wtns w;
+    wtns_data w;
     memset(&proof, 0, sizeof proof);
-    ck_assert_int_eq(hpr_wtns_parse(ctx, wt, wlen, fixture, hpr_groth16_prover_zkey(p), &w), HPR_OK);
-    hpr_status st = hpr_groth16_prove_values(ctx, p, w.values, zero, zero, &proof);
+    ck_assert_int_eq(wtns_parse(ctx, wt.data, wt.len, fixture, g16_prover_zkey(p), &w), HPR_OK);
+    hpr_status st = g16_prove_values(ctx, p, w.values, zero, zero, &proof);
     ck_assert_msg(st == HPR_OK, "%s %s: %s (%s)", fixture, what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
     ck_assert_int_eq(hpr_groth16_proof_json(&proof, &proof_json, &public_json), HPR_OK);
     ck_assert_msg(strcmp(proof_json, want_proof) == 0, "%s %s: proof differs from proof_r0s0.json:\n%s", fixture, what,
@@ -83,8 +60,8 @@ static void expect_r0s0(hpr_ctx *ctx, const hpr_groth16_prover *p, const char *f
     free(proof_json);
     free(public_json);
     hpr_groth16_proof_free(&proof);
-    hpr_wtns_free(&w);
-    free(wt);
+    wtns_free(&w);
+    free(wt.data);
     free(want_proof);
     free(want_public);
 }
@@ -116,9 +93,8 @@ START_TEST(random_proofs_are_blinded)
 {
     const char *fixture = fixtures[_i];
     char path[1024];
-    size_t ulen, plen;
-    char *want_public = (char *)read_fixture(fixture, "public.json", &ulen);
-    char *r0s0 = (char *)read_fixture(fixture, "proof_r0s0.json", &plen);
+    char *want_public = read_fixture_text(fixture, "public.json");
+    char *r0s0 = read_fixture_text(fixture, "proof_r0s0.json");
     hpr_ctx *ctx = make_ctx(2, NULL);
     hpr_groth16_prover *p = open_prover(ctx, fixture);
     hpr_groth16_proof proofs[2];
@@ -194,16 +170,13 @@ START_TEST(refuses_bad_witnesses_and_arguments)
     hpr_ctx *ctx = make_ctx(2, NULL);
     hpr_groth16_prover *bn = open_prover(ctx, "bn128_2e10"), *bls = open_prover(ctx, "bls12381_2e12"), *q = NULL;
     hpr_groth16_proof proof;
-    size_t len, bls_len;
-    unsigned char *wt = read_fixture("bn128_2e10", "witness.wtns", &len);
-    unsigned char *bls_wt = read_fixture("bls12381_2e12", "witness.wtns", &bls_len);
-    unsigned char *edge_wt;
-    size_t edge_len;
-    edge_wt = read_fixture("edge_pub", "witness.wtns", &edge_len);
-    expect_refused(ctx, bn, bls_wt, bls_len, HPR_ERR_FORMAT, "prime", "a BLS12-381 witness for a BN254 key");
-    expect_refused(ctx, bls, wt, len, HPR_ERR_FORMAT, "prime", "a BN254 witness for a BLS12-381 key");
-    expect_refused(ctx, bn, edge_wt, edge_len, HPR_ERR_FORMAT, "", "a witness of another length");
-    expect_refused(ctx, bn, wt, len / 2, HPR_ERR_FORMAT, "", "a truncated witness");
+    file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
+    file_buf bls_wt = read_fixture("bls12381_2e12", "witness.wtns");
+    file_buf edge_wt = read_fixture("edge_pub", "witness.wtns");
+    expect_refused(ctx, bn, bls_wt.data, bls_wt.len, HPR_ERR_FORMAT, "prime", "a BLS12-381 witness for a BN254 key");
+    expect_refused(ctx, bls, wt.data, wt.len, HPR_ERR_FORMAT, "prime", "a BN254 witness for a BLS12-381 key");
+    expect_refused(ctx, bn, edge_wt.data, edge_wt.len, HPR_ERR_FORMAT, "", "a witness of another length");
+    expect_refused(ctx, bn, wt.data, wt.len / 2, HPR_ERR_FORMAT, "", "a truncated witness");
     ck_assert_int_eq(hpr_groth16_prove_file(ctx, bn, "/nonexistent/w.wtns", &proof), HPR_ERR_IO);
     ck_assert_ptr_nonnull(strstr(hpr_ctx_error_detail(ctx), "/nonexistent/w.wtns"));
     ck_assert_int_eq(hpr_groth16_prove_file(ctx, bn, "/", &proof), HPR_ERR_IO);
@@ -220,9 +193,9 @@ START_TEST(refuses_bad_witnesses_and_arguments)
     ck_assert_uint_eq(vars, 904);
     ck_assert_uint_eq(pub, 7);
     ck_assert_int_eq(hpr_groth16_prover_curve(bls), HPR_CURVE_BLS12_381);
-    free(wt);
-    free(bls_wt);
-    free(edge_wt);
+    free(wt.data);
+    free(bls_wt.data);
+    free(edge_wt.data);
     hpr_groth16_prover_destroy(bn);
     hpr_groth16_prover_destroy(bls);
     hpr_ctx_destroy(ctx);

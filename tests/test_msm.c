@@ -4,7 +4,7 @@
  * edge matrix (zero scalars, 1, r-1, all-equal points, P beside -P, infinity), every window
  * size 1..16, 1 and 2 threads, arbitrary tilings, and the rejection of bad inputs.
  */
-#include "test_util.h"
+#include "test_support.h"
 #include "msm_test_inputs.h"
 
 static hpr_ctx *make_ctx(unsigned threads)
@@ -25,8 +25,6 @@ static int portable_tier(void)
 }
 
 static const size_t sizes[] = {0, 1, 2, 3, 7, 64, 1000, 4099};
-static const unsigned edge_sets[] = {0, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1, EDGE_EQUAL_POINTS | EDGE_R_MINUS_1,
-                                     EDGE_NEG_PAIRS | EDGE_ONES, EDGE_INFINITY | EDGE_ZEROS, 63};
 
 /* _i = curve * nsizes + size index */
 START_TEST(matches_naive_over_sizes_and_edges)

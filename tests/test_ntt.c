@@ -13,10 +13,10 @@
  *    tier's bits;
  *  - the small fields' Montgomery constants (small_fields.h) against GMP.
  */
-#include "test_util.h"
+#include "test_support.h"
 
 #include "hyprove.h"
-#include "../kernels_cpu/ntt_fields.h"
+#include "kernels_cpu/ntt_fields.h"
 
 #include <string.h>
 

@@ -6,10 +6,9 @@
  * dropped, every item is done exactly once), and the hybrid MSM's window grid (tiles aligned
  * to whole windows).
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
-#include "test_util.h"
+#include "test_support.h"
 
-#include "../runtime/sched.h"
+#include "runtime/sched/sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +47,7 @@ static sim_result simulate(const sim_setup *s, unsigned ndev, int calibrated)
     int busy[SCHED_MAX_DEVICES] = {0}, done[SCHED_MAX_DEVICES] = {0};
     unsigned started_tiles[SCHED_MAX_DEVICES] = {0};
     size_t n = s->n ? s->n : N_ITEMS;
-    sched_tiling tiling = s->n ? s->tiling : (sched_tiling){N_ITEMS / 32, N_ITEMS / 64, 0};
+    sched_tiling tiling = s->n ? s->tiling : (sched_tiling){.min_tile = N_ITEMS / 32, .probe_tile = N_ITEMS / 64};
     unsigned char *covered = calloc(n, 1);
     sim_result r;
     memset(&r, 0, sizeof r);
@@ -129,7 +128,7 @@ START_TEST(speed_ratios_finish_near_the_ideal)
 }
 END_TEST
 
-/* The hybrid MSM's grid (host/hybrid.c): 17 windows x 8 blocks, tiles from one item, aligned
+/* The hybrid MSM's grid (host/msm_hybrid.c): 17 windows x 8 blocks, tiles from one item, aligned
  * to whole windows; speeds in items/s as measured there (CPU about 130, POCL about 12) and
  * the other ratios. Tiles of a window or more end on a window; the run ends near the ideal. */
 START_TEST(grid_tiles_align_to_windows_and_finish_near_the_ideal)
@@ -141,7 +140,7 @@ START_TEST(grid_tiles_align_to_windows_and_finish_near_the_ideal)
             unsigned ndev = speeds[i][2] > 0 ? 3 : 2;
             memset(&s, 0, sizeof s);
             s.n = 17 * 8;
-            s.tiling = (sched_tiling){1, 1, 8};
+            s.tiling = (sched_tiling){.min_tile = 1, .probe_tile = 1, .align = 8};
             for (unsigned d = 0; d < ndev; d++)
                 s.speed[d] = speeds[i][d];
             sim_result r = simulate(&s, ndev, calibrated);
@@ -196,7 +195,7 @@ START_TEST(failed_tiles_move_and_a_device_failing_twice_is_dropped)
     s.fail_on_tile[0] = -1; /* both fail always: the run ends unfinished, no deadlock */
     sched_policy p;
     sched_range t;
-    sched_tiling tiling = {10, 10, 0};
+    sched_tiling tiling = {.min_tile = 10, .probe_tile = 10};
     sched_policy_init(&p, 100, 1, NULL, &tiling);
     ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_TILE);
     ck_assert_int_eq(sched_policy_failed(&p, 0, t), 0);
@@ -207,19 +206,16 @@ START_TEST(failed_tiles_move_and_a_device_failing_twice_is_dropped)
 }
 END_TEST
 
-/* HPR_SCHED_EVERY_DEVICE=1: a device that asks only after the other has taken everything it
- * could still gets its probe tile; without it, the first device takes every item; a dropped
- * device's hold is released. */
+/* The tiling's every_device (HPR_SCHED_EVERY_DEVICE=1 in a context): a device that asks only
+ * after the other has taken everything it could still gets its probe tile; without it, the
+ * first device takes every item; a dropped device's hold is released. */
 static unsigned tiles_of_late_device(int every, int drop_late)
 {
     sched_policy p;
     sched_range t;
-    sched_tiling tiling = {10, 10, 0};
+    sched_tiling tiling = {.min_tile = 10, .probe_tile = 10, .every_device = every};
     unsigned got = 0;
-    if (every)
-        setenv("HPR_SCHED_EVERY_DEVICE", "1", 1);
     sched_policy_init(&p, 100, 2, NULL, &tiling);
-    unsetenv("HPR_SCHED_EVERY_DEVICE");
     if (drop_late) {
         sched_range first = {0, 0};
         ck_assert_int_eq(sched_policy_failed(&p, 1, first), 0);
@@ -269,7 +265,7 @@ START_TEST(the_runner_covers_every_item_once)
     void *results;
     size_t ntiles, n = 100000;
     char detail[256];
-    sched_tiling tiling = {1000, 700, 0};
+    sched_tiling tiling = {.min_tile = 1000, .probe_tile = 700};
     ck_assert_int_eq(sched_run(devs, 3, n, &tiling, sizeof(unsigned long long), &results, &tiles, &ntiles, reps,
                                detail, sizeof detail), 0);
     unsigned long long total = 0, v;

@@ -7,39 +7,13 @@
  * range. Each must be a clear error (never a crash: the suite runs under ASan and UBSan).
  * Then the prover's H scalars (host/groth16_h.c) against snarkjs's reference values.
  */
-#include "test_util.h"
+#include "test_support.h"
 
-#include "groth16_h.h"
-#include "zkey.h"
+#include "host/decimal.h"
+#include "host/groth16_h.h"
+#include "host/zkey.h"
 
 #include <string.h>
-
-typedef struct {
-    unsigned char *data;
-    size_t len;
-} file_buf;
-
-static const char *fixture_dir(void)
-{
-    const char *dir = getenv("HPR_FIXTURES_DIR");
-    return dir ? dir : "tests/fixtures";
-}
-
-static file_buf read_file(const char *fixture, const char *file)
-{
-    char path[1024];
-    file_buf b = {NULL, 0};
-    snprintf(path, sizeof path, "%s/%s/%s", fixture_dir(), fixture, file);
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s (set HPR_FIXTURES_DIR)", path);
-    fseek(fp, 0, SEEK_END);
-    b.len = (size_t)ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    b.data = malloc(b.len);
-    ck_assert(fread(b.data, 1, b.len, fp) == b.len);
-    fclose(fp);
-    return b;
-}
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
@@ -70,22 +44,22 @@ static const char *fixtures[] = {"edge_pub", "edge_nopub", "bn128_2e10", "bls123
 START_TEST(fixtures_parse)
 {
     hpr_ctx *ctx;
-    hpr_zkey zk;
-    hpr_wtns w;
+    zkey_file zk;
+    wtns_data w;
     char path[1024];
     ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
-    snprintf(path, sizeof path, "%s/%s/circuit.zkey", fixture_dir(), fixtures[_i]);
-    ck_assert_msg(hpr_zkey_open(ctx, path, &zk) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    fixture_path(path, sizeof path, fixtures[_i], "circuit.zkey");
+    ck_assert_msg(zkey_open(ctx, path, &zk) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
     ck_assert_int_eq(zk.curve, strncmp(fixtures[_i], "bls", 3) == 0 ? HPR_CURVE_BLS12_381 : HPR_CURVE_BN254);
     ck_assert_uint_eq(zk.n8r, 32);
     ck_assert(zk.n_public < zk.n_vars && zk.domain_size >= zk.n_public + 1);
-    file_buf wt = read_file(fixtures[_i], "witness.wtns");
-    ck_assert_msg(hpr_wtns_parse(ctx, wt.data, wt.len, "witness.wtns", &zk, &w) == HPR_OK, "%s",
+    file_buf wt = read_fixture(fixtures[_i], "witness.wtns");
+    ck_assert_msg(wtns_parse(ctx, wt.data, wt.len, "witness.wtns", &zk, &w) == HPR_OK, "%s",
                   hpr_ctx_error_detail(ctx));
     ck_assert_uint_eq(w.n_values, zk.n_vars);
     ck_assert(w.values[0] == 1); /* w[0] = 1 */
-    hpr_wtns_free(&w);
-    hpr_zkey_close(&zk);
+    wtns_free(&w);
+    zkey_close(&zk);
     free(wt.data);
     hpr_ctx_destroy(ctx);
 }
@@ -93,8 +67,8 @@ END_TEST
 
 static void expect_refused(hpr_ctx *ctx, const unsigned char *d, size_t len, const char *what, const char *needle)
 {
-    hpr_zkey zk;
-    hpr_status st = hpr_zkey_parse(ctx, d, len, "bad.zkey", &zk);
+    zkey_file zk;
+    hpr_status st = zkey_parse(ctx, d, len, "bad.zkey", &zk);
     ck_assert_msg(st == HPR_ERR_FORMAT || st == HPR_ERR_UNSUPPORTED_CURVE, "%s: accepted (status %d)", what, (int)st);
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "bad.zkey") != NULL, "%s: detail '%s' does not name the file",
                   what, hpr_ctx_error_detail(ctx));
@@ -107,7 +81,7 @@ static void expect_refused(hpr_ctx *ctx, const unsigned char *d, size_t len, con
 START_TEST(truncated_zkeys_are_refused)
 {
     hpr_ctx *ctx;
-    file_buf z = read_file(fixtures[_i], "circuit.zkey");
+    file_buf z = read_fixture(fixtures[_i], "circuit.zkey");
     ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
     for (size_t len = 0; len < z.len; len += len < 8192 ? 1 : 97) {
         /* up to 16 KiB a copy of exactly len bytes, so that ASan sees any read past len */
@@ -127,7 +101,7 @@ END_TEST
 START_TEST(malformed_zkeys_are_refused)
 {
     hpr_ctx *ctx;
-    file_buf z = read_file("bn128_2e10", "circuit.zkey");
+    file_buf z = read_fixture("bn128_2e10", "circuit.zkey");
     unsigned char *d = malloc(z.len + 8);
     ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
     size_t s1 = record_of(&z, 1), s2 = record_of(&z, 2), s4 = record_of(&z, 4), s10 = record_of(&z, 10);
@@ -166,11 +140,11 @@ START_TEST(malformed_zkeys_are_refused)
 }
 END_TEST
 
-static void expect_wtns_refused(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned char *d, size_t len, const char *what,
+static void expect_wtns_refused(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *d, size_t len, const char *what,
                                 const char *needle)
 {
-    hpr_wtns w;
-    hpr_status st = hpr_wtns_parse(ctx, d, len, "bad.wtns", zk, &w);
+    wtns_data w;
+    hpr_status st = wtns_parse(ctx, d, len, "bad.wtns", zk, &w);
     ck_assert_msg(st == HPR_ERR_FORMAT, "%s: status %d", what, (int)st);
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "bad.wtns") && strstr(hpr_ctx_error_detail(ctx), needle),
                   "%s: detail '%s' lacks '%s'", what, hpr_ctx_error_detail(ctx), needle);
@@ -179,13 +153,13 @@ static void expect_wtns_refused(hpr_ctx *ctx, const hpr_zkey *zk, const unsigned
 START_TEST(malformed_witnesses_are_refused)
 {
     hpr_ctx *ctx;
-    hpr_zkey bn, bls;
-    file_buf zb = read_file("bn128_2e10", "circuit.zkey"), zl = read_file("bls12381_2e12", "circuit.zkey");
-    file_buf w = read_file("bn128_2e10", "witness.wtns"), wl = read_file("bls12381_2e12", "witness.wtns");
+    zkey_file bn, bls;
+    file_buf zb = read_fixture("bn128_2e10", "circuit.zkey"), zl = read_fixture("bls12381_2e12", "circuit.zkey");
+    file_buf w = read_fixture("bn128_2e10", "witness.wtns"), wl = read_fixture("bls12381_2e12", "witness.wtns");
     unsigned char *d = malloc(w.len);
     ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
-    ck_assert_int_eq(hpr_zkey_parse(ctx, zb.data, zb.len, "bn.zkey", &bn), HPR_OK);
-    ck_assert_int_eq(hpr_zkey_parse(ctx, zl.data, zl.len, "bls.zkey", &bls), HPR_OK);
+    ck_assert_int_eq(zkey_parse(ctx, zb.data, zb.len, "bn.zkey", &bn), HPR_OK);
+    ck_assert_int_eq(zkey_parse(ctx, zl.data, zl.len, "bls.zkey", &bls), HPR_OK);
     expect_wtns_refused(ctx, &bls, w.data, w.len, "a BN254 witness for a BLS12-381 zkey", "prime");
     expect_wtns_refused(ctx, &bn, wl.data, wl.len, "a BLS12-381 witness for a BN254 zkey", "prime");
     for (size_t len = 0; len < w.len; len += len < 512 ? 1 : 61)
@@ -212,55 +186,33 @@ END_TEST
 START_TEST(missing_and_odd_files_are_io_errors)
 {
     hpr_ctx *ctx;
-    hpr_zkey zk;
+    zkey_file zk;
     ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
-    ck_assert_int_eq(hpr_zkey_open(ctx, "/nonexistent/circuit.zkey", &zk), HPR_ERR_IO);
+    ck_assert_int_eq(zkey_open(ctx, "/nonexistent/circuit.zkey", &zk), HPR_ERR_IO);
     ck_assert(strstr(hpr_ctx_error_detail(ctx), "/nonexistent/circuit.zkey") != NULL);
-    ck_assert_int_eq(hpr_zkey_open(ctx, "/", &zk), HPR_ERR_IO);
+    ck_assert_int_eq(zkey_open(ctx, "/", &zk), HPR_ERR_IO);
     hpr_ctx_destroy(ctx);
 }
 END_TEST
-
-/* The decimal pair of "key": ["x", "y"] in the reference JSON, or the n-th string of the
- * list "key": ["v0", "v1", ...]. */
-static void reference_string(const char *json, const char *key, unsigned nth, char *out)
-{
-    char pattern[64];
-    snprintf(pattern, sizeof pattern, "\"%s\"", key);
-    const char *p = strstr(json, pattern);
-    ck_assert_msg(p != NULL, "%s missing from reference_r0s0.json", key);
-    p = strchr(p + strlen(pattern), '[');
-    ck_assert_ptr_nonnull(p);
-    for (unsigned i = 0; i <= nth; i++) {
-        p = strchr(p + 1, '"');
-        ck_assert_ptr_nonnull(p);
-        if (i < nth)
-            p = strchr(p + 1, '"');
-    }
-    ck_assert_int_eq(sscanf(p, "\"%199[0-9]\"", out), 1);
-}
 
 /* _i = fixture: the H scalars (witness -> a, b, c -> inverse NTT -> coset NTT -> a*b - c)
  * equal snarkjs's: the first eight one by one, and all of them through the H MSM. */
 START_TEST(h_scalars_match_snarkjs)
 {
     hpr_ctx *ctx;
-    hpr_zkey zk;
-    hpr_wtns w;
-    file_buf z = read_file(fixtures[_i], "circuit.zkey"), wt = read_file(fixtures[_i], "witness.wtns");
-    file_buf ref = read_file(fixtures[_i], "reference_r0s0.json");
-    char *json = malloc(ref.len + 1), dec[200], want_x[200], want_y[200];
-    memcpy(json, ref.data, ref.len);
-    json[ref.len] = 0;
+    zkey_file zk;
+    wtns_data w;
+    file_buf z = read_fixture(fixtures[_i], "circuit.zkey"), wt = read_fixture(fixtures[_i], "witness.wtns");
+    char *json = read_fixture_text(fixtures[_i], "reference_r0s0.json"), dec[200], want_x[200], want_y[200];
     ck_assert_int_eq(hpr_ctx_create(NULL, &ctx), HPR_OK);
-    ck_assert_int_eq(hpr_zkey_parse(ctx, z.data, z.len, "circuit.zkey", &zk), HPR_OK);
-    ck_assert_int_eq(hpr_wtns_parse(ctx, wt.data, wt.len, "witness.wtns", &zk, &w), HPR_OK);
+    ck_assert_int_eq(zkey_parse(ctx, z.data, z.len, "circuit.zkey", &zk), HPR_OK);
+    ck_assert_int_eq(wtns_parse(ctx, wt.data, wt.len, "witness.wtns", &zk, &w), HPR_OK);
     unsigned char *h = malloc((size_t)zk.domain_size * 32), got[96], want[96];
-    ck_assert_msg(hpr_groth16_h(ctx, &zk, w.values, h, NULL) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    ck_assert_msg(g16_h(ctx, &zk, w.values, h, NULL) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
     for (unsigned i = 0; i < 8 && i < zk.domain_size; i++) {
         uint64_t limbs[4];
         memcpy(limbs, h + i * 32, 32);
-        hpr_dec_from_limbs(dec, limbs, 4);
+        dec_from_limbs(dec, limbs, 4);
         reference_string(json, "h_scalars_first8", i, want_x);
         ck_assert_msg(strcmp(dec, want_x) == 0, "%s h[%u] = %s, snarkjs %s", fixtures[_i], i, dec, want_x);
     }
@@ -272,10 +224,9 @@ START_TEST(h_scalars_match_snarkjs)
                   fixtures[_i]);
     free(h);
     free(json);
-    hpr_wtns_free(&w);
+    wtns_free(&w);
     free(z.data);
     free(wt.data);
-    free(ref.data);
     hpr_ctx_destroy(ctx);
 }
 END_TEST

@@ -1,8 +1,8 @@
 /*
  * cli.h: the subcommands of the hyprove CLI and their shared option parser.
  */
-#ifndef HPR_CLI_H
-#define HPR_CLI_H
+#ifndef HOST_CLI_CLI_H
+#define HOST_CLI_CLI_H
 
 #include "cli_util.h"
 

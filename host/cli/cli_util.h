@@ -1,8 +1,8 @@
 /*
  * cli_util.h: what every hyprove subcommand shares: errors, option parsing, files, timing.
  */
-#ifndef HPR_CLI_UTIL_H
-#define HPR_CLI_UTIL_H
+#ifndef HOST_CLI_CLI_UTIL_H
+#define HOST_CLI_CLI_UTIL_H
 
 #include <stddef.h>
 

@@ -5,8 +5,6 @@
  */
 #include "cli.h"
 
-#include "../../runtime/cpu_features.h"
-#include "../../runtime/rt_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,17 +40,16 @@ static void print_tiers(void)
     else
         printf("  kernel tier in use: none: HPR_CPU='%s' cannot run here\n", getenv("HPR_CPU") ? getenv("HPR_CPU") : "");
     hpr_ctx_destroy(ctx);
-    for (int t = 0; t < RT_CPU_TIERS; t++)
-        printf("    %-9s %s\n", rt_cpu_tier_name((rt_cpu_tier)t),
-               hpr_cpu_tier_check(rt_cpu_tier_name((rt_cpu_tier)t), &why) == HPR_OK ? "available" : why);
+    for (unsigned t = 0; t < hpr_cpu_tier_count(); t++)
+        printf("    %-9s %s\n", hpr_cpu_tier_name(t), hpr_cpu_tier_check(hpr_cpu_tier_name(t), &why) == HPR_OK ? "available" : why);
 }
 
 static void print_cpu(void)
 {
-    rt_cpu_features f;
-    rt_cpu_features_detect(&f);
+    hpr_cpu_info f;
+    hpr_cpu_info_get(&f);
     printf("cpu       %s\n", f.brand[0] ? f.brand : "(unknown model)");
-    printf("  cores   %u online\n", rt_online_cpus());
+    printf("  cores   %u online\n", f.online_cpus);
     printf("  avx2 %s, avx512f %s, avx512vl %s, avx512ifma %s, adx %s, bmi2 %s\n", yes_no(f.avx2), yes_no(f.avx512f),
            yes_no(f.avx512vl), yes_no(f.avx512ifma), yes_no(f.adx), yes_no(f.bmi2));
     printf("  os state: ymm %s, zmm %s (XCR0)\n", f.os_avx ? "enabled" : "disabled", f.os_avx512 ? "enabled" : "disabled");

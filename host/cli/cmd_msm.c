@@ -3,7 +3,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "../../runtime/cpu_features.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,7 @@
 #define MAX_LIST 16
 #define MAX_LOG_N 26
 #define MAX_DEVICES 8
-#define MAX_TIERS RT_CPU_TIERS
+#define MAX_TIERS 8
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
@@ -457,9 +456,9 @@ static int parse_tiers(bench_args *a, const char *list)
     size_t count;
     a->ntiers = 0;
     if (strcmp(list, "all") == 0) {
-        for (int t = 0; t < RT_CPU_TIERS; t++)
-            if (hpr_cpu_tier_check(rt_cpu_tier_name((rt_cpu_tier)t), NULL) == HPR_OK)
-                a->tiers[a->ntiers++] = rt_cpu_tier_name((rt_cpu_tier)t);
+        for (unsigned t = 0; t < hpr_cpu_tier_count() && a->ntiers < MAX_TIERS; t++)
+            if (hpr_cpu_tier_check(hpr_cpu_tier_name(t), NULL) == HPR_OK)
+                a->tiers[a->ntiers++] = hpr_cpu_tier_name(t);
         return 0;
     }
     if (cli_split_list(list, parsed, MAX_TIERS, &count))

@@ -1,0 +1,326 @@
+/*
+ * fe_impl.h: prime-field arithmetic in Montgomery form, written once for every field.
+ *
+ * What: add, sub, neg, dbl, mul, sqr, pow, inv, comparisons and conversions for a prime field
+ * of FE_N 64-bit limbs, little-endian, Montgomery form with R = 2^(64*FE_N).
+ * Method: multiplication is CIOS Montgomery in the "no final carry" variant (valid because
+ * every modulus we use has a top limb below 2^63 - 1, so the running sum fits in FE_N limbs),
+ * followed by one conditional subtraction. Inversion is Fermat (a^(p-2)); inverse of zero is
+ * the documented error value zero, with a return code of 0.
+ * Cost: mul = 2*FE_N^2 word products; inv = about 1.5*bits multiplications.
+ * Why: one source compiles as C11 on the host and as OpenCL C 1.2 (see compat.h), so every
+ * device computes the very same bits.
+ *
+ * Instantiation: define FE_T (type name, e.g. bn254_fp), FE_N (limbs) and FE_K (constant
+ * prefix from constants_gen.h, e.g. BN254_FP), then include this file. It undefines them.
+ *
+ * Contract for every function unless stated otherwise: inputs are fully reduced (< p) and in
+ * Montgomery form; outputs are fully reduced and in Montgomery form; outputs may alias inputs.
+ */
+#include "compat.h"
+#include "constants_gen.h"
+
+#ifndef ARITH_CAT
+#define ARITH_CAT_(a, b) a##b
+#define ARITH_CAT(a, b) ARITH_CAT_(a, b)
+#endif
+
+#define FE_FN(op) ARITH_CAT(FE_T, ARITH_CAT(_, op))
+#define FE_CONST(c) ARITH_CAT(FE_K, ARITH_CAT(_, c))
+
+typedef struct {
+    arith_u64 l[FE_N];
+} FE_T;
+
+ARITH_FN void FE_FN(set_zero)(FE_T *r)
+{
+    for (int i = 0; i < FE_N; i++)
+        r->l[i] = 0;
+}
+
+ARITH_FN void FE_FN(set_one)(FE_T *r)
+{
+    const arith_u64 one[FE_N] = FE_CONST(ONE);
+    for (int i = 0; i < FE_N; i++)
+        r->l[i] = one[i];
+}
+
+/* Raw limbs -> element without any conversion (the caller guarantees the contract). */
+ARITH_FN void FE_FN(set_limbs)(FE_T *r, const arith_u64 *limbs)
+{
+    for (int i = 0; i < FE_N; i++)
+        r->l[i] = limbs[i];
+}
+
+ARITH_FN int FE_FN(is_zero)(const FE_T *a)
+{
+    arith_u64 acc = 0;
+    for (int i = 0; i < FE_N; i++)
+        acc |= a->l[i];
+    return acc == 0;
+}
+
+ARITH_FN int FE_FN(eq)(const FE_T *a, const FE_T *b)
+{
+    arith_u64 acc = 0;
+    for (int i = 0; i < FE_N; i++)
+        acc |= a->l[i] ^ b->l[i];
+    return acc == 0;
+}
+
+/* Whether raw limbs (any form) are < p. */
+ARITH_FN int FE_FN(limbs_are_reduced)(const arith_u64 *limbs)
+{
+    const arith_u64 p[FE_N] = FE_CONST(P);
+    arith_u64 borrow = 0;
+    for (int i = 0; i < FE_N; i++)
+        (void)arith_sbb(limbs[i], p[i], borrow, &borrow);
+    return borrow != 0;
+}
+
+/* r = t - p if t >= p, else t. Requires t < 2p. */
+ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
+{
+    const arith_u64 p[FE_N] = FE_CONST(P);
+    arith_u64 s[FE_N];
+    arith_u64 borrow = 0;
+    for (int i = 0; i < FE_N; i++)
+        s[i] = arith_sbb(t[i], p[i], borrow, &borrow);
+    for (int i = 0; i < FE_N; i++)
+        r->l[i] = borrow ? t[i] : s[i];
+}
+
+ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    arith_u64 t[FE_N];
+    arith_u64 carry = 0;
+    for (int i = 0; i < FE_N; i++)
+        t[i] = arith_adc(a->l[i], b->l[i], carry, &carry);
+    FE_FN(reduce_once)(r, t); /* a + b < 2p < 2^(64*FE_N): no carry out */
+}
+
+ARITH_FN void FE_FN(dbl)(FE_T *r, const FE_T *a)
+{
+    FE_FN(add)(r, a, a);
+}
+
+ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    const arith_u64 p[FE_N] = FE_CONST(P);
+    arith_u64 t[FE_N];
+    arith_u64 borrow = 0, carry = 0;
+    for (int i = 0; i < FE_N; i++)
+        t[i] = arith_sbb(a->l[i], b->l[i], borrow, &borrow);
+    arith_u64 mask = (arith_u64)0 - borrow;
+    for (int i = 0; i < FE_N; i++)
+        r->l[i] = arith_adc(t[i], p[i] & mask, carry, &carry);
+}
+
+ARITH_FN void FE_FN(neg)(FE_T *r, const FE_T *a)
+{
+    FE_T zero;
+    FE_FN(set_zero)(&zero);
+    FE_FN(sub)(r, &zero, a);
+}
+
+#if ARITH_IS_OPENCL && defined(HPR_CL_LIMB32) && HPR_CL_LIMB32
+/* OpenCL variant with 32-bit words (build option -DHPR_CL_LIMB32=1): the same CIOS over
+ * 2*FE_N words. R = 2^(64*FE_N) = 2^(32*2*FE_N) and -p^-1 mod 2^32 is the low half of INV, so
+ * the result has the very same bits; the no-final-carry condition holds for the top 32-bit
+ * word of every modulus too. Each product is one 32x32->64 multiplication, which GPUs issue
+ * natively, where the 64-bit path needs mul_hi on 64-bit words (emulated). */
+ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    const arith_u64 p64[FE_N] = FE_CONST(P);
+    arith_u32 p[2 * FE_N], x[2 * FE_N], y[2 * FE_N], t[2 * FE_N];
+    arith_u64 t64[FE_N];
+    arith_u32 inv = (arith_u32)FE_CONST(INV);
+    for (int j = 0; j < FE_N; j++) {
+        p[2 * j] = (arith_u32)p64[j];
+        p[2 * j + 1] = (arith_u32)(p64[j] >> 32);
+        x[2 * j] = (arith_u32)a->l[j];
+        x[2 * j + 1] = (arith_u32)(a->l[j] >> 32);
+        y[2 * j] = (arith_u32)b->l[j];
+        y[2 * j + 1] = (arith_u32)(b->l[j] >> 32);
+        t[2 * j] = t[2 * j + 1] = 0;
+    }
+    for (int i = 0; i < 2 * FE_N; i++) {
+        arith_u64 s = (arith_u64)x[0] * y[i] + t[0];
+        arith_u32 carry_ab = (arith_u32)(s >> 32), carry_mp, m;
+        t[0] = (arith_u32)s;
+        m = t[0] * inv;
+        s = (arith_u64)m * p[0] + t[0];
+        carry_mp = (arith_u32)(s >> 32);
+        for (int j = 1; j < 2 * FE_N; j++) {
+            s = (arith_u64)x[j] * y[i] + t[j] + carry_ab;
+            t[j] = (arith_u32)s;
+            carry_ab = (arith_u32)(s >> 32);
+            s = (arith_u64)m * p[j] + t[j] + carry_mp;
+            t[j - 1] = (arith_u32)s;
+            carry_mp = (arith_u32)(s >> 32);
+        }
+        t[2 * FE_N - 1] = carry_ab + carry_mp;
+    }
+    for (int j = 0; j < FE_N; j++)
+        t64[j] = (arith_u64)t[2 * j] | ((arith_u64)t[2 * j + 1] << 32);
+    FE_FN(reduce_once)(r, t64);
+}
+#elif !ARITH_IS_OPENCL && defined(FE_ADX) && (FE_N == 4 || FE_N == 6)
+/* Host translation units of the ADX tier (kernels_cpu/, dispatched only where the processor
+ * has ADX and BMI2) define FE_ADX and include kernels_cpu/fe_adx_gen.h first: the same
+ * CIOS with mulx/adcx/adox in inline assembly (gcc 12 compiles the C above to about 1.5x the
+ * time for 6 limbs), the same bits. */
+ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    static const arith_u64 p[FE_N] = FE_CONST(P);
+    arith_u64 t[FE_N];
+    ARITH_CAT(fe_adx_mont_mul_, FE_N)(t, a->l, b->l, p, FE_CONST(INV));
+    FE_FN(reduce_once)(r, t);
+}
+#else
+ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    const arith_u64 p[FE_N] = FE_CONST(P);
+    arith_u64 t[FE_N];
+    for (int j = 0; j < FE_N; j++)
+        t[j] = 0;
+    for (int i = 0; i < FE_N; i++) {
+        arith_u64 carry_ab, carry_mp, bi = b->l[i];
+        t[0] = arith_mac(a->l[0], bi, t[0], 0, &carry_ab);
+        arith_u64 m = t[0] * FE_CONST(INV);
+        (void)arith_mac(m, p[0], t[0], 0, &carry_mp);
+        for (int j = 1; j < FE_N; j++) {
+            t[j] = arith_mac(a->l[j], bi, t[j], carry_ab, &carry_ab);
+            t[j - 1] = arith_mac(m, p[j], t[j], carry_mp, &carry_mp);
+        }
+        t[FE_N - 1] = carry_ab + carry_mp;
+    }
+    FE_FN(reduce_once)(r, t);
+}
+#endif
+
+ARITH_FN void FE_FN(sqr)(FE_T *r, const FE_T *a)
+{
+    FE_FN(mul)(r, a, a);
+}
+
+/* r = a^e, e given as FE_N little-endian limbs (any integer below 2^(64*FE_N)). Variable time. */
+ARITH_FN void FE_FN(pow_var)(FE_T *r, const FE_T *a, const arith_u64 *e)
+{
+    FE_T acc, base = *a;
+    FE_FN(set_one)(&acc);
+    for (int i = FE_N - 1; i >= 0; i--) {
+        for (int bit = 63; bit >= 0; bit--) {
+            FE_FN(sqr)(&acc, &acc);
+            if ((e[i] >> bit) & 1)
+                FE_FN(mul)(&acc, &acc, &base);
+        }
+    }
+    *r = acc;
+}
+
+/* r = a^-1. Returns 1, or 0 when a is zero; then r is zero (the documented error value). */
+ARITH_FN int FE_FN(inv)(FE_T *r, const FE_T *a)
+{
+    const arith_u64 e[FE_N] = FE_CONST(P_MINUS_2);
+    if (FE_FN(is_zero)(a)) {
+        FE_FN(set_zero)(r);
+        return 0;
+    }
+    FE_FN(pow_var)(r, a, e);
+    return 1;
+}
+
+/* r = a * R mod p: canonical limbs (< p, the caller checks) -> Montgomery form. */
+ARITH_FN void FE_FN(to_mont)(FE_T *r, const arith_u64 *canonical)
+{
+    const arith_u64 r2[FE_N] = FE_CONST(R2);
+    FE_T a, rr;
+    FE_FN(set_limbs)(&a, canonical);
+    FE_FN(set_limbs)(&rr, r2);
+    FE_FN(mul)(r, &a, &rr);
+}
+
+/* canonical = a / R mod p: Montgomery form -> canonical limbs. */
+ARITH_FN void FE_FN(from_mont)(arith_u64 *canonical, const FE_T *a)
+{
+    FE_T one_raw, t;
+    FE_FN(set_zero)(&one_raw);
+    one_raw.l[0] = 1;
+    FE_FN(mul)(&t, a, &one_raw);
+    for (int i = 0; i < FE_N; i++)
+        canonical[i] = t.l[i];
+}
+
+/* Small integer -> Montgomery form. */
+ARITH_FN void FE_FN(set_u64)(FE_T *r, arith_u64 v)
+{
+    arith_u64 limbs[FE_N];
+    for (int i = 0; i < FE_N; i++)
+        limbs[i] = 0;
+    limbs[0] = v;
+    FE_FN(to_mont)(r, limbs);
+}
+
+/* Little-endian bytes (8*FE_N of them) <-> limbs, no conversion of form. */
+ARITH_FN void FE_FN(limbs_from_bytes)(arith_u64 *limbs, const unsigned char *bytes)
+{
+    for (int i = 0; i < FE_N; i++) {
+        arith_u64 w = 0;
+        for (int k = 7; k >= 0; k--)
+            w = (w << 8) | bytes[8 * i + k];
+        limbs[i] = w;
+    }
+}
+
+ARITH_FN void FE_FN(limbs_to_bytes)(unsigned char *bytes, const arith_u64 *limbs)
+{
+    for (int i = 0; i < FE_N; i++)
+        for (int k = 0; k < 8; k++)
+            bytes[8 * i + k] = (unsigned char)(limbs[i] >> (8 * k));
+}
+
+/* Canonical little-endian bytes -> Montgomery element. Returns 0 (r zeroed) if value >= p. */
+ARITH_FN int FE_FN(from_bytes)(FE_T *r, const unsigned char *bytes)
+{
+    arith_u64 limbs[FE_N];
+    FE_FN(limbs_from_bytes)(limbs, bytes);
+    if (!FE_FN(limbs_are_reduced)(limbs)) {
+        FE_FN(set_zero)(r);
+        return 0;
+    }
+    FE_FN(to_mont)(r, limbs);
+    return 1;
+}
+
+/* Montgomery element -> canonical little-endian bytes. */
+ARITH_FN void FE_FN(to_bytes)(unsigned char *bytes, const FE_T *a)
+{
+    arith_u64 limbs[FE_N];
+    FE_FN(from_mont)(limbs, a);
+    FE_FN(limbs_to_bytes)(bytes, limbs);
+}
+
+/* Montgomery-form little-endian bytes (the interchange form) -> element; 0 if >= p. */
+ARITH_FN int FE_FN(from_mont_bytes)(FE_T *r, const unsigned char *bytes)
+{
+    arith_u64 limbs[FE_N];
+    FE_FN(limbs_from_bytes)(limbs, bytes);
+    if (!FE_FN(limbs_are_reduced)(limbs)) {
+        FE_FN(set_zero)(r);
+        return 0;
+    }
+    FE_FN(set_limbs)(r, limbs);
+    return 1;
+}
+
+ARITH_FN void FE_FN(to_mont_bytes)(unsigned char *bytes, const FE_T *a)
+{
+    FE_FN(limbs_to_bytes)(bytes, a->l);
+}
+
+#undef FE_FN
+#undef FE_CONST
+#undef FE_T
+#undef FE_N
+#undef FE_K

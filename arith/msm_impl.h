@@ -1,0 +1,91 @@
+/*
+ * msm_impl.h: the device-independent pieces of Pippenger's bucket method, written once.
+ *
+ * What: Booth-recoded signed window digits of a scalar, bucket reduction by running sums,
+ * and the combination of window sums; the bucket accumulation loop itself belongs to each
+ * device (kernels_cpu/ for the CPU, kernels_cl/ for OpenCL) because its memory layout does.
+ * Method: with c-bit windows the digit of window w is
+ *     d_w = b[wc-1] + sum_{j<c} b[wc+j] 2^j - b[wc+c-1] 2^c,   d_w in [-2^(c-1), 2^(c-1)],
+ * computed from c+1 bits of the scalar alone (no carry chain), so any tile of windows can be
+ * recoded independently; sum_w d_w 2^(wc) = k. A scalar below 2^bits needs floor(bits/c)+1
+ * windows. A negative digit adds -P to bucket |d|, so 2^(c-1) buckets suffice.
+ * Reduction: sum_j j*B_j = sum over j from the top of the running sum of B_j..B_top, two
+ * additions per bucket. Combination: Horner over windows, c doublings per window.
+ *
+ * Instantiation: define MSM_EC (curve prefix, e.g. bn254_g1) and include after ec_impl.h.
+ */
+#ifndef MSM_DIGITS_DEFINED
+#define MSM_DIGITS_DEFINED
+
+#define MSM_SCALAR_LIMBS 4
+#define MSM_IMPL_MAX_WINDOW_BITS 20
+
+/* Number of windows for scalars below 2^bits with c-bit Booth digits. */
+ARITH_FN unsigned msm_digit_windows(unsigned bits, unsigned c)
+{
+    return bits / c + 1;
+}
+
+/* len (<= 32) bits of the 4-limb scalar k starting at bit position start (>= 0). */
+ARITH_FN arith_u64 msm_scalar_bits(const arith_u64 *k, unsigned start, unsigned len)
+{
+    unsigned limb = start / 64, off = start % 64;
+    arith_u64 v;
+    if (limb >= MSM_SCALAR_LIMBS)
+        return 0;
+    v = k[limb] >> off;
+    if (off + len > 64 && limb + 1 < MSM_SCALAR_LIMBS)
+        v |= k[limb + 1] << (64 - off);
+    return v & ((((arith_u64)1) << len) - 1);
+}
+
+/* Booth digit of window w (c bits, 1 <= c <= MSM_IMPL_MAX_WINDOW_BITS) of scalar k. */
+ARITH_FN int msm_booth_digit(const arith_u64 *k, unsigned w, unsigned c)
+{
+    arith_u64 bits; /* bit 0 = b[wc-1], bits 1..c = b[wc] .. b[wc+c-1] */
+    if (w == 0)
+        bits = msm_scalar_bits(k, 0, c) << 1;
+    else
+        bits = msm_scalar_bits(k, w * c - 1, c + 1);
+    int window = (int)(bits >> 1);
+    int top = (window >> (c - 1)) & 1;
+    return window + (int)(bits & 1) - (top << c);
+}
+
+#endif
+
+#define MSM_FN(op) ARITH_CAT(MSM_EC, ARITH_CAT(_msm_, op))
+#define MSM_TY(form) ARITH_CAT(MSM_EC, ARITH_CAT(_, form))
+#define MSM_EC_FN(op) ARITH_CAT(MSM_EC, ARITH_CAT(_, op))
+
+/* Returns sum_{j=1..nbuckets} j * buckets[j-1]. Buckets at infinity cost nothing. */
+ARITH_FN void MSM_FN(reduce_buckets)(MSM_TY(xyzz) *r, const MSM_TY(xyzz) *buckets, unsigned long nbuckets)
+{
+    MSM_TY(xyzz) running, sum;
+    MSM_EC_FN(xyzz_set_inf)(&running);
+    MSM_EC_FN(xyzz_set_inf)(&sum);
+    for (unsigned long j = nbuckets; j-- > 0;) {
+        MSM_EC_FN(xyzz_add)(&running, &running, &buckets[j]);
+        MSM_EC_FN(xyzz_add)(&sum, &sum, &running);
+    }
+    *r = sum;
+}
+
+/* Returns sum_w 2^(w*c) * sums[w] for w < nwindows (Horner from the top window). */
+ARITH_FN void MSM_FN(combine_windows)(MSM_TY(xyzz) *r, const MSM_TY(xyzz) *sums, unsigned nwindows, unsigned c)
+{
+    MSM_TY(xyzz) acc;
+    MSM_EC_FN(xyzz_set_inf)(&acc);
+    for (unsigned w = nwindows; w-- > 0;) {
+        if (!MSM_EC_FN(xyzz_is_inf)(&acc))
+            for (unsigned i = 0; i < c; i++)
+                MSM_EC_FN(xyzz_dbl)(&acc, &acc);
+        MSM_EC_FN(xyzz_add)(&acc, &acc, &sums[w]);
+    }
+    *r = acc;
+}
+
+#undef MSM_FN
+#undef MSM_TY
+#undef MSM_EC_FN
+#undef MSM_EC

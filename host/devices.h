@@ -1,0 +1,28 @@
+/*
+ * devices.h: the OpenCL devices of a context. device_registry.c opens the OpenCL runtime
+ * lazily and resolves names; device_selftest.c makes a device ready (program built, self-test
+ * passed) and picks the devices that join a hybrid run.
+ */
+#ifndef HOST_DEVICES_H
+#define HOST_DEVICES_H
+
+#include "context.h"
+
+/* Opens the OpenCL runtime of ctx if not yet done (a runtime without devices when OpenCL is
+ * absent). HPR_ERR_OUT_OF_MEMORY otherwise. */
+RT_MUST_CHECK hpr_status dev_runtime(hpr_ctx *ctx);
+
+/* Resolves a device name: *dev = NULL for the CPU ("cpu", "all"), the OpenCL device for
+ * "cl:P.D"; HPR_ERR_UNKNOWN_DEVICE (with detail) for anything else. */
+RT_MUST_CHECK hpr_status dev_resolve(hpr_ctx *ctx, const char *name, cl_dev **dev);
+
+/* Makes dev ready for MSMs of curve: program built, self-test passed (once per curve).
+ * HPR_ERR_DEVICE with detail if not; the device is then marked failed. */
+RT_MUST_CHECK hpr_status dev_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve);
+
+/* The OpenCL devices that join a hybrid run (at most max, into picked): usable, ready for
+ * curve's MSMs (program built, self-test passed; curve 0: not checked, for the NTT), and not
+ * oversubscribing the cores beside the native pool; the others are named in the notes. */
+unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, cl_dev **picked, unsigned max);
+
+#endif

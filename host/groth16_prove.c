@@ -1,0 +1,259 @@
+/*
+ * groth16_prove.c: the Groth16 proof of snarkjs/circom files (hpr_groth16_prove,
+ * hpr_groth16_prove_file, g16_prove_values): the witness checked against the key, r and s,
+ * the work of the proof, then the blinding.
+ *
+ * The proof (snarkjs's groth16 prove, FORMATS.md section 5), with w the witness, h the
+ * scalars of host/groth16_h.c and r, s uniform in [0, q) from getrandom:
+ *     pi_a = alpha1 + sum w_i A_i + r delta1
+ *     pib1 = beta1 + sum w_i B1_i + s delta1           (G1, only for pi_c)
+ *     pi_b = beta2 + sum w_i B2_i + s delta2           (G2)
+ *     pi_c = sum_{i > nPublic} w_i C_i + sum h_j H_j + s pi_a + r pib1 - r s delta1
+ * The work (h and the five large MSMs) runs as a task graph (host/groth16_graph.c) when the
+ * context's device is "all" and an OpenCL device can join, else as phases in order
+ * (host/groth16_work.c). Each blinding sum is one small MSM of the large MSM's result and the
+ * key's points, on the CPU, so no separate scalar multiplication code exists.
+ * Thread safety: the prover is only read; all per-proof state lives on the stack, the heap
+ * and the caller's context.
+ */
+#define _GNU_SOURCE
+#include "devices.h"
+#include "groth16.h"
+#include "msm_engine.h"
+
+#include "arith/curves.h"
+#include "runtime/base/rt_fs.h"
+#include "runtime/base/rt_mem.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+/* The task graph when the context's device is "all" and an OpenCL device can join, else the
+ * phases in order. */
+static hpr_status run_work(g16_phases *ph, g16_work *work)
+{
+    cl_dev *devs[HPR_REPORT_MAX_DEVICES - 1];
+    unsigned ndev = 0;
+    if (strcmp(ph->ctx->device, "all") == 0)
+        ndev = dev_pick_opencl(ph->ctx, work->zk->curve, devs, HPR_REPORT_MAX_DEVICES - 1);
+    if (ndev == 0)
+        return g16_run_in_order(ph, work);
+    hpr_status st = g16_graph_run(ph->ctx, work, devs, ndev, ph->report, ph->notices, sizeof ph->notices);
+    ph->t = rt_now_seconds();
+    return st;
+}
+
+/* A small G1/G2 sum k_0 P_0 + ... (points in the interchange form, scalars canonical) on the
+ * CPU: the blinding terms. */
+static hpr_status small_sum(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const unsigned char *const *points,
+                            const unsigned char *const *scalars, size_t n, unsigned char *out)
+{
+    unsigned char pts[5 * 192], sc[5 * 32];
+    size_t size = hpr_point_size(curve, group);
+    hpr_msm_opts opts = {0, 0, 0, "cpu"};
+    for (size_t i = 0; i < n; i++) {
+        memcpy(pts + i * size, points[i], size);
+        memcpy(sc + i * 32, scalars[i], 32);
+    }
+    return hpr_msm_ex(ctx, curve, group, pts, sc, n, out, &opts);
+}
+
+/* Scalar-field helpers on canonical 32-byte values (both curves' r has 4 limbs). */
+#define FR_HELPERS(FR)                                                                                     \
+    static void FR##_neg_product(unsigned char *out, const unsigned char *a, const unsigned char *b)       \
+    {                                                                                                      \
+        uint64_t la[4], lb[4];                                                                             \
+        FR x, y;                                                                                           \
+        memcpy(la, a, 32);                                                                                 \
+        memcpy(lb, b, 32);                                                                                 \
+        FR##_to_mont(&x, la);                                                                              \
+        FR##_to_mont(&y, lb);                                                                              \
+        FR##_mul(&x, &x, &y);                                                                              \
+        FR##_neg(&x, &x);                                                                                  \
+        FR##_from_mont(la, &x);                                                                            \
+        memcpy(out, la, 32);                                                                               \
+    }
+FR_HELPERS(bn254_fr)
+FR_HELPERS(bls12_381_fr)
+
+/* The blinding: pi_a, pi_b, pi_c of pf from the five MSM results (msm: A, B1, C, H in G1,
+ * B2). */
+static hpr_status assemble(hpr_ctx *ctx, const zkey_file *zk, hpr_groth16_proof *pf, const unsigned char *msm_a,
+                           const unsigned char *msm_b1, const unsigned char *msm_b2, const unsigned char *msm_c,
+                           const unsigned char *msm_h, const unsigned char *r, const unsigned char *s)
+{
+    static const unsigned char one[32] = {1};
+    unsigned char pib1[96], neg_rs[32];
+    hpr_status st;
+    if (zk->curve == HPR_CURVE_BN254)
+        bn254_fr_neg_product(neg_rs, r, s);
+    else
+        bls12_381_fr_neg_product(neg_rs, r, s);
+    const unsigned char *a_pts[] = {msm_a, zk->alpha1, zk->delta1}, *a_sc[] = {one, one, r};
+    const unsigned char *b1_pts[] = {msm_b1, zk->beta1, zk->delta1}, *b_sc[] = {one, one, s};
+    const unsigned char *b2_pts[] = {msm_b2, zk->beta2, zk->delta2};
+    if ((st = small_sum(ctx, zk->curve, HPR_G1, a_pts, a_sc, 3, pf->a)) != HPR_OK ||
+        (st = small_sum(ctx, zk->curve, HPR_G1, b1_pts, b_sc, 3, pib1)) != HPR_OK ||
+        (st = small_sum(ctx, zk->curve, HPR_G2, b2_pts, b_sc, 3, pf->b)) != HPR_OK)
+        return st;
+    const unsigned char *c_pts[] = {msm_c, msm_h, pf->a, pib1, zk->delta1}, *c_sc[] = {one, one, s, r, neg_rs};
+    return small_sum(ctx, zk->curve, HPR_G1, c_pts, c_sc, 5, pf->c);
+}
+
+static hpr_status copy_publics(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *w, hpr_groth16_proof *proof)
+{
+    proof->n_public = zk->n_public;
+    if (zk->n_public == 0)
+        return HPR_OK;
+    proof->public_signals = malloc((size_t)zk->n_public * 32);
+    if (!proof->public_signals)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for %u public signals", zk->n_public);
+    memcpy(proof->public_signals, w + 32, (size_t)zk->n_public * 32);
+    return HPR_OK;
+}
+
+hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                            const unsigned char *r, const unsigned char *s, hpr_groth16_proof *proof)
+{
+    const zkey_file *zk = g16_prover_zkey(prover);
+    size_t private_from = (size_t)zk->n_public + 1;
+    unsigned char msm[4][96], msm_b2[192]; /* A, B1, C, H; B2 */
+    unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
+    g16_phases ph = {ctx, &proof->report, rt_now_seconds(), ""};
+    g16_work work = {zk, w, h,
+                     {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0]},
+                      {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1]},
+                      {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2},
+                      {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2]},
+                      {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3]}}};
+    hpr_status st;
+    proof->curve = zk->curve;
+    /* Mid-call, and needed: the h phase reads its devices from the context's report, which the
+     * NTTs of h leave to the caller (ntt_internal_form); no earlier call's report may stand in
+     * for it. The public entry points cleared it already (ctx_call_begin); tests call this
+     * function directly. */
+    ctx->have_report = 0;
+    if (!h) {
+        st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for %u h scalars", zk->domain_size);
+        goto out;
+    }
+    if ((st = run_work(&ph, &work)) != HPR_OK ||
+        (st = assemble(ctx, zk, proof, msm[0], msm[1], msm_b2, msm[2], msm[3], r, s)) != HPR_OK ||
+        (st = copy_publics(ctx, zk, w, proof)) != HPR_OK)
+        goto out;
+    g16_phase_end(&ph, HPR_G16_ASSEMBLE, 0);
+out:
+    free(h);
+    snprintf(ctx->notice, sizeof ctx->notice, "%s", ph.notices);
+    return st;
+}
+
+/* A uniform scalar in [0, q) from getrandom (rejection on the top bits). */
+static hpr_status random_scalar(hpr_ctx *ctx, hpr_curve curve, unsigned char *out)
+{
+    const msm_curve_ops *ops = msm_g1_ops(curve);
+    for (;;) {
+        uint64_t k[4];
+        size_t got = 0;
+        while (got < sizeof k) {
+            ssize_t n = getrandom((unsigned char *)k + got, sizeof k - got, 0);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return ctx_fail(ctx, HPR_ERR_IO, "getrandom failed: %s", strerror(errno));
+            got += (size_t)n;
+        }
+        k[3] &= (((uint64_t)1) << (ops->scalar_bits - 192)) - 1;
+        int below = 0;
+        for (int i = 3; i >= 0; i--)
+            if (k[i] != ops->order[i]) {
+                below = k[i] < ops->order[i];
+                break;
+            }
+        if (below) {
+            memcpy(out, k, 32);
+            return HPR_OK;
+        }
+    }
+}
+
+static hpr_status prove_parsed(hpr_ctx *ctx, const hpr_groth16_prover *prover, const wtns_data *w, double t0,
+                               hpr_groth16_proof *proof)
+{
+    unsigned char r[32], s[32];
+    hpr_curve curve = g16_prover_zkey(prover)->curve;
+    hpr_status st;
+    if ((st = random_scalar(ctx, curve, r)) != HPR_OK || (st = random_scalar(ctx, curve, s)) != HPR_OK)
+        return st;
+    proof->report.seconds[HPR_G16_WITNESS] = rt_now_seconds() - t0;
+    st = g16_prove_values(ctx, prover, w->values, r, s, proof);
+    proof->report.total_s = rt_now_seconds() - t0;
+    return st;
+}
+
+/* The start of both entry points: the call's state cleared, the arguments checked, the proof
+ * zeroed. */
+static hpr_status check_prove_args(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *in,
+                                   hpr_groth16_proof *proof)
+{
+    if (!ctx)
+        return HPR_ERR_INVALID_ARGUMENT;
+    ctx_call_begin(ctx);
+    if (!prover || !in || !proof)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "prover, witness and proof must not be NULL");
+    memset(proof, 0, sizeof *proof);
+    return HPR_OK;
+}
+
+/* The witness bytes (name labels the errors) checked against the key, then the proof. */
+static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *data, size_t len,
+                              const char *name, double t0, hpr_groth16_proof *proof)
+{
+    wtns_data w;
+    hpr_status st = wtns_parse(ctx, data, len, name, g16_prover_zkey(prover), &w);
+    if (st != HPR_OK)
+        return st;
+    st = prove_parsed(ctx, prover, &w, t0, proof);
+    wtns_free(&w);
+    if (st != HPR_OK)
+        hpr_groth16_proof_free(proof);
+    return st;
+}
+
+hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                             hpr_groth16_proof *proof)
+{
+    double t0 = rt_now_seconds();
+    hpr_status st = check_prove_args(ctx, prover, wtns, proof);
+    return st != HPR_OK ? st : prove_bytes(ctx, prover, wtns, wtns_len, "witness", t0, proof);
+}
+
+hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
+                                  hpr_groth16_proof *proof)
+{
+    double t0 = rt_now_seconds();
+    unsigned char *data = NULL;
+    size_t len = 0;
+    hpr_status st = check_prove_args(ctx, prover, wtns_path, proof);
+    if (st != HPR_OK)
+        return st;
+    int err = rt_read_file(wtns_path, &data, &len);
+    if (err != 0)
+        return ctx_fail(ctx, HPR_ERR_IO, "cannot read the witness '%s': %s", wtns_path,
+                        err == EISDIR ? "not a regular file" : strerror(err));
+    st = prove_bytes(ctx, prover, data, len, wtns_path, t0, proof);
+    free(data);
+    return st;
+}
+
+void hpr_groth16_proof_free(hpr_groth16_proof *proof)
+{
+    if (!proof)
+        return;
+    free(proof->public_signals);
+    proof->public_signals = NULL;
+    proof->n_public = 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * groth16_prover.c: the Groth16 prover handle (hpr_groth16_prover_*): a .zkey mapped and
+ * validated once by zkey_open (host/zkey.c), then only read.
+ *
+ * Why a handle: the key's point sections are used in place from the mapping, so one prover
+ * serves many proofs. Thread safety: the prover is read-only after hpr_groth16_prover_create
+ * (the zkey mapping and its parsed offsets); all per-proof state lives on the stack, the heap
+ * and the caller's context.
+ */
+#include "groth16.h"
+
+#include <stdlib.h>
+
+struct hpr_groth16_prover {
+    zkey_file zk;
+};
+
+hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out)
+{
+    hpr_groth16_prover *p;
+    hpr_status st;
+    if (!ctx)
+        return HPR_ERR_INVALID_ARGUMENT;
+    ctx_call_begin(ctx);
+    if (!zkey_path || !out)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "zkey path and out must not be NULL");
+    *out = NULL;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16 prover: out of memory");
+    st = zkey_open(ctx, zkey_path, &p->zk);
+    if (st != HPR_OK) {
+        free(p);
+        return st;
+    }
+    *out = p;
+    return HPR_OK;
+}
+
+void hpr_groth16_prover_destroy(hpr_groth16_prover *prover)
+{
+    if (!prover)
+        return;
+    zkey_close(&prover->zk);
+    free(prover);
+}
+
+hpr_curve hpr_groth16_prover_curve(const hpr_groth16_prover *prover)
+{
+    return prover->zk.curve;
+}
+
+void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_size, size_t *n_vars, size_t *n_public)
+{
+    if (domain_size)
+        *domain_size = prover->zk.domain_size;
+    if (n_vars)
+        *n_vars = prover->zk.n_vars;
+    if (n_public)
+        *n_public = prover->zk.n_public;
+}
+
+const zkey_file *g16_prover_zkey(const hpr_groth16_prover *prover)
+{
+    return &prover->zk;
+}

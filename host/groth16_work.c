@@ -1,0 +1,93 @@
+/*
+ * groth16_work.c: the work items of one Groth16 proof, shared by the phases in order (here)
+ * and the task graph (host/groth16_graph.c): h (host/groth16_h.c) and one MSM, and the
+ * phases' bookkeeping (time, devices, notices per phase, hpr_groth16_report).
+ *
+ * Method: the five large MSMs go through hpr_msm_ex on the context's device (the G1 ones
+ * split by the hybrid scheduler under "all", G2 on the CPU). In order, the phases run one
+ * after another; each records its time and the devices that took its points, from the run
+ * report the MSM or NTT call left on the context.
+ * Why a file of its own: the graph runs on the CPU the same tasks as the phases in order,
+ * and must not call the file that chooses between the two (host/groth16_prove.c); both take
+ * them from here.
+ */
+#include "groth16.h"
+#include "groth16_h.h"
+
+#include <stdio.h>
+#include <string.h>
+
+hpr_groth16_phase g16_task_phase(const g16_work *work, int t)
+{
+    return t == G16_TASK_H ? HPR_G16_H : work->msm[t].phase;
+}
+
+/* "cpu 62%, cl:0.0 38%" from the context's report of the last call ("cpu" without one). */
+static void describe_devices(const hpr_ctx *ctx, char *out, size_t len)
+{
+    const hpr_run_report *r = &ctx->report;
+    unsigned long long total = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    if (!ctx->have_report || r->ndevices == 0) { /* a call without a report: its single device */
+        snprintf(out, len, "%s", strncmp(ctx->device, "cl:", 3) == 0 ? ctx->device : "cpu");
+        return;
+    }
+    for (unsigned d = 0; d < r->ndevices; d++)
+        total += r->devices[d].points;
+    for (unsigned d = 0; d < r->ndevices && used < len; d++) {
+        if (r->ndevices > 1 && r->devices[d].points == 0)
+            continue;
+        int k = r->ndevices == 1 || total == 0
+                    ? snprintf(out + used, len - used, "%s%s", used ? ", " : "", r->devices[d].device)
+                    : snprintf(out + used, len - used, "%s%s %.0f%%", used ? ", " : "", r->devices[d].device,
+                               100.0 * (double)r->devices[d].points / (double)total);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices)
+{
+    double now = rt_now_seconds();
+    ph->report->seconds[phase] = now - ph->t;
+    if (with_devices)
+        describe_devices(ph->ctx, ph->report->devices[phase], sizeof ph->report->devices[phase]);
+    note_append(ph->notices, sizeof ph->notices, NULL, ph->ctx->notice);
+    ph->t = now;
+}
+
+hpr_status g16_run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
+{
+    static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
+    hpr_msm_opts opts = {0, 0, 0, m->group == HPR_G2 ? "cpu" : device}; /* G2: CPU kernels only */
+    hpr_status st = hpr_msm_ex(ctx, curve, m->group, m->points, m->scalars, m->n, m->out, &opts);
+    if (st != HPR_OK) {
+        char why[CL_DETAIL_LEN];
+        snprintf(why, sizeof why, "%s", ctx->detail);
+        return ctx_fail(ctx, st, "Groth16 MSM %s (%zu points): %.400s", names[m->phase], m->n, why);
+    }
+    return HPR_OK;
+}
+
+hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device)
+{
+    if (t == G16_TASK_H)
+        return g16_h(ctx, work->zk, work->w, work->h, device);
+    return g16_run_msm(ctx, work->zk->curve, &work->msm[t], device);
+}
+
+hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work)
+{
+    hpr_status st = g16_run_task(ph->ctx, work, G16_TASK_H, NULL);
+    if (st != HPR_OK)
+        return st;
+    g16_phase_end(ph, HPR_G16_H, 1);
+    for (int t = 0; t < G16_MSMS; t++) {
+        if ((st = g16_run_task(ph->ctx, work, t, NULL)) != HPR_OK)
+            return st;
+        g16_phase_end(ph, g16_task_phase(work, t), 1);
+    }
+    return HPR_OK;
+}

@@ -1,0 +1,376 @@
+/*
+ * hyprove.h: the public C API of hyprove, a hybrid proving runtime (MSM, NTT, Groth16).
+ *
+ * Conventions: every fallible call returns an hpr_status (HPR_OK = 0); the context keeps a
+ * one-line detail of the last failure (hpr_ctx_error_detail). The library never prints and
+ * never exits. Points and scalars cross the API in the interchange form:
+ *   - a G1 point is x then y, each a base-field element in Montgomery form (R = 2^256 for
+ *     BN254, 2^384 for BLS12-381) as little-endian bytes: 64 bytes (BN254), 96 (BLS12-381);
+ *     the point at infinity is all zero bytes. This is how snarkjs .zkey files store points.
+ *   - a G2 point is x then y, each an Fq2 element c0 + c1 u as c0 then c1 (u^2 = -1), each in
+ *     the same Montgomery form: 128 bytes (BN254), 192 (BLS12-381); infinity all zero.
+ *   - a scalar is 32 bytes, the canonical integer (< r, not Montgomery), little-endian, as in
+ *     snarkjs .wtns files.
+ * Not constant-time: see README (threat model).
+ */
+#ifndef HYPROVE_H
+#define HYPROVE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HPR_VERSION_STRING "0.1.0"
+
+/* Marks the API: the library is built with hidden visibility, so these are the only symbols
+ * that libhyprove.so exports. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define HPR_API __attribute__((visibility("default")))
+#else
+#define HPR_API
+#endif
+
+/* Status codes in numbered ranges: 1xx arguments, 2xx formats and I/O, 3xx resources,
+ * 4xx devices, 5xx internal checks. */
+typedef enum {
+    HPR_OK = 0,
+    HPR_ERR_INVALID_ARGUMENT = 100,
+    HPR_ERR_UNSUPPORTED_CURVE = 101,
+    HPR_ERR_UNSUPPORTED_GROUP = 102,
+    HPR_ERR_SCALAR_OUT_OF_RANGE = 103,   /* a scalar >= r (the group order) */
+    HPR_ERR_COORDINATE_OUT_OF_RANGE = 104, /* a point coordinate >= p */
+    HPR_ERR_POINT_NOT_ON_CURVE = 105,
+    HPR_ERR_POINT_NOT_IN_SUBGROUP = 106,
+    HPR_ERR_UNKNOWN_DEVICE = 107,
+    HPR_ERR_CPU_TIER = 108, /* a CPU kernel tier this processor, OS or build cannot run */
+    HPR_ERR_UNSUPPORTED_FIELD = 109,
+    HPR_ERR_ELEMENT_OUT_OF_RANGE = 110, /* a field element >= p */
+    HPR_ERR_FORMAT = 200,
+    HPR_ERR_IO = 201,
+    HPR_ERR_OUT_OF_MEMORY = 300,
+    HPR_ERR_THREADS = 301,
+    HPR_ERR_DEVICE = 400,
+    HPR_ERR_INTERNAL = 500
+} hpr_status;
+
+/* A static English description of a status ("unknown status" for values not listed). */
+HPR_API const char *hpr_status_str(hpr_status status);
+
+typedef enum { HPR_CURVE_BN254 = 1, HPR_CURVE_BLS12_381 = 2 } hpr_curve;
+typedef enum { HPR_G1 = 1, HPR_G2 = 2 } hpr_group;
+
+typedef struct hpr_ctx hpr_ctx;
+
+/*
+ * Devices are named "cpu" (the native kernels on the thread pool), "cl:P.D" (OpenCL device D
+ * of platform P, as hpr_device_info lists them) or "all": every usable device at once, one
+ * MSM split by measured throughput and rebalanced while it runs. "all" leaves out an OpenCL
+ * device that runs on the same cores as the native pool when together they would ask for
+ * more cores than the machine has (POCL with the pool on every core), and says so in the
+ * run report.
+ */
+typedef struct {
+    unsigned threads;    /* CPU worker threads; 0 = every online core */
+    const char *devices; /* default device of the calls: "cpu", "cl:P.D", "all" or NULL (= "all") */
+    /* CPU kernel tier: "portable" (plain C), "adx" (mulx/adcx/adox), "avx512" (8-lane IFMA), or
+     * NULL: the environment variable HPR_CPU if set, else the fastest one this processor, its
+     * OS and this build allow. A forced tier that cannot run is HPR_ERR_CPU_TIER. */
+    const char *cpu_tier;
+} hpr_config;
+
+/* Whether the CPU tier name can run here: HPR_OK, or HPR_ERR_CPU_TIER / HPR_ERR_INVALID_ARGUMENT
+ * with *why (static text) saying what is missing. why may be NULL. */
+HPR_API hpr_status hpr_cpu_tier_check(const char *name, const char **why);
+/* The CPU kernel tier this context uses ("portable", "adx" or "avx512"). */
+HPR_API const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx);
+
+/* What the processor and the OS offer, from CPUID and XCR0 (every flag 0 off x86-64). */
+typedef struct {
+    char brand[49];         /* the processor's name, "" when unknown */
+    unsigned online_cpus;   /* cores online */
+    int avx2, avx512f, avx512vl, avx512ifma, adx, bmi2;
+    int os_avx, os_avx512;  /* XCR0 enables the YMM / ZMM state */
+} hpr_cpu_info;
+HPR_API void hpr_cpu_info_get(hpr_cpu_info *info);
+/* The CPU kernel tiers this library knows, slowest first ("portable", "adx", "avx512"):
+ * index 0 .. hpr_cpu_tier_count() - 1; NULL past the end. */
+HPR_API unsigned hpr_cpu_tier_count(void);
+HPR_API const char *hpr_cpu_tier_name(unsigned index);
+
+/* Fills *cfg with the defaults (all cores, all devices). */
+HPR_API void hpr_config_default(hpr_config *cfg);
+
+/* Creates a context (thread pool and devices). cfg may be NULL for the defaults.
+ * A context serves one call at a time: use one context per calling thread. */
+HPR_API hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out);
+HPR_API void hpr_ctx_destroy(hpr_ctx *ctx);
+/* Detail of the last failure on this context ("" if none). Valid until the next call. */
+HPR_API const char *hpr_ctx_error_detail(const hpr_ctx *ctx);
+HPR_API unsigned hpr_ctx_threads(const hpr_ctx *ctx);
+/* A non-fatal event of the last call ("" if none): an OpenCL device that failed, and that its
+ * work was redone on the CPU (the result is still exact). Valid until the next call. */
+HPR_API const char *hpr_ctx_notice(const hpr_ctx *ctx);
+
+/* ---- run reports ---- */
+
+#define HPR_REPORT_MAX_DEVICES 8
+typedef struct {
+    char device[16];              /* "cpu" or "cl:P.D" */
+    unsigned tiles, failures;     /* tiles completed; tiles that failed on this device */
+    unsigned long long points;    /* points in the completed tiles */
+    double busy_s, wait_s;        /* computing (transfers included), waiting for work */
+    double points_per_s;          /* points / busy_s */
+    int dropped;                  /* failed twice: no more work for the rest of the run */
+    char failure[256];            /* the last failure ("" if none) */
+} hpr_device_run;
+
+typedef struct {
+    unsigned ndevices;
+    hpr_device_run devices[HPR_REPORT_MAX_DEVICES];
+    double seconds;               /* wall time of the call */
+    char notes[512];              /* devices left out and why, faults that the others made good */
+} hpr_run_report;
+
+/* The report of the context's last MSM (devices, tiles, times). HPR_ERR_INVALID_ARGUMENT
+ * before any MSM. */
+HPR_API hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report);
+
+/* ---- calibration ---- */
+
+/* Measures the MSM throughput of one device ("cpu" with this context's threads, or "cl:P.D")
+ * on curve at 2^log_n[i] points (a warm-up, then the median of 3 runs) and stores it in the
+ * calibration profile (profile.json in the cache directory: HPR_CACHE_DIR, else
+ * $XDG_CACHE_HOME/hyprove, else ~/.cache/hyprove), keyed by the device's identity and driver.
+ * points_per_s (count entries, may be NULL) receives the figures. Sizes up to 2^24. */
+HPR_API hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
+                         double *points_per_s);
+
+/* The calibrated throughput (points/s) of device on curve at the measured size nearest to
+ * 2^log_n, or 0 when the profile has none. The hybrid scheduler starts from these. */
+HPR_API double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n);
+
+/* ---- OpenCL devices ---- */
+
+typedef struct {
+    char id[16];             /* "cl:P.D" */
+    char kind[16];           /* "gpu", "cpu", "accelerator" or "other" */
+    char name[128], vendor[128], driver[128], platform[128], c_version[64];
+    unsigned compute_units, clock_mhz;
+    unsigned long long global_mem, local_mem, max_alloc; /* bytes */
+    int int64;               /* 64-bit integer support */
+    int usable;              /* 0 once the device failed (status says why) */
+    char status[512];
+} hpr_device_info;
+
+/* Number of OpenCL devices found (0 without OpenCL; hpr_opencl_notice says why). Loads the
+ * OpenCL ICD loader on first use. */
+HPR_API unsigned hpr_device_count(hpr_ctx *ctx);
+HPR_API hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info);
+/* Why no OpenCL device can be used ("" when some are found). */
+HPR_API const char *hpr_opencl_notice(hpr_ctx *ctx);
+
+typedef struct {
+    int cache_hit;       /* the program came from the binary cache */
+    int cache_rebuilt;   /* a cache entry was corrupt or stale and was rebuilt */
+    int cache_written;   /* a freshly built binary was stored in the cache */
+    double seconds;      /* program load or build time */
+    char words[16];      /* the word variant of the kernels: "standard", "int128" or "limb32" */
+} hpr_device_report;
+
+/* Builds (or loads) the MSM program of curve on the device and runs its self-test (a field
+ * multiplication and a small MSM against the CPU). HPR_ERR_DEVICE with the reason if the
+ * device fails; it is then marked unusable for the context's lifetime. */
+HPR_API hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve, hpr_device_report *report);
+
+/* Byte size of one point of (curve, group) in the interchange form; 0 if unsupported. */
+HPR_API size_t hpr_point_size(hpr_curve curve, hpr_group group);
+#define HPR_SCALAR_SIZE 32
+
+typedef struct {
+    unsigned window_bits;       /* Pippenger window c, 1..20; 0 = chosen from n */
+    unsigned point_chunks;      /* tiles along the points; 0 = chosen from n and threads */
+    unsigned windows_per_tile;  /* tiles along the windows; 0 = chosen (CPU only) */
+    const char *device;         /* "cpu", "cl:P.D", "all"; NULL = the context's default */
+} hpr_msm_opts;
+
+/*
+ * out = sum_i scalars[i] * points[i], for n points and n scalars in the interchange form
+ * (points: n * hpr_point_size bytes; scalars: n * 32 bytes; out: hpr_point_size bytes).
+ * Rejects (and names the index in the detail): a scalar >= r, a coordinate >= p, a point off
+ * the curve. Points are not checked for subgroup membership (that would cost a scalar
+ * multiplication each); hpr_point_check does. n = 0 gives the point at infinity.
+ * Scalars 0 and 1 take fast paths. The result is identical for every thread count, tiling
+ * and device. G2 MSMs run on the CPU ("cpu" and "all"); an OpenCL device asked for a G2 MSM
+ * is HPR_ERR_UNSUPPORTED_GROUP. An OpenCL device that fails is marked unusable and the MSM is redone on the CPU
+ * (hpr_ctx_notice names the failure); an unknown device is HPR_ERR_UNKNOWN_DEVICE.
+ */
+HPR_API hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                   size_t n, void *out);
+HPR_API hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                      size_t n, void *out, const hpr_msm_opts *opts);
+
+/* Checks one point in the interchange form: coordinates < p, on the curve and, for
+ * BLS12-381, in the prime-order subgroup. */
+HPR_API hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point);
+
+/*
+ * Formats a point in the interchange form as snarkjs JSON writes it: ["x","y","1"] with
+ * decimal coordinates, or ["0","1","0"] for infinity. buf receives a NUL-terminated string.
+ * G2: [["x.c0","x.c1"],["y.c0","y.c1"],["1","0"]], infinity [["0","0"],["1","0"],["0","0"]].
+ * HPR_ERR_INVALID_ARGUMENT if buf is too small (256 bytes suffice for G1, 512 for G2).
+ */
+HPR_API hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf, size_t buflen);
+
+/* Parses decimal affine coordinates (as snarkjs JSON writes them) into the interchange form;
+ * z must be "1", or "0" for infinity. Checks range and curve membership. G1 only
+ * (HPR_ERR_UNSUPPORTED_GROUP for G2). */
+HPR_API hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *x, const char *y, const char *z,
+                                  void *point);
+
+/*
+ * Deterministic random MSM inputs for benchmarks and tests: n valid points of the prime-order
+ * subgroup (random multiples of the generator, continued by additions in blocks) and n
+ * uniform scalars in [0, r). The same seed gives the same bytes on every machine and for
+ * every thread count. points: n * hpr_point_size bytes; scalars: n * 32 bytes (either may be
+ * NULL to skip it).
+ */
+HPR_API hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
+                                 void *points, void *scalars);
+
+/* ---- NTT ---- */
+
+typedef enum {
+    HPR_FIELD_BN254_FR = 1,
+    HPR_FIELD_BLS12_381_FR = 2,
+    HPR_FIELD_GOLDILOCKS = 3, /* p = 2^64 - 2^32 + 1 */
+    HPR_FIELD_BABYBEAR = 4,   /* p = 2^31 - 2^27 + 1 */
+    HPR_FIELD_KOALABEAR = 5   /* p = 2^31 - 2^24 + 1 */
+} hpr_field;
+
+/* Input and output orders: natural or bit-reversed (N, R), input first. */
+typedef enum { HPR_NTT_NN = 0, HPR_NTT_NR = 1, HPR_NTT_RN = 2, HPR_NTT_RR = 3 } hpr_ntt_order;
+
+typedef struct {
+    int inverse;              /* 0: coefficients -> evaluations; 1: evaluations -> coefficients */
+    hpr_ntt_order order;
+    const char *coset_shift;  /* decimal; evaluations on shift * <w>; NULL = no coset (shift 1) */
+    const char *generator;    /* decimal multiplicative generator g (w = g^((p-1)/n)); NULL = the
+                               * field's standard one (5, 7, 7, 31, 3). snarkjs uses 5 for
+                               * BLS12-381 Fr as well. */
+    size_t columns;           /* a batch of columns of one size; 0 or 1 = one */
+    int row_major;            /* batch layout: element j of column c at [j * columns + c]
+                               * (row-major) or at [c * n + j] (column-major, the default) */
+    const char *device;       /* "cpu", "cl:P.D" (the butterflies on that OpenCL device, the
+                               * rest on the CPU), "all" (the columns of a batch dealt to every
+                               * usable device by the scheduler; one column: the CPU); NULL =
+                               * the context's default. A failing device is reported
+                               * (hpr_ctx_notice, hpr_ctx_last_report) and its work redone on the
+                               * CPU. */
+} hpr_ntt_opts;
+
+/* Bytes of one canonical element (little-endian): 32, 32, 8, 4, 4; 0 if unknown. */
+HPR_API size_t hpr_field_element_size(hpr_field field);
+/* The field's two-adicity: the largest log_n an NTT accepts (28, 32, 32, 27, 24). */
+HPR_API unsigned hpr_field_two_adicity(hpr_field field);
+
+/*
+ * In-place NTT of size 2^log_n over each column of data (canonical little-endian elements,
+ * columns * 2^log_n of them): forward a_k = sum_i c_i (shift w^k)^i, inverse its inverse
+ * (scaled by 1/n), w = g^((p-1)/n). opts may be NULL (forward, NN, no coset, one column).
+ * Errors: an element >= p (its index), log_n above the two-adicity, a shift of 0 or >= p, a
+ * generator whose power is not a primitive root of order n. On error data is unchanged.
+ */
+HPR_API hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts);
+
+/*
+ * Low-degree extension: columns polynomials of 2^log_n coefficients each (column-major,
+ * natural order, canonical) -> the evaluations of each on shift * <w'> with w' of order
+ * rate * 2^log_n (rate 2, 4 or 8), natural order, into out (columns * rate * 2^log_n
+ * elements, column after column; in and out must not overlap). shift: decimal, NULL = the
+ * generator g (the usual coset for LDE). columns 0 means 1. On error out is unchanged.
+ */
+HPR_API hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
+                       size_t columns, const void *in, void *out);
+
+/* The NTT's calibration, as hpr_calibrate for the MSM: forward NTTs (natural orders) of
+ * 2^log_n[i] elements on one device ("cpu" or "cl:P.D"), batches of at least 2^16 elements,
+ * a warm-up then the median of 3 runs; elements_per_s (may be NULL) receives the figures,
+ * stored in the same profile under the field's name. Under "all", the scheduler deals NTT
+ * columns (and four-step's sub-NTTs) from these figures, else it probes. Sizes up to 2^24. */
+HPR_API hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
+                             double *elements_per_s);
+
+/* The calibrated NTT throughput (elements/s) of device on field at the measured size nearest
+ * to 2^log_n, or 0 when the profile has none. */
+HPR_API double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n);
+
+/* ---- Groth16 (snarkjs / circom files) ---- */
+
+typedef struct hpr_groth16_prover hpr_groth16_prover;
+
+/* The phases of one proof, in the order they run. */
+typedef enum {
+    HPR_G16_WITNESS = 0, /* reading and checking the witness */
+    HPR_G16_H,           /* A, B, C evaluations, inverse and coset NTTs, h = A*B - C */
+    HPR_G16_MSM_A,       /* G1 over the witness */
+    HPR_G16_MSM_B1,      /* G1 over the witness */
+    HPR_G16_MSM_B2,      /* G2 over the witness */
+    HPR_G16_MSM_C,       /* G1 over the private witness */
+    HPR_G16_MSM_H,       /* G1 over h */
+    HPR_G16_ASSEMBLE,    /* r, s and the blinding terms */
+    HPR_G16_PHASES
+} hpr_groth16_phase;
+
+typedef struct {
+    double seconds[HPR_G16_PHASES];
+    /* per phase, the devices that computed it and their share of its points, e.g.
+     * "cpu 62%, cl:0.0 38%" ("" for the phases without points) */
+    char devices[HPR_G16_PHASES][96];
+    double total_s;
+} hpr_groth16_report;
+
+typedef struct {
+    hpr_curve curve;
+    unsigned char a[96], b[192], c[96]; /* pi_a (G1), pi_b (G2), pi_c (G1) in the interchange form */
+    unsigned n_public;
+    unsigned char *public_signals;      /* n_public canonical 32-byte scalars (w[1..n_public]) */
+    hpr_groth16_report report;
+} hpr_groth16_proof;
+
+/* Opens a Groth16 .zkey (memory-mapped, validated strictly: every violation is
+ * HPR_ERR_FORMAT or HPR_ERR_UNSUPPORTED_CURVE with the detail on ctx). The prover is
+ * read-only once made: many proofs, from several threads at once (one context each). */
+HPR_API hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out);
+HPR_API void hpr_groth16_prover_destroy(hpr_groth16_prover *prover);
+HPR_API hpr_curve hpr_groth16_prover_curve(const hpr_groth16_prover *prover);
+/* Constraints domain size, witness length (with the leading 1) and public signals. */
+HPR_API void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_size, size_t *n_vars,
+                              size_t *n_public);
+
+/*
+ * A proof from a .wtns file's bytes (or its path): the witness must be of the zkey's prime
+ * and length. r and s come from the OS's CSPRNG (getrandom). Devices follow the context's
+ * default: "cpu" everything on the CPU; "cl:P.D" the NTTs and G1 MSMs on that device; "all"
+ * the proof as a task graph when an OpenCL device can join (h and the G2 MSM on the CPU, each
+ * G1 MSM on whichever device is free and would finish it first), else the CPU. A failing
+ * OpenCL device is reported in hpr_ctx_notice and its work redone on the CPU; the proof is the
+ * same either way. Release with hpr_groth16_proof_free.
+ */
+HPR_API hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                             hpr_groth16_proof *proof);
+HPR_API hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
+                                  hpr_groth16_proof *proof);
+HPR_API void hpr_groth16_proof_free(hpr_groth16_proof *proof);
+
+/* proof.json and public.json exactly as snarkjs writes them (one-space indentation, no final
+ * newline; curve "bn128" or "bls12381"; public.json "[\n]" when there are no public signals).
+ * *proof_json and *public_json are malloc'd; release with free. */
+HPR_API hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * msm_engine.h: the MSM below the public entry point (host/msm.c): the curve operation
+ * tables (curve_ops.c), the CPU's MSM as a job that a scheduler deals in tiles
+ * (msm_cpu_job.c), and the MSM over every usable device (msm_hybrid.c).
+ */
+#ifndef HOST_MSM_ENGINE_H
+#define HOST_MSM_ENGINE_H
+
+#include "context.h"
+#include "kernels_cpu/msm_cpu.h"
+
+/* The G1 operation table of a curve, or NULL. */
+const msm_curve_ops *msm_g1_ops(hpr_curve curve);
+/* The operation table of (curve, group), or NULL when either is not supported. */
+const msm_curve_ops *msm_ops(hpr_curve curve, hpr_group group);
+
+/* The message of an invalid point (range or curve) at index, as every device reports it. */
+RT_MUST_CHECK hpr_status msm_point_error(hpr_ctx *ctx, const msm_curve_ops *ops, size_t index, msm_point_check kind);
+
+/* HPR_ERR_SCALAR_OUT_OF_RANGE (naming the first) when a scalar of n (canonical bytes) is >= r:
+ * checked on the host before a device sees the scalars. */
+RT_MUST_CHECK hpr_status msm_check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars,
+                                           size_t n);
+
+/* The MSM on the CPU thread pool (arguments already checked by the caller). */
+RT_MUST_CHECK hpr_status msm_on_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars,
+                                    size_t n, void *out, const hpr_msm_opts *opts);
+
+/*
+ * The CPU's MSM in two steps, so that a scheduler can deal it in tiles: prepare once (scalars
+ * checked and sorted, points validated, the window size c chosen, the points in the kernel's
+ * form and the digits of every window), then run any number of pieces (windows x point
+ * ranges) on the pool. Pieces that cover every (window, point) once add up to the MSM.
+ */
+typedef struct msm_cpu_job msm_cpu_job;
+
+/* Fails like msm_on_cpu on a scalar >= r or an invalid point (the first one named). The
+ * window size is opts->window_bits if set (opts may be NULL), else chosen for the pool. */
+RT_MUST_CHECK hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points,
+                                             const void *scalars, size_t n, const hpr_msm_opts *opts,
+                                             msm_cpu_job **job);
+unsigned msm_cpu_job_window_bits(const msm_cpu_job *job);
+unsigned msm_cpu_job_windows(const msm_cpu_job *job);
+/* result (XYZZ of ops) = sum over windows w in [w0, w1) of 2^(c w) * sum over points i in
+ * [p0, p1) of d_w(k_i) * P_i, d_w the Booth digit of window w (msm_impl.h). Contracts
+ * (checked in Debug): w0 < w1 <= windows, p0 <= p1 <= n. Only fails for memory. */
+RT_MUST_CHECK hpr_status msm_cpu_job_run(hpr_ctx *ctx, msm_cpu_job *job, unsigned w0, unsigned w1, size_t p0,
+                                         size_t p1, void *result);
+void msm_cpu_job_free(msm_cpu_job *job);
+
+/* The MSM over every usable device (hybrid scheduler). Arguments checked by the caller. */
+RT_MUST_CHECK hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops,
+                                    const unsigned char *points, const unsigned char *scalars, size_t n,
+                                    unsigned char *out);
+
+#endif

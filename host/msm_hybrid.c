@@ -1,0 +1,293 @@
+/*
+ * msm_hybrid.c: one MSM over every usable device ("all"), through the scheduler (runtime/sched/sched.h).
+ *
+ * The grid: the CPU prepares the whole MSM once (scalars checked and sorted, every point
+ * validated, the window size c chosen for all n points, its digits), and the job is the grid
+ * of W windows x B blocks of points; item j is window j / B, block j % B. A tile (a range of
+ * items) is a few whole windows over all points, or some blocks of one window; a device turns
+ * each piece into sum_w 2^(c w) * sum_i d_w(k_i) * P_i over its windows and points (the CPU
+ * with msm_cpu_job_run, an OpenCL device with cl_msm_windows, both on the same Booth digits)
+ * and returns the tile's sum as a point; the host adds them in grid order. Any partition
+ * covers every (window, point) once, so it changes no bit of the affine output.
+ * Why windows rather than point ranges: Pippenger's throughput grows with the number of
+ * points (wider windows, bucket reduction amortised), so a device given a range of points
+ * works at the speed of a smaller MSM and the split loses what it gains; a window over all
+ * points costs the same wherever it runs. Measured (BN254 2^18, CPU avx512 1 thread + POCL
+ * 1 thread): point-range tiles ran the CPU at 340-550k points/s against 630k alone, hybrid
+ * efficiency 0.41-0.72. The price: every device uses the CPU's c (a GPU would choose its own;
+ * per-device bit slices are the way to give it that), and an OpenCL device reads all points
+ * for every whole-window tile (no cache of points on the device yet).
+ * Blocks: B = 8. Partial windows let the tail end evenly, but a piece pays a whole bucket
+ * reduction (about 1.5 * 2^c additions) however few its points, so the scheduler aligns
+ * tiles of B items or more to whole windows (sched_tiling.align) and blocks are left to
+ * small tiles: the probes, a slow device's tiles and the tail.
+ * Devices: the CPU (its thread pool), and each OpenCL device that passes its self-test. An
+ * OpenCL CPU device (POCL) runs on the native pool's cores: it joins only if the pool's
+ * threads plus its compute units fit the machine's cores; otherwise it is left out, since
+ * the native kernels are faster per core (README: 2-3x), and the report says so.
+ * Speeds: from the calibration profile (hpr_calibrate) at the size of an even share, else
+ * probed by each device's first tile.
+ * Below HYBRID_MIN_POINTS points the CPU runs alone.
+ * HPR_SCHED_TILES=MIN,PROBE[,BLOCKS[,C]] (items; for tests) sets the tile sizes, the blocks per
+ * window and the window bits, and lifts that threshold.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "devices.h"
+#include "msm_engine.h"
+#include "runtime/opencl/cl_msm.h"
+#include "runtime/sched/sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HYBRID_MIN_POINTS 32768
+#define BLOCKS_PER_WINDOW 8
+
+/* The tile grid of one hybrid MSM. */
+typedef struct {
+    size_t n;
+    unsigned c, windows, blocks;
+} tile_grid;
+
+/* Windows [w0, w1) over points [p0, p1). */
+typedef struct {
+    unsigned w0, w1;
+    size_t p0, p1;
+} grid_piece;
+
+typedef struct {
+    hpr_ctx *ctx;
+    hpr_curve curve;
+    const msm_curve_ops *ops;
+    const unsigned char *points, *scalars;
+    const tile_grid *grid;
+    msm_cpu_job *job; /* the CPU's prepared MSM */
+    cl_dev *dev;      /* NULL for the CPU */
+    unsigned tiles_started;
+} tile_device;
+
+/* The next piece of items [*j, end): the whole windows it holds from a window's start, else
+ * the blocks of one window. Advances *j. */
+static grid_piece next_piece(const tile_grid *g, size_t *j, size_t end)
+{
+    size_t nb = g->blocks, w = *j / nb, b = *j % nb;
+    grid_piece pc;
+    if (b == 0 && end - *j >= nb) {
+        size_t k = (end - *j) / nb;
+        pc = (grid_piece){(unsigned)w, (unsigned)(w + k), 0, g->n};
+        *j += k * nb;
+    } else {
+        size_t e = end < (w + 1) * nb ? end : (w + 1) * nb;
+        pc = (grid_piece){(unsigned)w, (unsigned)w + 1, g->n * b / nb, g->n * (e - w * nb) / nb};
+        *j = e;
+    }
+    return pc;
+}
+
+/* HPR_SCHED_INJECT_FAULT=cl:P.D@K fails that device's K-th tile (1-based); cl:P.D alone fails
+ * every tile. For the tests of fault handling. */
+static int injected_fault(tile_device *td)
+{
+    const char *f = td->ctx->knobs.sched_fault;
+    size_t idlen;
+    if (!f[0] || !td->dev)
+        return 0;
+    idlen = strlen(td->dev->id);
+    if (strncmp(f, td->dev->id, idlen) != 0)
+        return 0;
+    if (f[idlen] == '\0')
+        return 1;
+    return f[idlen] == '@' && strtoul(f + idlen + 1, NULL, 10) == td->tiles_started;
+}
+
+/* acc (XYZZ) = the piece on the OpenCL device. -1 for a device fault (detail). */
+static int opencl_piece(tile_device *td, grid_piece pc, void *acc, char *detail, size_t detail_len)
+{
+    const msm_curve_ops *ops = td->ops;
+    unsigned char bytes[96];
+    uint64_t affine[12];
+    uint32_t first = 0;
+    size_t bad_index;
+    msm_point_check bad_kind;
+    char why[CL_DETAIL_LEN];
+    switch (cl_msm_windows(td->ctx->cl, td->dev, (int)td->curve, ops, td->points + pc.p0 * ops->affine_size,
+                           td->scalars + pc.p0 * 32, pc.p1 - pc.p0, td->grid->c, pc.w0, pc.w1, bytes, &bad_index,
+                           &bad_kind, why)) {
+    case CL_MSM_OK: break;
+    case CL_MSM_BAD_POINT:
+        snprintf(detail, detail_len, "%s: reported point %zu invalid, which the CPU accepted", td->dev->id,
+                 pc.p0 + bad_index);
+        return -1;
+    default: snprintf(detail, detail_len, "%s: %s", td->dev->id, why); return -1;
+    }
+    if (ops->decode_point(affine, bytes) != MSM_POINT_OK) {
+        snprintf(detail, detail_len, "%s: returned a sum off the curve", td->dev->id);
+        return -1;
+    }
+    ops->sum_points(acc, affine, &first, 0, 1);
+    return 0;
+}
+
+static int run_tile(void *impl, sched_range r, void *result, char *detail, size_t detail_len)
+{
+    tile_device *td = impl;
+    const msm_curve_ops *ops = td->ops;
+    uint64_t acc[4 * 6], piece[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    td->tiles_started++;
+    if (injected_fault(td)) {
+        snprintf(detail, detail_len, "%s: fault injected by HPR_SCHED_INJECT_FAULT on tile %u", td->dev->id,
+                 td->tiles_started);
+        return -1;
+    }
+    ops->xyzz_set_inf(acc);
+    for (size_t j = r.begin; j < r.end;) {
+        grid_piece pc = next_piece(td->grid, &j, r.end);
+        if (pc.p0 == pc.p1)
+            continue;
+        if (!td->dev) {
+            if (msm_cpu_job_run(td->ctx, td->job, pc.w0, pc.w1, pc.p0, pc.p1, piece) != HPR_OK) {
+                snprintf(detail, detail_len, "cpu: %s", hpr_ctx_error_detail(td->ctx));
+                return 1; /* out of memory: the job stops */
+            }
+        } else if (opencl_piece(td, pc, piece, detail, detail_len) != 0) {
+            return -1;
+        }
+        ops->xyzz_add(acc, acc, piece);
+    }
+    ops->encode_xyzz(result, acc);
+    return 0;
+}
+
+/* Tile sizes (items), blocks per window and the forced window bits (0: chosen): defaults, or
+ * HPR_SCHED_TILES. Returns 1 when forced. */
+static int forced_grid(const hpr_ctx *ctx, size_t *min_tile, size_t *probe, unsigned *blocks, unsigned *c)
+{
+    const char *forced = ctx->knobs.sched_tiles;
+    unsigned long v[4] = {0, 0, 0, 0};
+    *min_tile = 1;
+    *probe = 1;
+    *blocks = 0;
+    *c = 0;
+    if (!forced[0] || sscanf(forced, "%lu,%lu,%lu,%lu", &v[0], &v[1], &v[2], &v[3]) < 2 || !v[0] || !v[1])
+        return 0;
+    *min_tile = v[0];
+    *probe = v[1];
+    *blocks = v[2] > 0 && v[2] <= 64 ? (unsigned)v[2] : 0;
+    *c = v[3] > 0 && v[3] <= MSM_MAX_WINDOW_BITS ? (unsigned)v[3] : 0;
+    return 1;
+}
+
+/* out = sum of the tile results (affine interchange points), in range order. */
+static hpr_status add_tile_sums(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *results, size_t ntiles,
+                                unsigned char *out)
+{
+    unsigned char *affine = malloc(ntiles * ops->affine_size);
+    uint32_t *index = malloc(ntiles * sizeof *index);
+    uint64_t acc[4 * 6];
+    hpr_status st = HPR_OK;
+    if (!affine || !index) {
+        st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "adding %zu tile results", ntiles);
+        goto out;
+    }
+    for (size_t i = 0; i < ntiles; i++) {
+        index[i] = (uint32_t)i;
+        if (ops->decode_point(affine + i * ops->affine_size, results + i * ops->affine_size) != MSM_POINT_OK) {
+            st = ctx_fail(ctx, HPR_ERR_INTERNAL, "tile %zu returned a point off the curve", i);
+            goto out;
+        }
+    }
+    ops->sum_points(acc, affine, index, 0, ntiles);
+    ops->encode_xyzz(out, acc);
+out:
+    free(affine);
+    free(index);
+    return st;
+}
+
+/* The CPU alone over the prepared job: one piece, no tiles. */
+static hpr_status cpu_alone(hpr_ctx *ctx, const msm_curve_ops *ops, msm_cpu_job *job, size_t n, unsigned char *out,
+                            double t0)
+{
+    char notes[sizeof ctx->report.notes];
+    uint64_t acc[4 * 6];
+    memcpy(notes, ctx->report.notes, sizeof notes);
+    hpr_status st = msm_cpu_job_run(ctx, job, 0, msm_cpu_job_windows(job), 0, n, acc);
+    if (st == HPR_OK)
+        ops->encode_xyzz(out, acc);
+    report_single(ctx, "cpu", n, rt_now_seconds() - t0);
+    memcpy(ctx->report.notes, notes, sizeof notes);
+    return st;
+}
+
+static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev **cl_devs, size_t min_tile,
+                           size_t probe, unsigned char *out, double t0)
+{
+    const tile_grid *g = tds[0].grid;
+    const msm_curve_ops *ops = tds[0].ops;
+    sched_device devs[HPR_REPORT_MAX_DEVICES];
+    sched_device_report reps[HPR_REPORT_MAX_DEVICES];
+    sched_tile_record *tiles = NULL;
+    void *results = NULL;
+    size_t ntiles = 0, items = (size_t)g->windows * g->blocks;
+    char why[512] = "";
+    hpr_status st;
+    unsigned log_share = 0; /* log2 of an even share: the size class of the calibration figure */
+    while (log_share < 40 && ((size_t)2 << log_share) <= g->n / ndev)
+        log_share++;
+    for (unsigned d = 0; d < ndev; d++) {
+        const char *id = d ? cl_devs[d - 1]->id : "cpu";
+        double points_per_s = hpr_calibrated_speed(ctx, id, tds[0].curve, log_share);
+        devs[d] = (sched_device){id, &tds[d], run_tile, points_per_s * (double)items / (double)g->n};
+    }
+    sched_tiling tiling = ctx_tiling(ctx, min_tile, probe, g->blocks); /* whole windows where tiles are large */
+    int rc = sched_run(devs, ndev, items, &tiling, ops->affine_size, &results, &tiles, &ntiles, reps, why, sizeof why);
+    cl_dev *run_devs[HPR_REPORT_MAX_DEVICES];
+    for (unsigned d = 0; d < ndev; d++)
+        run_devs[d] = tds[d].dev;
+    /* the report counts a device's items as the points they are worth */
+    report_fill(ctx, run_devs, ndev, reps, (double)g->n / (double)items, rt_now_seconds() - t0);
+    if (rc > 0)
+        st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s", why);
+    else if (rc < 0)
+        st = ctx_fail(ctx, HPR_ERR_DEVICE, "%s", why);
+    else
+        st = add_tile_sums(ctx, ops, results, ntiles, out);
+    ctx->report.seconds = rt_now_seconds() - t0;
+    free(results);
+    free(tiles);
+    return st;
+}
+
+hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops, const unsigned char *points,
+                          const unsigned char *scalars, size_t n, unsigned char *out)
+{
+    cl_dev *cl_devs[HPR_REPORT_MAX_DEVICES - 1];
+    tile_device tds[HPR_REPORT_MAX_DEVICES];
+    msm_cpu_job *job = NULL;
+    hpr_msm_opts opts = {0};
+    tile_grid grid = {n, 0, 0, 0};
+    size_t min_tile, probe;
+    double t0 = rt_now_seconds();
+    unsigned ndev = 1, blocks;
+    int forced = forced_grid(ctx, &min_tile, &probe, &blocks, &opts.window_bits);
+    if (forced || n >= HYBRID_MIN_POINTS)
+        ndev += dev_pick_opencl(ctx, curve, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
+    hpr_status st = msm_cpu_job_prepare(ctx, ops, points, scalars, n, &opts, &job);
+    if (st != HPR_OK)
+        return st;
+    if (ndev == 1) { /* the CPU alone: one piece, no tiles */
+        st = cpu_alone(ctx, ops, job, n, out, t0);
+        msm_cpu_job_free(job);
+        return st;
+    }
+    grid.c = msm_cpu_job_window_bits(job);
+    grid.windows = msm_cpu_job_windows(job);
+    blocks = blocks ? blocks : BLOCKS_PER_WINDOW;
+    grid.blocks = blocks < n ? blocks : (unsigned)n;
+    for (unsigned d = 0; d < ndev; d++)
+        tds[d] = (tile_device){ctx, curve, ops, points, scalars, &grid, job, d ? cl_devs[d - 1] : NULL, 0};
+    st = run_grid(ctx, tds, ndev, cl_devs, min_tile, probe, out, t0);
+    msm_cpu_job_free(job);
+    return st;
+}

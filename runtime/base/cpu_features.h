@@ -1,0 +1,27 @@
+/*
+ * cpu_features.h: what the processor and the operating system let us use, read at run time
+ * from CPUID and XCR0 (an AVX-512 bit in CPUID is not enough: the OS must save the ZMM state).
+ */
+#ifndef RUNTIME_BASE_CPU_FEATURES_H
+#define RUNTIME_BASE_CPU_FEATURES_H
+
+typedef struct {
+    char brand[49];
+    int avx2, avx512f, avx512vl, avx512ifma, adx, bmi2;
+    int os_avx, os_avx512; /* XCR0 enables the YMM / ZMM state */
+} rt_cpu_features;
+
+/* CPU kernel tiers, slowest first: plain C; mulx/adcx/adox field multiplication (ADX, BMI2);
+ * 8-lane AVX-512 IFMA. */
+typedef enum { RT_CPU_PORTABLE = 0, RT_CPU_ADX, RT_CPU_AVX512, RT_CPU_TIERS } rt_cpu_tier;
+
+const char *rt_cpu_tier_name(rt_cpu_tier tier);
+/* The tier named name ("portable", "adx", "avx512"); -1 for anything else. */
+int rt_cpu_tier_parse(const char *name);
+/* Whether the processor and the OS allow the tier (not whether this build has its kernels). */
+int rt_cpu_tier_supported(const rt_cpu_features *f, rt_cpu_tier tier);
+
+/* Fills f; on non-x86 machines every flag is 0 and brand comes from /proc/cpuinfo if any. */
+void rt_cpu_features_detect(rt_cpu_features *f);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * cl_msm.c: the host side of the OpenCL MSM: plan, buffers, chunks and the last combination.
+ *
+ * Plan: a chunk holds as many points as the device's max allocation (and an eighth of its
+ * memory) allows. Within a chunk, work-item (segment, window) accumulates its own buckets
+ * (kernels_cl/msm.cl). Costs per chunk of m points, W(c) windows, S segments:
+ *     W * m mixed additions  +  W * S * 2^c full additions (bucket reduction),
+ * over W * S work-items. S is set so that W * S reaches the device's parallelism (one item
+ * per compute unit on CPU devices, whose compute units run work-items serially: more would
+ * only add bucket reductions; 256 on GPUs), then c minimises the total, with the buckets within the memory budget.
+ * Overlap: chunks alternate between two in-order queues with their own buffers, and every
+ * transfer is non-blocking, so the upload of chunk k+1 can run while chunk k computes where
+ * the device has a copy engine. Each chunk's window sums come back (W XYZZ points); the host
+ * adds them in chunk order and runs the Horner combination, so the result does not depend on
+ * the chunking (affine output, exact group arithmetic).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cl_msm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GPU_ITEMS_PER_CU 256
+#define CPU_ITEMS_PER_CU 1
+#define MIN_AUTO_C 2
+#define MAX_AUTO_C 16
+/* CPU devices (POCL): one work-item's buckets stay within a core's L2 (1 MiB on Zen 4). */
+#define CPU_BUCKET_BYTES (1u << 20)
+
+typedef struct {
+    cl_mem points, scalars, buckets, partials, sums, bad;
+} chunk_buffers;
+
+typedef struct {
+    cl_kernel check, segments, sum;
+} msm_kernels;
+
+static uint64_t effective_max_alloc(const cl_dev *dev)
+{
+    uint64_t forced = dev->opts ? dev->opts->max_alloc : 0;
+    return forced > 0 && forced < dev->max_alloc ? forced : dev->max_alloc;
+}
+
+static unsigned segments_for(const cl_dev *dev, unsigned nwin, size_t m)
+{
+    unsigned per_cu = (dev->type & CL_DEVICE_TYPE_GPU) ? GPU_ITEMS_PER_CU : CPU_ITEMS_PER_CU;
+    size_t target = (size_t)(dev->compute_units ? dev->compute_units : 1) * per_cu;
+    size_t nseg = (target + nwin - 1) / nwin;
+    if (nseg > m)
+        nseg = m;
+    return (unsigned)(nseg ? nseg : 1);
+}
+
+/* The bytes that every work-item's buckets may take together. */
+static uint64_t bucket_budget(const cl_dev *dev)
+{
+    uint64_t max_alloc = effective_max_alloc(dev);
+    return dev->global_mem / 4 < max_alloc ? dev->global_mem / 4 : max_alloc;
+}
+
+/* Windows [w_begin, w_end) of the plan, and the segments that spread them over the device
+ * (no more than the bucket budget holds). */
+static void plan_windows(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, unsigned w_begin,
+                         unsigned w_end)
+{
+    size_t chunk = plan->chunk_points;
+    uint64_t per_segment = (uint64_t)(w_end - w_begin) * ((uint64_t)ops->xyzz_size << (plan->c - 1));
+    plan->w_begin = w_begin;
+    plan->nwin = w_end - w_begin;
+    plan->nseg = segments_for(dev, plan->nwin, chunk);
+    if ((uint64_t)plan->nseg * per_segment > bucket_budget(dev))
+        plan->nseg = bucket_budget(dev) / per_segment ? (unsigned)(bucket_budget(dev) / per_segment) : 1;
+    plan->seg_len = (chunk + plan->nseg - 1) / plan->nseg;
+    plan->nseg = (unsigned)((chunk + plan->seg_len - 1) / plan->seg_len);
+}
+
+void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+{
+    uint64_t max_alloc = effective_max_alloc(dev), budget = bucket_budget(dev);
+    size_t per_point = ops->affine_size + 32;
+    size_t chunk = (size_t)(max_alloc / ops->affine_size);
+    if ((uint64_t)chunk * per_point > dev->global_mem / 8)
+        chunk = (size_t)(dev->global_mem / 8 / per_point);
+    if (chunk == 0)
+        chunk = 1;
+    if (chunk > n)
+        chunk = n;
+    double best = -1;
+    unsigned lo = c ? c : MIN_AUTO_C, hi = c ? c : MAX_AUTO_C;
+    plan->c = lo;
+    for (unsigned cc = lo; cc <= hi; cc++) {
+        unsigned nwin = msm_window_count(ops->scalar_bits, cc);
+        unsigned nseg = segments_for(dev, nwin, chunk);
+        double buckets = (double)nwin * nseg * (double)(1u << (cc - 1)) * (double)ops->xyzz_size;
+        double cost = (double)nwin * (double)chunk + (double)nwin * nseg * 1.5 * (double)(1u << cc);
+        if (!c && (buckets > (double)budget || ((dev->type & CL_DEVICE_TYPE_CPU) &&
+                                                 (double)(1u << (cc - 1)) * (double)ops->xyzz_size > CPU_BUCKET_BYTES)))
+            continue;
+        if (best < 0 || cost < best) {
+            best = cost;
+            plan->c = cc;
+        }
+    }
+    plan->chunk_points = chunk;
+    plan->chunks = (unsigned)((n + chunk - 1) / chunk);
+    plan_windows(plan, dev, ops, 0, msm_window_count(ops->scalar_bits, plan->c));
+}
+
+static void release_buffers(const cl_api *api, chunk_buffers *b)
+{
+    cl_mem *all[] = {&b->points, &b->scalars, &b->buckets, &b->partials, &b->sums, &b->bad};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (*all[i])
+            api->clReleaseMemObject(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+static int create_buffers(const cl_api *api, const cl_dev *dev, const cl_msm_plan *plan, const msm_curve_ops *ops,
+                          chunk_buffers *b, char *detail)
+{
+    size_t items = (size_t)plan->nseg * plan->nwin;
+    struct {
+        cl_mem *mem;
+        cl_mem_flags flags;
+        size_t size;
+    } want[] = {
+        {&b->points, CL_MEM_READ_ONLY, plan->chunk_points * ops->affine_size},
+        {&b->scalars, CL_MEM_READ_ONLY, plan->chunk_points * 32},
+        {&b->buckets, CL_MEM_READ_WRITE, items * ((size_t)ops->xyzz_size << (plan->c - 1))},
+        {&b->partials, CL_MEM_READ_WRITE, items * ops->xyzz_size},
+        {&b->sums, CL_MEM_WRITE_ONLY, plan->nwin * ops->xyzz_size},
+        {&b->bad, CL_MEM_READ_WRITE, 2 * sizeof(cl_uint)},
+    };
+    cl_int rc;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        *want[i].mem = api->clCreateBuffer(dev->context, want[i].flags, want[i].size, NULL, &rc);
+        CL_CHECK_RC(clCreateBuffer, rc);
+    }
+    return 0;
+out:
+    release_buffers(api, b);
+    return -1;
+}
+
+static int create_kernels(const cl_api *api, cl_program prog, msm_kernels *k, char *detail)
+{
+    cl_int rc;
+    k->check = api->clCreateKernel(prog, "msm_check_points", &rc);
+    CL_CHECK_RC(clCreateKernel, rc);
+    k->segments = api->clCreateKernel(prog, "msm_segments", &rc);
+    CL_CHECK_RC(clCreateKernel, rc);
+    k->sum = api->clCreateKernel(prog, "msm_sum_segments", &rc);
+    CL_CHECK_RC(clCreateKernel, rc);
+    return 0;
+out:
+    return -1;
+}
+
+static void release_kernels(const cl_api *api, msm_kernels *k)
+{
+    if (k->check)
+        api->clReleaseKernel(k->check);
+    if (k->segments)
+        api->clReleaseKernel(k->segments);
+    if (k->sum)
+        api->clReleaseKernel(k->sum);
+}
+
+static const cl_uint no_bad_index[2] = {0xffffffffu, 0xffffffffu};
+
+/* Enqueues everything for one chunk of m points without waiting. */
+static int enqueue_chunk(const cl_api *api, cl_command_queue q, const msm_kernels *k, const chunk_buffers *b,
+                         const cl_msm_plan *plan, const msm_curve_ops *ops, const unsigned char *points,
+                         const unsigned char *scalars, size_t m, void *host_sums, cl_uint *host_bad, char *detail)
+{
+    cl_uint n32 = (cl_uint)m, c = plan->c, w0 = plan->w_begin, nwin = plan->nwin, seg_len = (cl_uint)plan->seg_len;
+    cl_uint nseg = (cl_uint)((m + plan->seg_len - 1) / plan->seg_len);
+    size_t g_check = m, g_seg = (size_t)nseg * nwin, g_sum = nwin;
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, m * ops->affine_size, points, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, m * 32, scalars, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
+    CL_CALL(api, clSetKernelArg, k->check, 0, sizeof(cl_mem), &b->points);
+    CL_CALL(api, clSetKernelArg, k->check, 1, sizeof n32, &n32);
+    CL_CALL(api, clSetKernelArg, k->check, 2, sizeof(cl_mem), &b->bad);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, k->check, 1, NULL, &g_check, NULL, 0, NULL, NULL);
+    CL_CALL(api, clSetKernelArg, k->segments, 0, sizeof(cl_mem), &b->points);
+    CL_CALL(api, clSetKernelArg, k->segments, 1, sizeof(cl_mem), &b->scalars);
+    CL_CALL(api, clSetKernelArg, k->segments, 2, sizeof n32, &n32);
+    CL_CALL(api, clSetKernelArg, k->segments, 3, sizeof c, &c);
+    CL_CALL(api, clSetKernelArg, k->segments, 4, sizeof w0, &w0);
+    CL_CALL(api, clSetKernelArg, k->segments, 5, sizeof nwin, &nwin);
+    CL_CALL(api, clSetKernelArg, k->segments, 6, sizeof seg_len, &seg_len);
+    CL_CALL(api, clSetKernelArg, k->segments, 7, sizeof(cl_mem), &b->buckets);
+    CL_CALL(api, clSetKernelArg, k->segments, 8, sizeof(cl_mem), &b->partials);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, k->segments, 1, NULL, &g_seg, NULL, 0, NULL, NULL);
+    CL_CALL(api, clSetKernelArg, k->sum, 0, sizeof(cl_mem), &b->partials);
+    CL_CALL(api, clSetKernelArg, k->sum, 1, sizeof nseg, &nseg);
+    CL_CALL(api, clSetKernelArg, k->sum, 2, sizeof nwin, &nwin);
+    CL_CALL(api, clSetKernelArg, k->sum, 3, sizeof(cl_mem), &b->sums);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, k->sum, 1, NULL, &g_sum, NULL, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueReadBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, host_bad, 0, NULL, NULL);
+    CL_CALL(api, clFlush, q);
+    return 0;
+out:
+    return -1;
+}
+
+/* The lowest invalid point index over all chunks, if any. */
+static int find_bad_point(const cl_uint *bad, const cl_msm_plan *plan, size_t *index, msm_point_check *kind)
+{
+    for (unsigned k = 0; k < plan->chunks; k++) {
+        cl_uint range = bad[2 * k], curve = bad[2 * k + 1];
+        if (range == 0xffffffffu && curve == 0xffffffffu)
+            continue;
+        *kind = range <= curve ? MSM_POINT_COORD_RANGE : MSM_POINT_NOT_ON_CURVE;
+        *index = (size_t)k * plan->chunk_points + (range <= curve ? range : curve);
+        return 1;
+    }
+    return 0;
+}
+
+static void combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, const unsigned char *sums,
+                           unsigned char *window_sums, unsigned char *out)
+{
+    size_t xs = ops->xyzz_size;
+    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    unsigned char *mine = window_sums + (size_t)plan->w_begin * xs; /* windows below w_begin: none */
+    for (unsigned w = 0; w < plan->w_begin; w++)
+        ops->xyzz_set_inf(window_sums + w * xs);
+    memcpy(mine, sums, plan->nwin * xs);
+    for (unsigned k = 1; k < plan->chunks; k++)
+        for (unsigned w = 0; w < plan->nwin; w++)
+            ops->xyzz_add(mine + w * xs, mine + w * xs, sums + ((size_t)k * plan->nwin + w) * xs);
+    ops->combine_windows(result, window_sums, plan->w_begin + plan->nwin, plan->c);
+    ops->encode_xyzz(out, result);
+}
+
+static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                              const unsigned char *points, const unsigned char *scalars, size_t n,
+                              const cl_msm_plan *planned, unsigned char *out, size_t *bad_index,
+                              msm_point_check *bad_kind, char *detail)
+{
+    const cl_api *api = &rt->api;
+    cl_msm_result res = CL_MSM_DEVICE_ERROR;
+    chunk_buffers bufs[2];
+    msm_kernels kern = {0};
+    cl_msm_plan plan = *planned;
+    cl_program prog;
+    unsigned char *sums = NULL, *window_sums = NULL;
+    cl_uint *bad = NULL;
+    memset(bufs, 0, sizeof bufs);
+    if (cl_dev_injected_fault(dev, detail) ||
+        cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0 ||
+        create_kernels(api, prog, &kern, detail) != 0)
+        goto out;
+    sums = malloc((size_t)plan.chunks * plan.nwin * ops->xyzz_size);
+    window_sums = malloc((size_t)(plan.w_begin + plan.nwin) * ops->xyzz_size);
+    bad = malloc((size_t)plan.chunks * 2 * sizeof *bad);
+    if (!sums || !window_sums || !bad) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory for %u chunk results", plan.chunks);
+        goto out;
+    }
+    for (unsigned s = 0; s < 2 && s < plan.chunks; s++)
+        if (create_buffers(api, dev, &plan, ops, &bufs[s], detail) != 0)
+            goto out;
+    for (unsigned k = 0; k < plan.chunks; k++) {
+        size_t begin = (size_t)k * plan.chunk_points, m = n - begin < plan.chunk_points ? n - begin : plan.chunk_points;
+        if (enqueue_chunk(api, dev->queue[k % 2], &kern, &bufs[k % 2], &plan, ops, points + begin * ops->affine_size,
+                          scalars + begin * 32, m, sums + (size_t)k * plan.nwin * ops->xyzz_size, bad + 2 * k,
+                          detail) != 0)
+            goto out;
+    }
+    CL_CALL(api, clFinish, dev->queue[0]);
+    CL_CALL(api, clFinish, dev->queue[1]);
+    if (find_bad_point(bad, &plan, bad_index, bad_kind)) {
+        res = CL_MSM_BAD_POINT;
+        goto out;
+    }
+    combine_chunks(ops, &plan, sums, window_sums, out);
+    res = CL_MSM_OK;
+out:
+    if (res == CL_MSM_DEVICE_ERROR && dev->queue[0]) {
+        /* drain what was enqueued before releasing the buffers it uses */
+        api->clFinish(dev->queue[0]);
+        api->clFinish(dev->queue[1]);
+    }
+    release_buffers(api, &bufs[0]);
+    release_buffers(api, &bufs[1]);
+    release_kernels(api, &kern);
+    free(sums);
+    free(window_sums);
+    free(bad);
+    return res;
+}
+
+cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
+                     const unsigned char *scalars, size_t n, unsigned c, unsigned char *out, size_t *bad_index,
+                     msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
+{
+    cl_msm_plan plan;
+    cl_msm_make_plan(&plan, dev, ops, n, c);
+    if (plan_out)
+        *plan_out = plan;
+    return run_plan(rt, dev, curve, ops, points, scalars, n, &plan, out, bad_index, bad_kind, detail);
+}
+
+cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                             const unsigned char *points, const unsigned char *scalars, size_t n, unsigned c,
+                             unsigned w_begin, unsigned w_end, unsigned char *out, size_t *bad_index,
+                             msm_point_check *bad_kind, char *detail)
+{
+    cl_msm_plan plan;
+    cl_msm_make_plan(&plan, dev, ops, n, c);
+    plan_windows(&plan, dev, ops, w_begin, w_end);
+    return run_plan(rt, dev, curve, ops, points, scalars, n, &plan, out, bad_index, bad_kind, detail);
+}
+
+int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned char *a, const unsigned char *b,
+                       const unsigned char *expected, size_t count, size_t elem_size, char *detail)
+{
+    const cl_api *api = &rt->api;
+    cl_mem ma = NULL, mb = NULL, mo = NULL;
+    cl_kernel k = NULL;
+    cl_program prog;
+    unsigned char *got = malloc(count * elem_size);
+    size_t bytes = count * elem_size;
+    int rc = -1;
+    cl_int err;
+    if (!got) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory");
+        return -1;
+    }
+    if (cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0)
+        goto out;
+    k = api->clCreateKernel(prog, "fp_mul_selftest", &err);
+    CL_CHECK_RC(clCreateKernel, err);
+    ma = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)a, &err);
+    CL_CHECK_RC(clCreateBuffer, err);
+    mb = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)b, &err);
+    CL_CHECK_RC(clCreateBuffer, err);
+    mo = api->clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+    CL_CHECK_RC(clCreateBuffer, err);
+    CL_CALL(api, clSetKernelArg, k, 0, sizeof(cl_mem), &ma);
+    CL_CALL(api, clSetKernelArg, k, 1, sizeof(cl_mem), &mb);
+    CL_CALL(api, clSetKernelArg, k, 2, sizeof(cl_mem), &mo);
+    CL_CALL(api, clEnqueueNDRangeKernel, dev->queue[0], k, 1, NULL, &count, NULL, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueReadBuffer, dev->queue[0], mo, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
+    if (memcmp(got, expected, bytes) != 0) {
+        snprintf(detail, CL_DETAIL_LEN, "self-test: a field multiplication on %s differs from the known answer", dev->id);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (ma)
+        api->clReleaseMemObject(ma);
+    if (mb)
+        api->clReleaseMemObject(mb);
+    if (mo)
+        api->clReleaseMemObject(mo);
+    if (k)
+        api->clReleaseKernel(k);
+    free(got);
+    return rc;
+}

@@ -1,0 +1,87 @@
+/*
+ * test_opencl_groth16.c: the Groth16 task graph over the CPU and the first OpenCL device
+ * (POCL's CPU device in CI): snarkjs's r = s = 0 proof bit for bit, without a calibration the
+ * device takes an MSM of the proof; then the device fails every MSM, the CPU redoes them, the
+ * proof is the same and the notice names the fault.
+ */
+#include "opencl_support.h"
+
+#include "host/groth16.h"
+
+#include <string.h>
+
+/* The r = s = 0 proof on ctx equals snarkjs's proof_r0s0.json; returns its report. */
+static hpr_groth16_report graph_proof(hpr_ctx *ctx, const char *fixture, const char *what)
+{
+    static const unsigned char zero[32];
+    char path[1024], *proof_json, *public_json, *want = read_fixture_text(fixture, "proof_r0s0.json");
+    file_buf wt = read_fixture(fixture, "witness.wtns");
+    hpr_groth16_prover *p = NULL;
+    hpr_groth16_proof proof;
+    wtns_data w;
+    fixture_path(path, sizeof path, fixture, "circuit.zkey");
+    ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_OK);
+    memset(&proof, 0, sizeof proof);
+    ck_assert_int_eq(wtns_parse(ctx, wt.data, wt.len, fixture, g16_prover_zkey(p), &w), HPR_OK);
+    hpr_status st = g16_prove_values(ctx, p, w.values, zero, zero, &proof);
+    ck_assert_msg(st == HPR_OK, "%s %s: %s (%s)", fixture, what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    ck_assert_int_eq(hpr_groth16_proof_json(&proof, &proof_json, &public_json), HPR_OK);
+    ck_assert_msg(strcmp(proof_json, want) == 0, "%s %s: the proof differs from snarkjs's proof_r0s0.json", fixture, what);
+    hpr_groth16_report rep = proof.report;
+    free(proof_json);
+    free(public_json);
+    free(want);
+    hpr_groth16_proof_free(&proof);
+    wtns_free(&w);
+    hpr_groth16_prover_destroy(p);
+    free(wt.data);
+    return rep;
+}
+
+static int device_took_a_phase(const hpr_groth16_report *rep, const char *id)
+{
+    for (int i = 0; i < HPR_G16_PHASES; i++)
+        if (strstr(rep->devices[i], id))
+            return 1;
+    return 0;
+}
+
+/* _i: 0 bn128_2e10, 1 bls12381_2e12. The graph over the CPU and the device gives snarkjs's
+ * proof; without a calibration the device takes the first large G1 MSM; then the device
+ * fails every MSM, the CPU redoes them, the proof is the same and the notice names the fault.
+ * The fault is injected into the context in use (HPR_CL_INJECT_FAULT is read when a context
+ * is created, and a new context's self-test would leave the failing device out of the graph
+ * instead of giving it an MSM to fail). */
+START_TEST(groth16_graph_gives_the_snarkjs_proof)
+{
+    static const char *fixtures[] = {"bn128_2e10", "bls12381_2e12"};
+    hpr_curve curve = _i == 0 ? HPR_CURVE_BN254 : HPR_CURVE_BLS12_381;
+    char id[16];
+    hpr_ctx *ctx = ocl_hybrid_ctx();
+    ocl_first_device(id);
+    hpr_groth16_report rep = graph_proof(ctx, fixtures[_i], "on the graph");
+    ck_assert_str_eq(rep.devices[HPR_G16_MSM_B2], "cpu");
+    ck_assert_str_eq(rep.devices[HPR_G16_H], "cpu");
+    int uncalibrated = hpr_calibrated_speed(ctx, id, curve, 12) == 0 || hpr_calibrated_speed(ctx, "cpu", curve, 12) == 0;
+    if (uncalibrated)
+        ck_assert_msg(device_took_a_phase(&rep, id), "%s took no MSM of the proof", id);
+    ocl_inject_fault_now(ctx, id);
+    rep = graph_proof(ctx, fixtures[_i], "with a failing device");
+    ck_assert_msg(!device_took_a_phase(&rep, id), "a failed device is named for a phase");
+    if (uncalibrated) /* the device got an MSM, failed, and the CPU redid it */
+        ck_assert_msg(strstr(hpr_ctx_notice(ctx), "HPR_CL_INJECT_FAULT") && strstr(hpr_ctx_notice(ctx), "CPU instead"),
+                      "notice: %s", hpr_ctx_notice(ctx));
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+int main(void)
+{
+    test_seed_init();
+    Suite *s = suite_create("opencl_groth16");
+    TCase *tc = tcase_create("graph");
+    tcase_set_timeout(tc, 900);
+    tcase_add_loop_test(tc, groth16_graph_gives_the_snarkjs_proof, 0, 2);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

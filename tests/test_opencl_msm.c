@@ -1,0 +1,174 @@
+/*
+ * test_opencl_msm.c: the MSM on the first OpenCL device (POCL's CPU device in CI) against the
+ * CPU: the edge matrix (and the naive sum up to 64 points), random sizes up to 2^14 and window
+ * sizes, 32-bit words (HPR_CL_WORDS=limb32), chunking forced by a small maximum allocation
+ * (HPR_CL_MAX_ALLOC: the first bad point named by its global index), scalars >= r refused
+ * before the device, and a device that fails every call (HPR_CL_INJECT_FAULT): reported,
+ * marked unusable, the CPU redoes the work.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "opencl_support.h"
+#include "msm_test_inputs.h"
+
+#include <string.h>
+
+static void expect_device_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, const char *what)
+{
+    unsigned char want[MAXP];
+    ocl_cpu_msm(c->curve, in->points, in->scalars, in->n, want);
+    expect_msm(ctx, c, in, want, NULL, what);
+    assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: the device was not used: %s", what, hpr_ctx_notice(ctx));
+}
+
+START_TEST(msm_edge_matrix_matches_the_cpu)
+{
+    const curve_t *c = &curves[_i];
+    static const size_t sizes[] = {1, 2, 3, 7, 64, 1000};
+    char id[16];
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
+            inputs in = make_inputs(ctx, c, sizes[s], 1000 + 10 * s + e, edge_sets[e]);
+            char what[64];
+            snprintf(what, sizeof what, "%s edges %u", id, edge_sets[e]);
+            expect_device_msm(ctx, c, &in, what);
+            if (sizes[s] <= 64) {
+                unsigned char naive[MAXP];
+                c->naive(naive, in.points, in.scalars, in.n);
+                expect_msm(ctx, c, &in, naive, NULL, "vs naive");
+            }
+            free_inputs(&in);
+        }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(msm_random_sizes_and_window_bits_match_the_cpu)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    test_rng rng;
+    test_rng_init(&rng, 200 + (uint64_t)_i);
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx("cpu");
+    const size_t n_values[] = {(size_t)(1 + test_rng_next(&rng) % 5000), 1u << 14};
+    for (size_t k = 0; k < 2; k++) {
+        inputs in = make_inputs(ctx, c, n_values[k], 300 + k, 0);
+        unsigned char want[MAXP];
+        ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
+        for (unsigned t = 0; t < 3; t++) {
+            hpr_msm_opts opts = {t == 0 ? 0 : (unsigned)(1 + test_rng_next(&rng) % 16), 0, 0, id};
+            char what[64];
+            snprintf(what, sizeof what, "%s c=%u", id, opts.window_bits);
+            expect_msm(ctx, c, &in, want, &opts, what);
+            assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: %s", what, hpr_ctx_notice(ctx));
+        }
+        free_inputs(&in);
+    }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(msm_with_32_bit_words_matches_the_cpu)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    ocl_first_device(id);
+    setenv("HPR_CL_WORDS", "limb32", 1);
+    hpr_ctx *ctx = ocl_ctx(id);
+    inputs in = make_inputs(ctx, c, 700, 800, 63);
+    expect_device_msm(ctx, c, &in, "limb32 words");
+    hpr_device_report rep;
+    ck_assert_int_eq(hpr_device_prepare(ctx, id, c->curve, &rep), HPR_OK);
+    ck_assert_str_eq(rep.words, "limb32");
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(chunked_msm_matches_and_reports_global_indices)
+{
+    const curve_t *c = &curves[_i];
+    char id[16], what[64];
+    ocl_first_device(id);
+    /* chunks of 100 points: 1000 points take 10 chunks on two alternating queues */
+    snprintf(what, sizeof what, "%zu", 100 * c->point_size);
+    setenv("HPR_CL_MAX_ALLOC", what, 1);
+    hpr_ctx *ctx = ocl_ctx(id);
+    inputs in = make_inputs(ctx, c, 1000, 400, EDGE_ZEROS | EDGE_INFINITY | EDGE_ONES);
+    expect_device_msm(ctx, c, &in, "chunked");
+    in.points[c->point_size * 777 + 5] ^= 1; /* off the curve, in chunk 7 */
+    in.points[c->point_size * 912 + c->point_size - 1] = 0xff; /* y >= p, in chunk 9 */
+    unsigned char got[MAXP];
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_POINT_NOT_ON_CURVE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 777 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    in.points[c->point_size * 777 + 5] ^= 1;
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_COORDINATE_OUT_OF_RANGE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 912 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(bad_scalars_are_rejected_before_the_device)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    unsigned char got[MAXP];
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    inputs in = make_inputs(ctx, c, 50, 500, 0);
+    memcpy(in.scalars + 32 * 17, c->order, 32); /* r itself */
+    ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_SCALAR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "scalar 17 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ---- a failing device ---- */
+
+START_TEST(a_failing_device_is_reported_and_the_cpu_redoes_the_work)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    ocl_first_device(id);
+    setenv("HPR_CL_INJECT_FAULT", id, 1);
+    hpr_ctx *ctx = ocl_ctx(id);
+    inputs in = make_inputs(ctx, c, 300, 600, EDGE_ONES);
+    unsigned char want[MAXP];
+    ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
+    for (int call = 0; call < 2; call++) {
+        expect_msm(ctx, c, &in, want, NULL, "with an injected fault");
+        ck_assert_msg(strstr(hpr_ctx_notice(ctx), id) && strstr(hpr_ctx_notice(ctx), "computed on the CPU"), "notice: %s",
+                      hpr_ctx_notice(ctx));
+    }
+    ck_assert_msg(strstr(hpr_ctx_notice(ctx), "unusable") != NULL, "second call: %s", hpr_ctx_notice(ctx));
+    hpr_device_info info;
+    ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
+    ck_assert_int_eq(info.usable, 0);
+    ck_assert_msg(strstr(info.status, "HPR_CL_INJECT_FAULT") != NULL, "%s", info.status);
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+int main(void)
+{
+    test_seed_init();
+    Suite *s = suite_create("opencl_msm");
+    TCase *tc = tcase_create("msm");
+    tcase_set_timeout(tc, 900);
+    tcase_add_loop_test(tc, msm_edge_matrix_matches_the_cpu, 0, 2);
+    tcase_add_loop_test(tc, msm_random_sizes_and_window_bits_match_the_cpu, 0, 2);
+    tcase_add_loop_test(tc, msm_with_32_bit_words_matches_the_cpu, 0, 2);
+    tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 2);
+    tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
+    suite_add_tcase(s, tc);
+    TCase *faults = tcase_create("faults");
+    tcase_set_timeout(faults, 900); /* may build the MSM program (an empty cache) */
+    tcase_add_loop_test(faults, a_failing_device_is_reported_and_the_cpu_redoes_the_work, 0, 2);
+    suite_add_tcase(s, faults);
+    return run_suite(s);
+}
