@@ -15,31 +15,11 @@ SMALL_POW(gl)
 SMALL_POW(bb)
 SMALL_POW(kb)
 
-BIG_FIELD_IO(bn254_fr)
-BIG_FIELD_IO(bls12_381_fr)
 SMALL_FIELD_IO(gl, uint64_t, GL_P)
 SMALL_FIELD_IO(bb, uint32_t, BB_P)
 SMALL_FIELD_IO(kb, uint32_t, KB_P)
 
-BIG_FIELD_ENTRIES(bn254_fr)
-#define NT_T bn254_fr
-#define NT_PFX ntt_bn254_fr
-#define NT_ADD bn254_fr_add
-#define NT_SUB bn254_fr_sub
-#define NT_MUL bn254_fr_mul
-#define NT_IMPORT bn254_fr_import_one
-#define NT_EXPORT bn254_fr_export_one
-#include "ntt_impl.h"
-
-BIG_FIELD_ENTRIES(bls12_381_fr)
-#define NT_T bls12_381_fr
-#define NT_PFX ntt_bls12_381_fr
-#define NT_ADD bls12_381_fr_add
-#define NT_SUB bls12_381_fr_sub
-#define NT_MUL bls12_381_fr_mul
-#define NT_IMPORT bls12_381_fr_import_one
-#define NT_EXPORT bls12_381_fr_export_one
-#include "ntt_impl.h"
+#include "ntt_big_fields_impl.h"
 
 SMALL_FIELD_ENTRIES(ntt_gl, gl)
 #define NT_T gl_t
@@ -71,8 +51,6 @@ SMALL_FIELD_ENTRIES(ntt_kb, kb)
 #define NT_EXPORT kb_export_one
 #include "ntt_impl.h"
 
-static const uint64_t bn254_fr_modulus[4] = BN254_FR_P;
-static const uint64_t bls12_381_fr_modulus[4] = BLS12_381_FR_P;
 static const uint64_t gl_modulus[4] = {GL_P, 0, 0, 0};
 static const uint64_t bb_modulus[4] = {BB_P, 0, 0, 0};
 static const uint64_t kb_modulus[4] = {KB_P, 0, 0, 0};

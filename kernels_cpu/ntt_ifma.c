@@ -27,31 +27,7 @@
 #include "ifma_fe_impl.h"
 
 /* The portable NTT of the two fields (the IFMA kernels' fallbacks and table entries). */
-BIG_FIELD_IO(bn254_fr)
-BIG_FIELD_IO(bls12_381_fr)
-
-BIG_FIELD_ENTRIES(bn254_fr)
-#define NT_T bn254_fr
-#define NT_PFX ntt_bn254_fr
-#define NT_ADD bn254_fr_add
-#define NT_SUB bn254_fr_sub
-#define NT_MUL bn254_fr_mul
-#define NT_IMPORT bn254_fr_import_one
-#define NT_EXPORT bn254_fr_export_one
-#include "ntt_impl.h"
-
-BIG_FIELD_ENTRIES(bls12_381_fr)
-#define NT_T bls12_381_fr
-#define NT_PFX ntt_bls12_381_fr
-#define NT_ADD bls12_381_fr_add
-#define NT_SUB bls12_381_fr_sub
-#define NT_MUL bls12_381_fr_mul
-#define NT_IMPORT bls12_381_fr_import_one
-#define NT_EXPORT bls12_381_fr_export_one
-#include "ntt_impl.h"
-
-static const uint64_t bn254_fr_modulus[4] = BN254_FR_P;
-static const uint64_t bls12_381_fr_modulus[4] = BLS12_381_FR_P;
+#include "ntt_big_fields_impl.h"
 
 static NTT_OPS(bn254_fr_portable, "bn254-fr", ntt_bn254_fr, ntt_bn254_fr, 32, BN254_FR_TWO_ADICITY,
                BN254_FR_GENERATOR_INT, bn254_fr_modulus);

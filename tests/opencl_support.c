@@ -10,13 +10,7 @@
 
 hpr_ctx *ocl_ctx(const char *devices)
 {
-    hpr_config cfg;
-    hpr_ctx *ctx = NULL;
-    hpr_config_default(&cfg);
-    cfg.threads = 2;
-    cfg.devices = devices;
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
-    return ctx;
+    return test_ctx(devices, 2);
 }
 
 void ocl_first_device(char *id)
@@ -33,13 +27,7 @@ void ocl_first_device(char *id)
 hpr_ctx *ocl_hybrid_ctx(void)
 {
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 1);
-    hpr_config cfg;
-    hpr_ctx *ctx = NULL;
-    hpr_config_default(&cfg);
-    cfg.threads = 1;
-    cfg.devices = "all";
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
-    return ctx;
+    return test_ctx("all", 1);
 }
 
 /* The variable's value into buf (len bytes); "" when unset or too long. */

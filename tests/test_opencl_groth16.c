@@ -79,9 +79,7 @@ int main(void)
 {
     test_seed_init();
     Suite *s = suite_create("opencl_groth16");
-    TCase *tc = tcase_create("graph");
-    tcase_set_timeout(tc, 900);
+    TCase *tc = test_case(s, "graph", 900);
     tcase_add_loop_test(tc, groth16_graph_gives_the_snarkjs_proof, 0, 2);
-    suite_add_tcase(s, tc);
     return run_suite(s);
 }

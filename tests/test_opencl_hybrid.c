@@ -99,13 +99,9 @@ END_TEST
 
 START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
 {
-    hpr_config cfg;
-    hpr_ctx *ctx = NULL;
+    hpr_ctx *ctx = test_ctx(NULL, 64); /* more threads than cores: POCL cannot fit beside the pool */
     hpr_run_report rep;
     hpr_device_info info;
-    hpr_config_default(&cfg);
-    cfg.threads = 64; /* more than the cores: POCL cannot fit beside the pool */
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
     ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
     inputs in = make_inputs(ctx, &curves[0], 40000, 1200, 0); /* above the hybrid threshold */
     unsigned char want[MAXP];
@@ -125,15 +121,11 @@ int main(void)
 {
     test_seed_init();
     Suite *s = suite_create("opencl_hybrid");
-    TCase *tc = tcase_create("hybrid");
-    tcase_set_timeout(tc, 900);
+    TCase *tc = test_case(s, "hybrid", 900);
     tcase_add_loop_test(tc, hybrid_splits_give_the_cpu_result, 0, 2);
     tcase_add_loop_test(tc, hybrid_reports_the_first_invalid_point, 0, 2);
     tcase_add_test(tc, hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores);
-    suite_add_tcase(s, tc);
-    TCase *faults = tcase_create("faults");
-    tcase_set_timeout(faults, 900); /* may build the MSM program (an empty cache) */
+    TCase *faults = test_case(s, "faults", 900); /* may build the MSM program (an empty cache) */
     tcase_add_loop_test(faults, hybrid_survives_device_faults, 0, 6);
-    suite_add_tcase(s, faults);
     return run_suite(s);
 }

@@ -158,17 +158,13 @@ int main(void)
 {
     test_seed_init();
     Suite *s = suite_create("opencl_msm");
-    TCase *tc = tcase_create("msm");
-    tcase_set_timeout(tc, 900);
+    TCase *tc = test_case(s, "msm", 900);
     tcase_add_loop_test(tc, msm_edge_matrix_matches_the_cpu, 0, 2);
     tcase_add_loop_test(tc, msm_random_sizes_and_window_bits_match_the_cpu, 0, 2);
     tcase_add_loop_test(tc, msm_with_32_bit_words_matches_the_cpu, 0, 2);
     tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 2);
     tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
-    suite_add_tcase(s, tc);
-    TCase *faults = tcase_create("faults");
-    tcase_set_timeout(faults, 900); /* may build the MSM program (an empty cache) */
+    TCase *faults = test_case(s, "faults", 900); /* may build the MSM program (an empty cache) */
     tcase_add_loop_test(faults, a_failing_device_is_reported_and_the_cpu_redoes_the_work, 0, 2);
-    suite_add_tcase(s, faults);
     return run_suite(s);
 }

@@ -183,15 +183,11 @@ int main(void)
 {
     test_seed_init();
     Suite *s = suite_create("opencl_ntt");
-    TCase *tc = tcase_create("device");
-    tcase_set_timeout(tc, 900);
+    TCase *tc = test_case(s, "device", 900);
     tcase_add_loop_test(tc, ntt_on_the_device_equals_the_cpu, 0, 5);
     tcase_add_test(tc, ntt_on_a_failing_device_is_redone_on_the_cpu);
-    suite_add_tcase(s, tc);
-    TCase *split = tcase_create("split");
-    tcase_set_timeout(split, 900);
+    TCase *split = test_case(s, "split", 900);
     tcase_add_loop_test(split, ntt_columns_split_across_devices_give_the_cpu_result, 0, 2);
     tcase_add_loop_test(split, one_large_ntt_split_four_step_gives_the_cpu_result, 0, 5);
-    suite_add_tcase(s, split);
     return run_suite(s);
 }

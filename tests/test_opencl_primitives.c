@@ -197,9 +197,7 @@ int main(void)
 {
     test_seed_init();
     Suite *s = suite_create("opencl_primitives");
-    TCase *tc = tcase_create("primitives");
-    tcase_set_timeout(tc, 900); /* each test builds the test program of one curve and word variant */
+    TCase *tc = test_case(s, "primitives", 900); /* each test builds the test program of one curve and word variant */
     tcase_add_loop_test(tc, primitives_match_the_host_bit_for_bit, 0, 2 * CL_WORDS_VARIANTS);
-    suite_add_tcase(s, tc);
     return run_suite(s);
 }

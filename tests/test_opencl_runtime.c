@@ -96,12 +96,7 @@ START_TEST(calibration_is_stored_per_device_and_survives_a_corrupt_profile)
         free(got);
     }
     /* another thread count is another CPU identity */
-    hpr_config cfg;
-    hpr_ctx *one = NULL;
-    hpr_config_default(&cfg);
-    cfg.threads = 1;
-    cfg.devices = "cpu";
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &one), HPR_OK);
+    hpr_ctx *one = test_ctx("cpu", 1);
     ck_assert_double_eq(hpr_calibrated_speed(one, "cpu", HPR_CURVE_BN254, 10), 0);
     hpr_ctx_destroy(one);
     /* garbage in the profile is ignored, and the next calibration rewrites it */
@@ -164,15 +159,11 @@ int main(void)
 {
     test_seed_init();
     Suite *s = suite_create("opencl_runtime");
-    TCase *cache = tcase_create("cache");
-    tcase_set_timeout(cache, 900); /* builds programs into an empty cache, calibrates */
+    TCase *cache = test_case(s, "cache", 900); /* builds programs into an empty cache, calibrates */
     tcase_add_test(cache, binary_cache_hits_and_rebuilds_a_truncated_entry);
     tcase_add_test(cache, calibration_is_stored_per_device_and_survives_a_corrupt_profile);
-    suite_add_tcase(s, cache);
-    TCase *absent = tcase_create("absent");
-    tcase_set_timeout(absent, 300);
+    TCase *absent = test_case(s, "absent", 300);
     tcase_add_test(absent, without_opencl_the_cpu_still_runs);
     tcase_add_test(absent, unknown_device_names_are_rejected);
-    suite_add_tcase(s, absent);
     return run_suite(s);
 }

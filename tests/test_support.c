@@ -27,6 +27,25 @@ int run_suite(Suite *s)
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+TCase *test_case(Suite *s, const char *name, double timeout_s)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, timeout_s);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+hpr_ctx *test_ctx(const char *devices, unsigned threads)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_config_default(&cfg);
+    cfg.threads = threads;
+    cfg.devices = devices;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    return ctx;
+}
+
 const char *fixtures_dir(void)
 {
     const char *dir = getenv("HPR_FIXTURES_DIR");

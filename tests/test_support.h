@@ -9,6 +9,8 @@
 
 #include <check.h>
 #include <gmp.h>
+
+#include "hyprove.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +62,13 @@ static inline void mpz_to_limbs(uint64_t *limbs, unsigned n, const mpz_t v)
 /* Runs a suite in the Check style: returns the process exit status (the seed printed on a
  * failure). */
 int run_suite(Suite *s);
+
+/* A test case of s named name with a timeout of timeout_s seconds, added to s. */
+TCase *test_case(Suite *s, const char *name, double timeout_s);
+
+/* A context on devices (NULL: the default, "all") with threads threads (0: all cores); the
+ * test fails if it cannot be created. */
+hpr_ctx *test_ctx(const char *devices, unsigned threads);
 
 /* ---- the snarkjs fixtures: HPR_FIXTURES_DIR/<fixture>/<file> (default tests/fixtures) ---- */
 
