@@ -111,8 +111,7 @@ hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve,
             report->cache_rebuilt = r->cache_rebuilt;
             report->cache_written = r->cache_written;
             report->seconds = r->seconds;
-            static const char *const names[CL_WORDS_VARIANTS] = {"standard", "int128", "limb32"};
-            snprintf(report->words, sizeof report->words, "%s", names[r->words]);
+            snprintf(report->words, sizeof report->words, "%s", cl_words_name(r->words));
         }
     }
     return st;

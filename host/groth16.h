@@ -64,12 +64,8 @@ hpr_groth16_phase g16_task_phase(const g16_work *work, int t);
  * context's notice, joined to ph->notices; the next phase starts now. */
 void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices);
 
-/* The MSM m on the CPU, or on device (NULL: the context's default; G2: always the CPU),
- * with an error detail naming the MSM. */
-RT_MUST_CHECK hpr_status g16_run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device);
-
-/* Task t of work (0 <= t < G16_TASKS): g16_h into work->h, or g16_run_msm of work->msm[t];
- * device as theirs (NULL: the context's default). */
+/* Task t of work (0 <= t < G16_TASKS): g16_h into work->h, or the MSM work->msm[t], on
+ * device (NULL: the context's default; G2 always on the CPU); a failed MSM's detail names it. */
 RT_MUST_CHECK hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device);
 
 /* The tasks one after another on the context's device (G2: the CPU), h first, then the MSMs

@@ -58,7 +58,9 @@ void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices)
     ph->t = now;
 }
 
-hpr_status g16_run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
+/* The MSM m on the CPU, or on device (NULL: the context's default; G2: always the CPU),
+ * with an error detail naming the MSM. */
+static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
 {
     static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
     hpr_msm_opts opts = {0, 0, 0, m->group == HPR_G2 ? "cpu" : device}; /* G2: CPU kernels only */
@@ -75,7 +77,7 @@ hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *d
 {
     if (t == G16_TASK_H)
         return g16_h(ctx, work->zk, work->w, work->h, device);
-    return g16_run_msm(ctx, work->zk->curve, &work->msm[t], device);
+    return run_msm(ctx, work->zk->curve, &work->msm[t], device);
 }
 
 hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work)

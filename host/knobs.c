@@ -24,16 +24,6 @@ static int env_is_one(const char *name)
     return v && strcmp(v, "1") == 0;
 }
 
-static int env_words(void)
-{
-    static const char *const names[CL_WORDS_VARIANTS] = {"standard", "int128", "limb32"};
-    const char *v = getenv("HPR_CL_WORDS");
-    for (int w = 0; v && w < CL_WORDS_VARIANTS; w++)
-        if (strcmp(v, names[w]) == 0)
-            return w;
-    return -1;
-}
-
 /* HPR_CACHE_DIR, else $XDG_CACHE_HOME/hyprove, else $HOME/.cache/hyprove; "" when none fits. */
 static void env_cache_dir(char *buf, size_t len)
 {
@@ -61,7 +51,7 @@ void knobs_read(ctx_knobs *k)
     k->sched_trace = getenv("HPR_SCHED_TRACE") != NULL;
     cl_options_default(&k->cl);
     env_string("HPR_OPENCL_LIBRARY", k->cl.library, sizeof k->cl.library);
-    k->cl.words = env_words();
+    k->cl.words = cl_words_parse(getenv("HPR_CL_WORDS"));
     env_string("HPR_CL_INJECT_FAULT", k->cl.inject_fault, sizeof k->cl.inject_fault);
     if ((v = getenv("HPR_CL_MAX_ALLOC")) && v[0])
         k->cl.max_alloc = strtoull(v, NULL, 10);

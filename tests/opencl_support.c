@@ -30,48 +30,12 @@ hpr_ctx *ocl_hybrid_ctx(void)
     return test_ctx("all", 1);
 }
 
-/* The variable's value into buf (len bytes); "" when unset or too long. */
-static void env_string(const char *name, char *buf, size_t len)
-{
-    const char *v = getenv(name);
-    buf[0] = '\0';
-    if (v && strlen(v) < len)
-        memcpy(buf, v, strlen(v) + 1);
-}
-
-void ocl_options_from_env(cl_options *opts)
-{
-    const char *v;
-    int n = -1;
-    cl_options_default(opts);
-    env_string("HPR_OPENCL_LIBRARY", opts->library, sizeof opts->library);
-    if ((v = getenv("HPR_CL_WORDS")) != NULL) {
-        if (strcmp(v, "standard") == 0)
-            opts->words = CL_WORDS_STANDARD;
-        else if (strcmp(v, "int128") == 0)
-            opts->words = CL_WORDS_INT128; /* honoured on POCL only (cl_dev_default_words) */
-        else if (strcmp(v, "limb32") == 0)
-            opts->words = CL_WORDS_LIMB32;
-    }
-    env_string("HPR_CL_INJECT_FAULT", opts->inject_fault, sizeof opts->inject_fault);
-    if ((v = getenv("HPR_CL_MAX_ALLOC")) && v[0])
-        opts->max_alloc = strtoull(v, NULL, 10);
-    if ((v = getenv("HPR_CACHE_DIR")) && v[0])
-        n = snprintf(opts->cache_dir, sizeof opts->cache_dir, "%s", v);
-    else if ((v = getenv("XDG_CACHE_HOME")) && v[0])
-        n = snprintf(opts->cache_dir, sizeof opts->cache_dir, "%s/hyprove", v);
-    else if ((v = getenv("HOME")) && v[0])
-        n = snprintf(opts->cache_dir, sizeof opts->cache_dir, "%s/.cache/hyprove", v);
-    if (n < 0 || (size_t)n >= sizeof opts->cache_dir)
-        opts->cache_dir[0] = '\0';
-}
-
 cl_runtime *ocl_runtime_open(void)
 {
-    cl_options opts;
+    ctx_knobs knobs; /* the options a context takes from the environment (host/knobs.c) */
     cl_runtime *rt = NULL;
-    ocl_options_from_env(&opts);
-    ck_assert_int_eq(cl_runtime_open(&rt, &opts), 0);
+    knobs_read(&knobs);
+    ck_assert_int_eq(cl_runtime_open(&rt, &knobs.cl), 0);
     ck_assert_ptr_nonnull(rt);
     return rt;
 }

@@ -28,12 +28,9 @@ void ocl_first_device(char *id);
  * one thread (POCL_MAX_PTHREAD_COUNT, set before OpenCL loads in this forked test). */
 hpr_ctx *ocl_hybrid_ctx(void);
 
-/* The runtime's options as a context fills them from the environment: HPR_OPENCL_LIBRARY,
- * HPR_CL_WORDS (standard, int128, limb32), HPR_CL_INJECT_FAULT, HPR_CL_MAX_ALLOC, and the
- * cache folder (HPR_CACHE_DIR, else $XDG_CACHE_HOME/hyprove, else $HOME/.cache/hyprove). */
-void ocl_options_from_env(cl_options *opts);
-
-/* The raw OpenCL runtime with those options (cl_runtime_close releases it). */
+/* The raw OpenCL runtime with the options a context takes from the environment (knobs_read:
+ * HPR_OPENCL_LIBRARY, HPR_CL_WORDS, HPR_CL_INJECT_FAULT, HPR_CL_MAX_ALLOC, the cache folder);
+ * cl_runtime_close releases it. */
 cl_runtime *ocl_runtime_open(void);
 
 /* out = the G1 MSM of (points, scalars) on the CPU alone, in a context of its own. */

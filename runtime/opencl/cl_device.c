@@ -104,6 +104,21 @@ static int discover(cl_runtime *rt)
     return 0;
 }
 
+static const char *const words_names[CL_WORDS_VARIANTS] = {"standard", "int128", "limb32"};
+
+const char *cl_words_name(int words)
+{
+    return words >= 0 && words < CL_WORDS_VARIANTS ? words_names[words] : "";
+}
+
+int cl_words_parse(const char *name)
+{
+    for (int w = 0; name && w < CL_WORDS_VARIANTS; w++)
+        if (strcmp(name, words_names[w]) == 0)
+            return w;
+    return -1;
+}
+
 void cl_options_default(cl_options *opts)
 {
     memset(opts, 0, sizeof *opts);

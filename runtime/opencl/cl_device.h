@@ -24,6 +24,11 @@ enum { CL_CURVES = 6 };
  * 64-bit words with unsigned __int128 (POCL only), 32-bit words (8x32 for BN254). */
 enum { CL_WORDS_STANDARD = 0, CL_WORDS_INT128 = 1, CL_WORDS_LIMB32 = 2, CL_WORDS_VARIANTS = 3 };
 
+/* "standard", "int128", "limb32" for CL_WORDS_*; cl_words_parse gives the variant of a name,
+ * -1 for anything else (NULL too). */
+const char *cl_words_name(int words);
+int cl_words_parse(const char *name);
+
 typedef struct {
     int cache_hit;      /* 1: loaded from the binary cache */
     int cache_rebuilt;  /* 1: a cache entry existed but was corrupt or stale, and was rebuilt */
