@@ -4,14 +4,39 @@
  * tier for a context (forced by hpr_config.cpu_tier or HPR_CPU, else the fastest).
  */
 #include "cpu_tiers.h"
-#include "msm_engine.h"
 
 #include <string.h>
 
-/* Whether this build has the tier's kernels (the same for every curve). */
+/* Whether this build has the tier's kernels (the avx2 tier: its NTT kernels; its MSM kernels
+ * are the adx tier's). */
 static int tier_built(rt_cpu_tier tier)
 {
-    return msm_g1_ops(HPR_CURVE_BN254)->kernels[tier] != NULL;
+    switch (tier) {
+    case RT_CPU_PORTABLE: return 1;
+    case RT_CPU_ADX: return HPR_HAVE_ADX;
+    case RT_CPU_AVX2: return HPR_HAVE_AVX2;
+    case RT_CPU_AVX512: return HPR_HAVE_IFMA;
+    default: return 0;
+    }
+}
+
+/* Why the processor cannot run tier, or why this build lacks it. */
+static const char *tier_unsupported_reason(rt_cpu_tier tier)
+{
+    switch (tier) {
+    case RT_CPU_ADX: return "this processor lacks ADX or BMI2";
+    case RT_CPU_AVX2: return "this processor lacks AVX2, ADX or BMI2, or the OS does not enable the YMM registers";
+    default: return "this processor lacks AVX-512 IFMA (or ADX), or the OS does not enable the ZMM registers";
+    }
+}
+
+static const char *tier_unbuilt_reason(rt_cpu_tier tier)
+{
+    switch (tier) {
+    case RT_CPU_ADX: return "this build of hyprove has no ADX kernels (not an x86-64 build)";
+    case RT_CPU_AVX2: return "this build of hyprove has no AVX2 kernels (not an x86-64 build, or a compiler without -mavx2)";
+    default: return "this build of hyprove has no AVX-512 kernels (compiler without IFMA, or HPR_AVX512=OFF)";
+    }
 }
 
 hpr_status hpr_cpu_tier_check(const char *name, const char **why)
@@ -23,18 +48,16 @@ hpr_status hpr_cpu_tier_check(const char *name, const char **why)
         why = &unused;
     *why = "";
     if (tier < 0) {
-        *why = "unknown CPU tier (expected portable, adx or avx512)";
+        *why = "unknown CPU tier (expected portable, adx, avx2 or avx512)";
         return HPR_ERR_INVALID_ARGUMENT;
     }
     rt_cpu_features_detect(&f);
     if (!rt_cpu_tier_supported(&f, (rt_cpu_tier)tier)) {
-        *why = tier == RT_CPU_ADX ? "this processor lacks ADX or BMI2"
-                                  : "this processor lacks AVX-512 IFMA (or ADX), or the OS does not enable the ZMM registers";
+        *why = tier_unsupported_reason((rt_cpu_tier)tier);
         return HPR_ERR_CPU_TIER;
     }
     if (!tier_built((rt_cpu_tier)tier)) {
-        *why = tier == RT_CPU_ADX ? "this build of hyprove has no ADX kernels (not an x86-64 build)"
-                                  : "this build of hyprove has no AVX-512 kernels (compiler without IFMA, or HPR_AVX512=OFF)";
+        *why = tier_unbuilt_reason((rt_cpu_tier)tier);
         return HPR_ERR_CPU_TIER;
     }
     return HPR_OK;

@@ -111,7 +111,8 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
         .xyzz_size = sizeof(curve##_xyzz),                                                         \
         .scalar_bits = order_bits,                                                                 \
         .order = order_limbs,                                                                      \
-        .kernels = {&msm_##curve##_portable_kernel, ADX_KERNEL(curve), ifma},                       \
+        .kernels = {[RT_CPU_PORTABLE] = &msm_##curve##_portable_kernel, [RT_CPU_ADX] = ADX_KERNEL(curve), \
+                    [RT_CPU_AVX512] = ifma}, /* avx2: the adx kernels */                  \
         .sum_points = curve##_cpu_sum_points,                                                      \
         .xyzz_set_inf = curve##_cpu_xyzz_set_inf,                                                  \
         .xyzz_add = curve##_cpu_xyzz_add,                                                          \

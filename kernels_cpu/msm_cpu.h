@@ -80,7 +80,8 @@ typedef struct {
     unsigned scalar_bits; /* bit length of the group order r */
     const uint64_t *order; /* r, 4 limbs */
 
-    /* the tile kernel of each CPU tier (rt_cpu_tier); NULL where the build lacks the tier */
+    /* the tile kernel of each CPU tier (rt_cpu_tier); NULL where the build lacks the tier or the
+     * tier has no MSM kernels of its own (avx2: msm_kernel_for gives the adx tier's) */
     const msm_cpu_kernel *kernels[RT_CPU_TIERS];
     /* acc = sum of points[index[i]] for i in [begin, end) */
     void (*sum_points)(void *acc, const void *points, const uint32_t *index, size_t begin, size_t end);

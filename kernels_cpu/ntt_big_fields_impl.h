@@ -30,3 +30,10 @@ BIG_FIELD_ENTRIES(bls12_381_fr)
 
 static const uint64_t bn254_fr_modulus[4] = BN254_FR_P;
 static const uint64_t bls12_381_fr_modulus[4] = BLS12_381_FR_P;
+
+/* The two fields' tables of these kernels, named by the unit (STORAGE: static or nothing). */
+#define BIG_FIELD_TABLES(STORAGE, BN254_NAME, BLS12_381_NAME)                                        \
+    STORAGE NTT_OPS(BN254_NAME, "bn254-fr", ntt_bn254_fr, ntt_bn254_fr, 32, BN254_FR_TWO_ADICITY,      \
+                    BN254_FR_GENERATOR_INT, bn254_fr_modulus);                                       \
+    STORAGE NTT_OPS(BLS12_381_NAME, "bls12-381-fr", ntt_bls12_381_fr, ntt_bls12_381_fr, 32,          \
+                    BLS12_381_FR_TWO_ADICITY, BLS12_381_FR_GENERATOR_INT, bls12_381_fr_modulus)

@@ -1,6 +1,7 @@
 /*
  * ntt_cpu.c: the portable CPU NTT (ntt_impl.h) for the five fields, their tables, and the
- * choice of table per tier (the avx512 tables are those of ntt_avx512.c and ntt_ifma.c).
+ * choice of table per tier (the others are those of ntt_adx.c, ntt_avx2.c, ntt_avx512.c and
+ * ntt_ifma.c).
  * BN254 Fr and BLS12-381 Fr come from the shared arithmetic (arith/curves.h, 4x64
  * Montgomery); Goldilocks, BabyBear and KoalaBear from ntt_fields.h.
  */
@@ -55,10 +56,7 @@ static const uint64_t gl_modulus[4] = {GL_P, 0, 0, 0};
 static const uint64_t bb_modulus[4] = {BB_P, 0, 0, 0};
 static const uint64_t kb_modulus[4] = {KB_P, 0, 0, 0};
 
-NTT_OPS(ntt_bn254_fr_ops, "bn254-fr", ntt_bn254_fr, ntt_bn254_fr, 32, BN254_FR_TWO_ADICITY, BN254_FR_GENERATOR_INT,
-        bn254_fr_modulus);
-NTT_OPS(ntt_bls12_381_fr_ops, "bls12-381-fr", ntt_bls12_381_fr, ntt_bls12_381_fr, 32, BLS12_381_FR_TWO_ADICITY,
-        BLS12_381_FR_GENERATOR_INT, bls12_381_fr_modulus);
+BIG_FIELD_TABLES(, ntt_bn254_fr_ops, ntt_bls12_381_fr_ops);
 NTT_OPS(ntt_goldilocks_ops, "goldilocks", ntt_gl, ntt_gl, 8, 32, 7, gl_modulus);
 NTT_OPS(ntt_babybear_ops, "babybear", ntt_bb, ntt_bb, 4, 27, 31, bb_modulus);
 NTT_OPS(ntt_koalabear_ops, "koalabear", ntt_kb, ntt_kb, 4, 24, 3, kb_modulus);
@@ -66,18 +64,27 @@ NTT_OPS(ntt_koalabear_ops, "koalabear", ntt_kb, ntt_kb, 4, 24, 3, kb_modulus);
 
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
 {
-    static const ntt_field_ops *const portable[] = {NULL, &ntt_bn254_fr_ops, &ntt_bls12_381_fr_ops, &ntt_goldilocks_ops,
-                                                    &ntt_babybear_ops, &ntt_koalabear_ops};
+    static const ntt_field_ops *const tables[RT_CPU_TIERS][6] = {
+        [RT_CPU_PORTABLE] = {NULL, &ntt_bn254_fr_ops, &ntt_bls12_381_fr_ops, &ntt_goldilocks_ops, &ntt_babybear_ops,
+                             &ntt_koalabear_ops},
+#if HPR_HAVE_ADX
+        [RT_CPU_ADX] = {NULL, &ntt_bn254_fr_adx_ops, &ntt_bls12_381_fr_adx_ops, &ntt_goldilocks_ops, &ntt_babybear_ops,
+                        &ntt_koalabear_ops},
+#endif
+#if HPR_HAVE_ADX && HPR_HAVE_AVX2
+        [RT_CPU_AVX2] = {NULL, &ntt_bn254_fr_adx_ops, &ntt_bls12_381_fr_adx_ops, &ntt_goldilocks_avx2_ops,
+                         &ntt_babybear_avx2_ops, &ntt_koalabear_avx2_ops},
+#endif
+#if HPR_HAVE_IFMA
+        [RT_CPU_AVX512] = {NULL, &ntt_bn254_fr_avx512_ops, &ntt_bls12_381_fr_avx512_ops, &ntt_goldilocks_avx512_ops,
+                           &ntt_babybear_avx512_ops, &ntt_koalabear_avx512_ops},
+#endif
+    };
     if (field < 1 || field > 5)
         return NULL;
-#if HPR_HAVE_IFMA
-    static const ntt_field_ops *const avx512[] = {NULL, &ntt_bn254_fr_avx512_ops, &ntt_bls12_381_fr_avx512_ops,
-                                                  &ntt_goldilocks_avx512_ops, &ntt_babybear_avx512_ops,
-                                                  &ntt_koalabear_avx512_ops};
-    if (tier == RT_CPU_AVX512)
-        return avx512[field];
-#else
-    (void)tier;
-#endif
-    return portable[field];
+    /* the tier's table, else the best one below it that this build has */
+    for (int t = (unsigned)tier < RT_CPU_TIERS ? (int)tier : RT_CPU_PORTABLE; t >= 0; t--)
+        if (tables[t][field])
+            return tables[t][field];
+    return NULL;
 }

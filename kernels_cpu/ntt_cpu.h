@@ -78,6 +78,14 @@ extern const ntt_field_ops ntt_bls12_381_fr_ops;
 extern const ntt_field_ops ntt_goldilocks_ops;
 extern const ntt_field_ops ntt_babybear_ops;
 extern const ntt_field_ops ntt_koalabear_ops;
+/* the adx and avx2 tiers' BN254 Fr and BLS12-381 Fr (ntt_adx.c: mulx/adcx/adox multiplication) */
+extern const ntt_field_ops ntt_bn254_fr_adx_ops;
+extern const ntt_field_ops ntt_bls12_381_fr_adx_ops;
+/* the avx2 tier (ntt_avx2.c): Goldilocks (4 lanes of 64 bits), BabyBear and KoalaBear (8 lanes
+ * of 32 bits) */
+extern const ntt_field_ops ntt_goldilocks_avx2_ops;
+extern const ntt_field_ops ntt_babybear_avx2_ops;
+extern const ntt_field_ops ntt_koalabear_avx2_ops;
 /* the avx512 tier (ntt_avx512.c): Goldilocks (8 lanes of 64 bits), BabyBear and KoalaBear
  * (16 lanes of 32 bits) */
 extern const ntt_field_ops ntt_goldilocks_avx512_ops;
@@ -96,7 +104,8 @@ NTT_IFMA_KERNELS(ntt_bn254_fr_ifma)
 NTT_IFMA_KERNELS(ntt_bls12_381_fr_ifma)
 
 /* The table of field (hpr_field id 1..5) for a CPU tier: the tier's own kernels where it has
- * them (avx512: every field), else the portable ones; NULL for an unknown field.
+ * them (adx: the 256-bit fields; avx2: those and the small fields; avx512: every field), else
+ * the portable ones; NULL for an unknown field.
  * Every tier gives the same bits. */
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier);
 

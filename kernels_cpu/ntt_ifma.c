@@ -29,10 +29,7 @@
 /* The portable NTT of the two fields (the IFMA kernels' fallbacks and table entries). */
 #include "ntt_big_fields_impl.h"
 
-static NTT_OPS(bn254_fr_portable, "bn254-fr", ntt_bn254_fr, ntt_bn254_fr, 32, BN254_FR_TWO_ADICITY,
-               BN254_FR_GENERATOR_INT, bn254_fr_modulus);
-static NTT_OPS(bls12_381_fr_portable, "bls12-381-fr", ntt_bls12_381_fr, ntt_bls12_381_fr, 32,
-               BLS12_381_FR_TWO_ADICITY, BLS12_381_FR_GENERATOR_INT, bls12_381_fr_modulus);
+BIG_FIELD_TABLES(static, bn254_fr_portable, bls12_381_fr_portable);
 
 #define NI_PFX ntt_bn254_fr_ifma
 #define NI_F8 bn254_fr8

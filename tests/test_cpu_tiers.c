@@ -1,5 +1,5 @@
 /*
- * test_cpu_tiers.c: the CPU kernel tiers (portable, adx, avx512) against GMP and each other.
+ * test_cpu_tiers.c: the CPU kernel tiers (portable, adx, avx2, avx512) against GMP and each other.
  *  - field arithmetic of every tier that can run here (Fp of G1, Fq2 of G2), lane by lane
  *    against a GMP oracle, on random values and carry edges (0, 1, p - 1, p .. 2p - 1 for
  *    the lazily reduced avx512 form, values whose 52-bit or 64-bit limbs sit at 2^52 - 1,
@@ -22,7 +22,7 @@
 
 #include <string.h>
 
-static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx512"};
+static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512"};
 
 static int tier_runs(int t)
 {
@@ -31,6 +31,16 @@ static int tier_runs(int t)
         return 1;
     printf("tier %s skipped on this machine: %s\n", tier_names[t], why);
     return 0;
+}
+
+/* tier_runs, and the tier has MSM kernels of its own (the avx2 tier runs the adx tier's: the
+ * MSM tests of adx cover them, and dispatch_picks_the_fastest_and_honours_requests checks
+ * that an avx2 context uses them). */
+static int tier_runs_own_msm(int t)
+{
+    if (!tier_runs(t))
+        return 0;
+    return msm_g1_ops(HPR_CURVE_BN254)->kernels[t] != NULL;
 }
 
 static hpr_ctx *tier_ctx(const char *tier, unsigned threads)
@@ -252,8 +262,10 @@ START_TEST(field_arithmetic_matches_gmp)
     const curve_t *c = &curves[_i / RT_CPU_TIERS];
     const msm_curve_ops *ops = msm_ops(c->curve, c->group);
     int t = _i % RT_CPU_TIERS;
-    if (!tier_runs(t))
+    if (!tier_runs_own_msm(t)) {
+        printf("tier %s: no field kernels of its own to test\n", tier_names[t]);
         return;
+    }
     ck_assert_ptr_nonnull(ops->kernels[t]);
     ck_assert_str_eq(ops->kernels[t]->tier, tier_names[t]);
     check_field_ops(ops, ops->kernels[t], 100 + (uint64_t)_i);
@@ -286,7 +298,7 @@ START_TEST(msm_of_every_tier_equals_portable)
         inputs in = make_inputs(ref, c, n, 5000 + 16 * (uint64_t)_i + e, edge_sets[e]);
         reference_msm(ref, c, &in, 100, want);
         for (int t = 0; t < RT_CPU_TIERS; t++) {
-            if (!tier_runs(t))
+            if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
             expect_msm(ctx, c, &in, want, NULL, tier_names[t]);
@@ -322,7 +334,7 @@ START_TEST(crowded_buckets_beside_busy_batches)
                 memcpy(in.scalars + 32 * i, in.scalars, 32);
         ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in.points, in.scalars, n, want), HPR_OK);
         for (int t = 1; t < RT_CPU_TIERS; t++) {
-            if (!tier_runs(t))
+            if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
             expect_msm(ctx, c, &in, want, NULL, pattern ? "all scalars equal" : "every third scalar r - 1");
@@ -402,7 +414,7 @@ START_TEST(g2_points_with_a_zero_y_component)
         unsigned char want[MAXP];
         reference_msm(ref, c, &in, 64, want);
         for (int t = 0; t < RT_CPU_TIERS; t++) {
-            if (!tier_runs(t))
+            if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
             hpr_msm_opts crowded = {4, 0, 0, NULL};
@@ -450,7 +462,7 @@ START_TEST(every_tier_reports_the_same_bad_point)
         assert_seeded(strstr(want_detail, index_text) != NULL, "want %s in '%s'", index_text, want_detail);
         memcpy(shifted + 8 - 3, in.points, in.n * c->point_size); /* unaligned copy: the decoding path */
         for (int t = 0; t < RT_CPU_TIERS; t++) {
-            if (!tier_runs(t))
+            if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
             const unsigned char *sources[2] = {in.points, shifted + 8 - 3};
@@ -533,6 +545,29 @@ START_TEST(dispatch_picks_the_fastest_and_honours_requests)
 }
 END_TEST
 
+/* The avx2 tier has no MSM kernels of its own: an avx2 context runs the adx tier's, every
+ * curve and group, and gets the portable bits. */
+START_TEST(avx2_tier_msm_runs_the_adx_kernels)
+{
+    if (!tier_runs(RT_CPU_AVX2))
+        return;
+    hpr_ctx *ref = tier_ctx("portable", 1), *ctx = tier_ctx("avx2", 2);
+    for (size_t k = 0; k < sizeof curves / sizeof curves[0]; k++) {
+        const curve_t *c = &curves[k];
+        const msm_curve_ops *ops = msm_ops(c->curve, c->group);
+        unsigned char want[MAXP];
+        ck_assert_ptr_null(ops->kernels[RT_CPU_AVX2]);
+        ck_assert_ptr_eq(msm_kernel_for(ops, RT_CPU_AVX2), ops->kernels[RT_CPU_ADX]);
+        inputs in = make_inputs(ref, c, 700, 7400 + (uint64_t)k, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1);
+        ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in.points, in.scalars, in.n, want), HPR_OK);
+        expect_msm(ctx, c, &in, want, NULL, "avx2");
+        free_inputs(&in);
+    }
+    hpr_ctx_destroy(ctx);
+    hpr_ctx_destroy(ref);
+}
+END_TEST
+
 /* ---- pieces of the window grid (what the hybrid scheduler deals) ---- */
 
 /* One random cover of the grid: windows in random runs; a run is either whole windows over
@@ -580,7 +615,7 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
         inputs in = make_inputs(ref, c, n, 7200 + 16 * (uint64_t)_i + e, edge_sets[e]);
         ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in.points, in.scalars, n, want), HPR_OK);
         for (int t = 0; t < RT_CPU_TIERS; t++) {
-            if (!tier_runs(t))
+            if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
             hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % 13), 0, 0, NULL};
@@ -612,6 +647,7 @@ int main(void)
     tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 4);
     tcase_add_loop_test(tc, pieces_of_the_window_grid_add_up_to_the_msm, 0, 4);
     tcase_add_test(tc, dispatch_picks_the_fastest_and_honours_requests);
+    tcase_add_test(tc, avx2_tier_msm_runs_the_adx_kernels);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -380,11 +380,11 @@ static hpr_ctx *tier_ctx(const char *tier)
 START_TEST(every_cpu_tier_gives_the_portable_bits)
 {
     const field_t *f = &fields[_i];
-    static const char *const tiers[] = {"adx", "avx512"};
+    static const char *const tiers[] = {"adx", "avx2", "avx512"};
     test_rng rng;
     test_rng_init(&rng, 600 + (uint64_t)_i);
     hpr_ctx *ref = tier_ctx("portable");
-    for (size_t t = 0; t < 2; t++) {
+    for (size_t t = 0; t < sizeof tiers / sizeof tiers[0]; t++) {
         const char *why;
         if (hpr_cpu_tier_check(tiers[t], &why) != HPR_OK) {
             printf("tier %s skipped on this machine: %s\n", tiers[t], why);

@@ -43,7 +43,7 @@ static const char *bench_help =
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
     "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16.\n"
     "  --threads T   CPU threads; an OpenCL device's records show its compute units instead\n"
-    "  --cpu-tiers T,.. CPU kernel tiers to measure side by side: portable, adx, avx512, or all\n"
+    "  --cpu-tiers T,.. CPU kernel tiers to measure side by side: portable, adx, avx2, avx512, or all\n"
     "                (every tier this processor and build can run); default: the one in use\n"
     "                (HPR_CPU, else the fastest). Rows for cpu and all repeat per tier.\n"
     "  --json FILE   also write the records as a JSON list (atomically): op, curve, group,\n"
@@ -463,7 +463,7 @@ static int parse_tiers(bench_args *a, const char *list)
     }
     if (cli_split_list(list, parsed, MAX_TIERS, &count))
         return cli_usage_error("bench msm ", "--cpu-tiers '%s': expected all or a comma-separated list of at most %d "
-                               "of portable, adx, avx512", list, MAX_TIERS);
+                               "of portable, adx, avx2, avx512", list, MAX_TIERS);
     for (size_t i = 0; i < count; i++) {
         if (hpr_cpu_tier_check(parsed[i], &why) != HPR_OK)
             return cli_usage_error("bench msm ", "--cpu-tiers: '%s': %s", parsed[i], why);

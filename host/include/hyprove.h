@@ -74,7 +74,8 @@ typedef struct hpr_ctx hpr_ctx;
 typedef struct {
     unsigned threads;    /* CPU worker threads; 0 = every online core */
     const char *devices; /* default device of the calls: "cpu", "cl:P.D", "all" or NULL (= "all") */
-    /* CPU kernel tier: "portable" (plain C), "adx" (mulx/adcx/adox), "avx512" (8-lane IFMA), or
+    /* CPU kernel tier: "portable" (plain C), "adx" (mulx/adcx/adox), "avx2" (adx and 8-lane AVX2
+     * kernels of the 31-bit and 64-bit NTT fields), "avx512" (8-lane IFMA), or
      * NULL: the environment variable HPR_CPU if set, else the fastest one this processor, its
      * OS and this build allow. A forced tier that cannot run is HPR_ERR_CPU_TIER. */
     const char *cpu_tier;
@@ -83,7 +84,7 @@ typedef struct {
 /* Whether the CPU tier name can run here: HPR_OK, or HPR_ERR_CPU_TIER / HPR_ERR_INVALID_ARGUMENT
  * with *why (static text) saying what is missing. why may be NULL. */
 HPR_API hpr_status hpr_cpu_tier_check(const char *name, const char **why);
-/* The CPU kernel tier this context uses ("portable", "adx" or "avx512"). */
+/* The CPU kernel tier this context uses ("portable", "adx", "avx2" or "avx512"). */
 HPR_API const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx);
 
 /* What the processor and the OS offer, from CPUID and XCR0 (every flag 0 off x86-64). */
@@ -94,7 +95,7 @@ typedef struct {
     int os_avx, os_avx512;  /* XCR0 enables the YMM / ZMM state */
 } hpr_cpu_info;
 HPR_API void hpr_cpu_info_get(hpr_cpu_info *info);
-/* The CPU kernel tiers this library knows, slowest first ("portable", "adx", "avx512"):
+/* The CPU kernel tiers this library knows, slowest first ("portable", "adx", "avx2", "avx512"):
  * index 0 .. hpr_cpu_tier_count() - 1; NULL past the end. */
 HPR_API unsigned hpr_cpu_tier_count(void);
 HPR_API const char *hpr_cpu_tier_name(unsigned index);

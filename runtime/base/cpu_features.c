@@ -82,7 +82,7 @@ void rt_cpu_features_detect(rt_cpu_features *f)
 
 #endif
 
-static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx512"};
+static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512"};
 
 const char *rt_cpu_tier_name(rt_cpu_tier tier)
 {
@@ -102,6 +102,7 @@ int rt_cpu_tier_supported(const rt_cpu_features *f, rt_cpu_tier tier)
     switch (tier) {
     case RT_CPU_PORTABLE: return 1;
     case RT_CPU_ADX: return f->adx && f->bmi2;
+    case RT_CPU_AVX2: return f->avx2 && f->adx && f->bmi2;
     case RT_CPU_AVX512: return f->avx512f && f->avx512ifma && f->adx && f->bmi2;
     default: return 0;
     }

@@ -12,11 +12,12 @@ typedef struct {
 } rt_cpu_features;
 
 /* CPU kernel tiers, slowest first: plain C; mulx/adcx/adox field multiplication (ADX, BMI2);
- * 8-lane AVX-512 IFMA. */
-typedef enum { RT_CPU_PORTABLE = 0, RT_CPU_ADX, RT_CPU_AVX512, RT_CPU_TIERS } rt_cpu_tier;
+ * the same plus 8-lane AVX2 kernels of the small-field NTT (AVX2, ADX, BMI2); 8-lane AVX-512
+ * IFMA. */
+typedef enum { RT_CPU_PORTABLE = 0, RT_CPU_ADX, RT_CPU_AVX2, RT_CPU_AVX512, RT_CPU_TIERS } rt_cpu_tier;
 
 const char *rt_cpu_tier_name(rt_cpu_tier tier);
-/* The tier named name ("portable", "adx", "avx512"); -1 for anything else. */
+/* The tier named name ("portable", "adx", "avx2", "avx512"); -1 for anything else. */
 int rt_cpu_tier_parse(const char *name);
 /* Whether the processor and the OS allow the tier (not whether this build has its kernels). */
 int rt_cpu_tier_supported(const rt_cpu_features *f, rt_cpu_tier tier);
