@@ -5,9 +5,10 @@
  * of FE_N 64-bit limbs, little-endian, Montgomery form with R = 2^(64*FE_N).
  * Method: multiplication is CIOS Montgomery in the "no final carry" variant (valid because
  * every modulus we use has a top limb below 2^63 - 1, so the running sum fits in FE_N limbs),
- * followed by one conditional subtraction. Inversion is Fermat (a^(p-2)); inverse of zero is
- * the documented error value zero, with a return code of 0.
- * Cost: mul = 2*FE_N^2 word products; inv = about 1.5*bits multiplications.
+ * followed by one conditional subtraction. Inversion is Fermat (a^(p-2)) in OpenCL C and
+ * divsteps (fe_safegcd.h) in host C, the same bits; inverse of zero is the documented error
+ * value zero, with a return code of 0.
+ * Cost: mul = 2*FE_N^2 word products; Fermat's inv = about 1.5*bits multiplications.
  * Why: one source compiles as C11 on the host and as OpenCL C 1.2 (see compat.h), so every
  * device computes the very same bits.
  *
@@ -19,6 +20,9 @@
  */
 #include "compat.h"
 #include "constants_gen.h"
+#if !ARITH_IS_OPENCL && defined(__SIZEOF_INT128__)
+#include "fe_safegcd.h" /* host C: inversion by divsteps */
+#endif
 
 #ifndef ARITH_CAT
 #define ARITH_CAT_(a, b) a##b
@@ -219,8 +223,9 @@ ARITH_FN void FE_FN(pow_var)(FE_T *r, const FE_T *a, const arith_u64 *e)
     *r = acc;
 }
 
-/* r = a^-1. Returns 1, or 0 when a is zero; then r is zero (the documented error value). */
-ARITH_FN int FE_FN(inv)(FE_T *r, const FE_T *a)
+/* r = a^-1 by Fermat (a^(p-2)): OpenCL's inversion, and the host's reference for it. Returns
+ * 1, or 0 when a is zero; then r is zero (the documented error value). */
+ARITH_FN int FE_FN(inv_fermat)(FE_T *r, const FE_T *a)
 {
     const arith_u64 e[FE_N] = FE_CONST(P_MINUS_2);
     if (FE_FN(is_zero)(a)) {
@@ -230,6 +235,31 @@ ARITH_FN int FE_FN(inv)(FE_T *r, const FE_T *a)
     FE_FN(pow_var)(r, a, e);
     return 1;
 }
+
+/* r = a^-1, the same contract and bits as inv_fermat. Host C: the plain inverse of the
+ * Montgomery form aR by divsteps (fe_safegcd.h) is a^-1 R^-1; two multiplications by R^2
+ * make it a^-1 R. Variable time. */
+#ifdef ARITH_FE_SAFEGCD_H
+ARITH_FN int FE_FN(inv)(FE_T *r, const FE_T *a)
+{
+    const arith_u64 p[FE_N] = FE_CONST(P), r2[FE_N] = FE_CONST(R2);
+    FE_T t, rr;
+    if (FE_FN(is_zero)(a)) {
+        FE_FN(set_zero)(r);
+        return 0;
+    }
+    safegcd_inv(t.l, a->l, p, FE_N);
+    FE_FN(set_limbs)(&rr, r2);
+    FE_FN(mul)(&t, &t, &rr);
+    FE_FN(mul)(r, &t, &rr);
+    return 1;
+}
+#else
+ARITH_FN int FE_FN(inv)(FE_T *r, const FE_T *a)
+{
+    return FE_FN(inv_fermat)(r, a);
+}
+#endif
 
 /* r = a * R mod p: canonical limbs (< p, the caller checks) -> Montgomery form. */
 ARITH_FN void FE_FN(to_mont)(FE_T *r, const arith_u64 *canonical)

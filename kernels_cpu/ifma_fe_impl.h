@@ -357,30 +357,18 @@ static inline void IF_FN(shift_lanes)(IF_T *r, const IF_T *a, int s, int up, con
 }
 
 /* The scalar inverse of the 64-bit arithmetic (IF_SCALAR, fe_impl.h: Montgomery with
- * R = 2^(64 IF_N64)) of a nonzero x, 4-bit fixed windows over p - 2. */
+ * R = 2^(64 IF_N64)) of a nonzero x: divsteps (arith/fe_safegcd.h). Measured (Zen 3, mulx
+ * multiplication): 0.9 us against 6.8 us for Fermat in BN254's Fp, 1.5 against 29 us in
+ * BLS12-381's. */
 static inline void IF_FN(scalar_inv)(IF_SCALAR *r, const IF_SCALAR *x)
 {
-    static const uint64_t e[IF_N64] = IF_SCALAR_CONST(P_MINUS_2);
-    IF_SCALAR table[16], acc;
-    ARITH_CAT(IF_SCALAR, _set_one)(&table[0]);
-    table[1] = *x;
-    for (int i = 2; i < 16; i++)
-        ARITH_CAT(IF_SCALAR, _mul)(&table[i], &table[i - 1], x);
-    acc = table[0];
-    for (int bit = 64 * IF_N64 - 4; bit >= 0; bit -= 4) {
-        for (int k = 0; k < 4; k++)
-            ARITH_CAT(IF_SCALAR, _sqr)(&acc, &acc);
-        unsigned nibble = (unsigned)((e[bit / 64] >> (bit % 64)) & 15);
-        if (nibble)
-            ARITH_CAT(IF_SCALAR, _mul)(&acc, &acc, &table[nibble]);
-    }
-    *r = acc;
+    (void)ARITH_CAT(IF_SCALAR, _inv)(r, x);
 }
 
 /* r = a^-1 lane by lane (0 for a = 0) with one scalar inversion for the eight lanes
  * (Montgomery's trick across lanes): prefix and suffix products by three lane shifts each,
- * the total product leaves the IFMA form, is inverted in the 64-bit arithmetic (about 320
- * dependent 64-bit products, each about a third of an 8-lane product's latency) and enters
+ * the total product leaves the IFMA form, is inverted in the 64-bit arithmetic (divsteps)
+ * and enters
  * again; lane k's inverse is (product of the lanes before k) (product of those after k)
  * total^-1. Zero lanes count as one in the products and give 0. */
 static inline void IF_FN(inv)(IF_T *r, const IF_T *a)

@@ -224,13 +224,14 @@ static size_t BA_FN(scratch_size)(unsigned c, size_t max_points)
 }
 
 /* In mixed XYZZ additions (8M + 2S; 28 base multiplications in Fq2): a batched addition is
- * about 0.65 of one, plus the inversion per batch (Fermat: about 1.5 log p multiplications,
- * some 40 mixed additions in Fp, 15 in Fq2 where one Fp inversion serves); the reduction two
- * additions per bucket. */
+ * about 0.65 of one, plus the inversion per batch (divsteps, arith/fe_safegcd.h: about the
+ * time of 30-50 multiplications, some 5 mixed additions in Fp, 2 in Fq2 where one Fp
+ * inversion and a few products serve; Fermat cost 40 and 15); the reduction two additions
+ * per bucket. */
 #if CPU_DEGREE == 2
-#define BA_INV_COST 15.0
+#define BA_INV_COST 2.0
 #else
-#define BA_INV_COST 40.0
+#define BA_INV_COST 5.0
 #endif
 static double BA_FN(window_cost)(unsigned c, size_t m)
 {

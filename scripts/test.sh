@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README's second command: build Release and Debug+ASan+UBSan (warnings as errors) and run the
 # whole test suite (ctest over the Check suites, the CLI tests, the constants and OpenCL C
-# checks) in both builds.
+# checks) in both builds; then the aarch64 cross build and its suites under qemu-user
+# (scripts/test-aarch64.sh, reduced sizes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -16,3 +17,5 @@ for preset in release asan; do
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --preset "$preset" -j "$jobs"
 done
+echo "=== aarch64 (cross-compiled, qemu-user)"
+bash scripts/test-aarch64.sh

@@ -290,6 +290,8 @@ START_TEST(msm_of_every_tier_equals_portable)
 {
     const curve_t *c = &curves[_i / 6];
     size_t n = tier_sizes[_i % 6];
+    if (n > test_size(SIZE_MAX, c->group == HPR_G2 ? 9 : 100))
+        return; /* reduced sizes */
     hpr_ctx *ref = tier_ctx("portable", 2);
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         if (n == (1u << 16) && e != 0 && ((e != 2 && e != 5) || c->group == HPR_G2))
@@ -302,7 +304,7 @@ START_TEST(msm_of_every_tier_equals_portable)
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
             expect_msm(ctx, c, &in, want, NULL, tier_names[t]);
-            hpr_msm_opts opts = {(unsigned)(1 + e * 3), 0, 0, NULL}; /* small windows: crowded buckets */
+            hpr_msm_opts opts = {(unsigned)(1 + e * 3 % test_size(64, 10)), 0, 0, NULL}; /* small windows: crowded buckets */
             if (n <= 3000)
                 expect_msm(ctx, c, &in, want, &opts, "forced window");
             hpr_ctx_destroy(ctx);
@@ -319,7 +321,7 @@ END_TEST
 START_TEST(crowded_buckets_beside_busy_batches)
 {
     const curve_t *c = &curves[_i];
-    size_t n = c->group == HPR_G2 ? 1u << 14 : 1u << 16; /* G2's portable reference is slow */
+    size_t n = test_size(c->group == HPR_G2 ? 1u << 14 : 1u << 16, 300); /* G2's portable reference is slow */
     hpr_ctx *ref = tier_ctx("portable", 2);
     inputs in = make_inputs(ref, c, n, 7500 + (uint64_t)_i, EDGE_EQUAL_POINTS);
     uint64_t r_minus_1[4];
@@ -399,7 +401,7 @@ START_TEST(g2_points_with_a_zero_y_component)
     ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, z, five, 1, five_z), HPR_OK);
     negate_point(c, neg_z, z);
     const size_t sizes[] = {64, 3000};
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < (int)test_size(2, 1); s++) {
         size_t n = sizes[s];
         test_rng rng;
         test_rng_init(&rng, 7600 + 4 * (uint64_t)_i + (uint64_t)s);
@@ -437,7 +439,7 @@ START_TEST(every_tier_reports_the_same_bad_point)
     hpr_ctx *ref = tier_ctx("portable", 1);
     test_rng rng;
     test_rng_init(&rng, 7000 + (uint64_t)_i);
-    inputs in = make_inputs(ref, c, 5000, 7100 + (uint64_t)_i, EDGE_INFINITY);
+    inputs in = make_inputs(ref, c, test_size(5000, 300), 7100 + (uint64_t)_i, EDGE_INFINITY);
     unsigned char *shifted = malloc(in.n * c->point_size + 8), out[MAXP];
     for (int trial = 0; trial < 24; trial++) {
         size_t first = test_rng_next(&rng) % in.n, second = first + test_rng_next(&rng) % 9;
@@ -609,7 +611,7 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
     test_rng_init(&rng, 7100 + (uint64_t)_i);
     hpr_ctx *ref = tier_ctx("portable", 2);
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
-        size_t n = 1 + test_rng_next(&rng) % (c->group == HPR_G2 ? 1000 : 3000);
+        size_t n = 1 + test_rng_next(&rng) % test_size(c->group == HPR_G2 ? 1000 : 3000, 100);
         unsigned char want[MAXP], got[MAXP];
         uint64_t acc[MSM_MAX_XYZZ_BYTES / 8];
         inputs in = make_inputs(ref, c, n, 7200 + 16 * (uint64_t)_i + e, edge_sets[e]);
@@ -618,7 +620,7 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
             if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
-            hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % 13), 0, 0, NULL};
+            hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % test_size(13, 7)), 0, 0, NULL};
             msm_cpu_job *job;
             ck_assert_int_eq(msm_cpu_job_prepare(ctx, ops, in.points, in.scalars, n, &opts, &job), HPR_OK);
             sum_random_pieces(ctx, job, ops, n, &rng, acc);

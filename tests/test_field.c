@@ -22,6 +22,7 @@ typedef struct {
     void (*dbl)(uint64_t *, const uint64_t *);
     void (*sqr)(uint64_t *, const uint64_t *);
     int (*inv)(uint64_t *, const uint64_t *);
+    int (*inv_fermat)(uint64_t *, const uint64_t *);
     int (*eq)(const uint64_t *, const uint64_t *);
     int (*is_zero)(const uint64_t *);
     int (*from_bytes)(uint64_t *, const unsigned char *);
@@ -38,6 +39,7 @@ typedef struct {
     static void F##_w_dbl(uint64_t *r, const uint64_t *a) { F##_dbl((F *)r, (const F *)a); }                      \
     static void F##_w_sqr(uint64_t *r, const uint64_t *a) { F##_sqr((F *)r, (const F *)a); }                      \
     static int F##_w_inv(uint64_t *r, const uint64_t *a) { return F##_inv((F *)r, (const F *)a); }               \
+    static int F##_w_inv_fermat(uint64_t *r, const uint64_t *a) { return F##_inv_fermat((F *)r, (const F *)a); } \
     static int F##_w_eq(const uint64_t *a, const uint64_t *b) { return F##_eq((const F *)a, (const F *)b); }     \
     static int F##_w_is_zero(const uint64_t *a) { return F##_is_zero((const F *)a); }                            \
     static int F##_w_from_bytes(uint64_t *r, const unsigned char *b) { return F##_from_bytes((F *)r, b); }      \
@@ -50,7 +52,7 @@ WRAP(bls12_381_fp, BLS12_381_FP)
 WRAP(bls12_381_fr, BLS12_381_FR)
 
 #define FIELD(F, N)                                                                                           \
-    {#F, N, F##_modulus, F##_w_add, F##_w_sub, F##_w_mul, F##_w_neg, F##_w_dbl, F##_w_sqr, F##_w_inv, F##_w_eq, \
+    {#F, N, F##_modulus, F##_w_add, F##_w_sub, F##_w_mul, F##_w_neg, F##_w_dbl, F##_w_sqr, F##_w_inv, F##_w_inv_fermat, F##_w_eq, \
      F##_w_is_zero, F##_w_from_bytes, F##_w_to_bytes, F##_w_one}
 
 static const field fields[] = {FIELD(bn254_fp, 4), FIELD(bn254_fr, 4), FIELD(bls12_381_fp, 6), FIELD(bls12_381_fr, 4)};
@@ -203,20 +205,72 @@ START_TEST(unary_ops_match_gmp)
         mpz_mod(want, want, o.p);
         expect_limbs(f, "sqr", r, want, vals[i], vals[i]);
         assert_seeded(f->is_zero(vals[i]) == (mpz_sgn(a) == 0), "%s is_zero", f->name);
-        int ok = f->inv(r, vals[i]);
-        if (mpz_sgn(a) == 0) {
-            /* the documented error value: 0, and a return code of 0 */
-            assert_seeded(!ok && f->is_zero(r), "%s inv(0) must return 0 and give 0", f->name);
-        } else {
+        /* the host's inversion (divsteps) and OpenCL's (Fermat) */
+        for (int fermat = 0; fermat < 2; fermat++) {
+            int ok = fermat ? f->inv_fermat(r, vals[i]) : f->inv(r, vals[i]);
+            if (mpz_sgn(a) == 0) {
+                /* the documented error value: 0, and a return code of 0 */
+                assert_seeded(!ok && f->is_zero(r), "%s inv(0) must return 0 and give 0", f->name);
+                continue;
+            }
             assert_seeded(ok, "%s inv of a non-zero value failed", f->name);
             mpz_invert(want, a, o.p); /* Montgomery inverse: R^2 / a */
             mpz_mul(want, want, r2);
             mpz_mod(want, want, o.p);
-            expect_limbs(f, "inv", r, want, vals[i], vals[i]);
+            expect_limbs(f, fermat ? "inv_fermat" : "inv", r, want, vals[i], vals[i]);
         }
     }
     mpz_clears(a, want, r2, NULL);
     oracle_clear(&o);
+}
+END_TEST
+
+/* Divsteps (arith/fe_safegcd.h) on its own, modulo random odd moduli of 1 to 6 limbs (their
+ * top bits random, so the 62-bit limb count and its shrinking vary) and the four fields'
+ * moduli: x^-1 mod p against GMP for random x, 0, 1, 2 and p - 1. */
+START_TEST(divsteps_inverse_matches_gmp)
+{
+    test_rng rng;
+    mpz_t p, x, want, got;
+    test_rng_init(&rng, 260);
+    mpz_inits(p, x, want, got, NULL);
+    for (int round = 0; round < 3000; round++) {
+        uint64_t pl[MAXL] = {0}, xl[MAXL] = {0}, rl[MAXL];
+        int n = 1 + round % 6;
+        if (round < (int)NFIELDS) {
+            n = (int)fields[round].limbs;
+            memcpy(pl, fields[round].p, 8 * (size_t)n);
+        } else {
+            for (int i = 0; i < n; i++)
+                pl[i] = test_rng_next(&rng);
+            pl[n - 1] >>= test_rng_next(&rng) % 63;
+            pl[n - 1] |= n == 1 ? 4 : 1; /* p > 2 */
+            pl[0] |= 1;
+        }
+        limbs_to_mpz(p, pl, (unsigned)n);
+        for (int k = 0; k < 8; k++) {
+            for (int i = 0; i < n; i++)
+                xl[i] = test_rng_next(&rng);
+            limbs_to_mpz(x, xl, (unsigned)n);
+            mpz_mod(x, x, p);
+            if (k < 4) /* 0, 1, 2, p - 1 */
+                k == 3 ? mpz_sub_ui(x, p, 1) : mpz_set_ui(x, (unsigned long)k);
+            memset(xl, 0, sizeof xl);
+            mpz_export(xl, NULL, -1, 8, 0, 0, x);
+            safegcd_inv(rl, xl, pl, n);
+            limbs_to_mpz(got, rl, (unsigned)n);
+            if (mpz_invert(want, x, p) == 0)
+                mpz_set_ui(want, 0); /* no inverse: gcd(x, p) > 1 (0 included) gives 0 */
+            if (mpz_sgn(x) != 0 && mpz_cmp(got, want) != 0) {
+                mpz_gcd(want, x, p);
+                if (mpz_cmp_ui(want, 1) == 0)
+                    assert_seeded(0, "divsteps: round %d, %d limbs: wrong inverse", round, n);
+            }
+            if (mpz_sgn(x) == 0)
+                assert_seeded(mpz_sgn(got) == 0, "divsteps: round %d: the inverse of 0 must be 0", round);
+        }
+    }
+    mpz_clears(p, x, want, got, NULL);
 }
 END_TEST
 
@@ -287,6 +341,7 @@ int main(void)
     tcase_add_loop_test(tc, binary_ops_match_gmp, 0, NFIELDS);
     tcase_add_loop_test(tc, unary_ops_match_gmp, 0, NFIELDS);
     tcase_add_loop_test(tc, bytes_round_trip_and_reject_out_of_range, 0, NFIELDS);
+    tcase_add_test(tc, divsteps_inverse_matches_gmp);
     tcase_add_loop_test(tc, one_is_r_mod_p, 0, NFIELDS);
     suite_add_tcase(s, tc);
     return run_suite(s);

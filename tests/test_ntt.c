@@ -211,7 +211,7 @@ END_TEST
 START_TEST(inverse_after_forward_is_the_identity_up_to_2_20)
 {
     const field_t *f = &fields[_i];
-    unsigned log_n = 20;
+    unsigned log_n = (unsigned)test_size(20, 13);
     size_t n = (size_t)1 << log_n;
     test_rng rng;
     test_rng_init(&rng, 200 + (uint64_t)_i);
@@ -318,7 +318,7 @@ END_TEST
 START_TEST(large_lde_equals_the_padded_coset_ntt)
 {
     const field_t *f = &fields[_i];
-    unsigned log_n = 13;
+    unsigned log_n = (unsigned)test_size(13, 9);
     size_t n = (size_t)1 << log_n;
     test_rng rng;
     test_rng_init(&rng, 700 + (uint64_t)_i);

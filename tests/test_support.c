@@ -12,8 +12,14 @@ void test_seed_init(void)
 {
     const char *env = getenv("HPR_TEST_SEED");
     test_seed = env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
-    printf("test seed: HPR_TEST_SEED=%llu\n", test_seed);
+    printf("test seed: HPR_TEST_SEED=%llu%s\n", test_seed, test_reduced() ? " (reduced sizes: HPR_TEST_REDUCED)" : "");
     fflush(stdout);
+}
+
+int test_reduced(void)
+{
+    const char *env = getenv("HPR_TEST_REDUCED");
+    return env && strcmp(env, "0") != 0;
 }
 
 int run_suite(Suite *s)

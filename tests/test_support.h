@@ -63,6 +63,15 @@ static inline void mpz_to_limbs(uint64_t *limbs, unsigned n, const mpz_t v)
  * failure). */
 int run_suite(Suite *s);
 
+/* Reduced sizes (HPR_TEST_REDUCED=1 in the environment: the emulated aarch64 run of
+ * scripts/test-aarch64.sh): test_size(n, reduced) is n, or reduced in that mode. Printed by
+ * test_seed_init so that a log says which sizes ran. */
+int test_reduced(void);
+static inline size_t test_size(size_t n, size_t reduced)
+{
+    return test_reduced() ? reduced : n;
+}
+
 /* A test case of s named name with a timeout of timeout_s seconds, added to s. */
 TCase *test_case(Suite *s, const char *name, double timeout_s);
 
