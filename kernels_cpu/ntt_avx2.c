@@ -75,10 +75,6 @@ static inline __m256i glv_mul(__m256i a, __m256i b)
     return _mm256_sub_epi64(r, _mm256_andnot_si256(glv_ltu(r, GLV_P), GLV_P));
 }
 
-#define gl_vadd glv_add
-#define gl_vsub glv_sub
-#define gl_vmul glv_mul
-
 /* ---- BabyBear and KoalaBear, 8 lanes ---- */
 
 static inline __m256i m31v_add(__m256i a, __m256i b, __m256i p)
@@ -102,23 +98,6 @@ static inline __m256i m31v_mul(__m256i a, __m256i b, __m256i p, __m256i pinv)
     __m256i u = _mm256_blend_epi32(_mm256_srli_epi64(even_t, 32), odd_t, 0xAA);
     return _mm256_min_epu32(u, _mm256_sub_epi32(u, p));
 }
-
-#define M31_VECTOR_OPS(F, P, PINV)                                                                   \
-    static inline __m256i F##_vadd(__m256i a, __m256i b)                                             \
-    {                                                                                                \
-        return m31v_add(a, b, _mm256_set1_epi32((int)(P)));                                          \
-    }                                                                                                \
-    static inline __m256i F##_vsub(__m256i a, __m256i b)                                             \
-    {                                                                                                \
-        return m31v_sub(a, b, _mm256_set1_epi32((int)(P)));                                          \
-    }                                                                                                \
-    static inline __m256i F##_vmul(__m256i a, __m256i b)                                             \
-    {                                                                                                \
-        return m31v_mul(a, b, _mm256_set1_epi32((int)(P)), _mm256_set1_epi32((int)(PINV)));          \
-    }
-
-M31_VECTOR_OPS(bb, BB_P, BB_PINV)
-M31_VECTOR_OPS(kb, KB_P, KB_PINV)
 
 /* ---- two-source permutes ---- */
 
@@ -144,6 +123,7 @@ static inline __m256i perm2_epi64(__m256i a, __m256i idx, __m256i b)
 }
 
 #define SIMD_TIER avx2
+#define SIMD_SET1_32(x) _mm256_set1_epi32(x)
 #define SIMD_V __m256i
 #define SIMD_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define SIMD_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)

@@ -79,28 +79,8 @@ static inline __m512i m31v_mul(__m512i a, __m512i b, __m512i p, __m512i pinv)
     return _mm512_min_epu32(u, _mm512_sub_epi32(u, p));
 }
 
-/* Lane-wise operations of two arguments for the templates below (the M31 constants folded in). */
-#define M31_VECTOR_OPS(F, P, PINV)                                                                   \
-    static inline __m512i F##_vadd(__m512i a, __m512i b)                                             \
-    {                                                                                                \
-        return m31v_add(a, b, _mm512_set1_epi32((int)(P)));                                          \
-    }                                                                                                \
-    static inline __m512i F##_vsub(__m512i a, __m512i b)                                             \
-    {                                                                                                \
-        return m31v_sub(a, b, _mm512_set1_epi32((int)(P)));                                          \
-    }                                                                                                \
-    static inline __m512i F##_vmul(__m512i a, __m512i b)                                             \
-    {                                                                                                \
-        return m31v_mul(a, b, _mm512_set1_epi32((int)(P)), _mm512_set1_epi32((int)(PINV)));          \
-    }
-
-M31_VECTOR_OPS(bb, BB_P, BB_PINV)
-M31_VECTOR_OPS(kb, KB_P, KB_PINV)
-#define gl_vadd glv_add
-#define gl_vsub glv_sub
-#define gl_vmul glv_mul
-
 #define SIMD_TIER avx512
+#define SIMD_SET1_32(x) _mm512_set1_epi32(x)
 #define SIMD_V __m512i
 #define SIMD_LOAD(p) _mm512_loadu_si512(p)
 #define SIMD_STORE(p, v) _mm512_storeu_si512(p, v)

@@ -12,13 +12,7 @@
 
 #include <string.h>
 
-SMALL_POW(gl)
-SMALL_POW(bb)
-SMALL_POW(kb)
-
-SMALL_FIELD_IO(gl, uint64_t, GL_P)
-SMALL_FIELD_IO(bb, uint32_t, BB_P)
-SMALL_FIELD_IO(kb, uint32_t, KB_P)
+SMALL_FIELDS_COMMON(portable)
 
 #include "ntt_big_fields_impl.h"
 
@@ -52,14 +46,11 @@ SMALL_FIELD_ENTRIES(ntt_kb, kb)
 #define NT_EXPORT kb_export_one
 #include "ntt_impl.h"
 
-static const uint64_t gl_modulus[4] = {GL_P, 0, 0, 0};
-static const uint64_t bb_modulus[4] = {BB_P, 0, 0, 0};
-static const uint64_t kb_modulus[4] = {KB_P, 0, 0, 0};
 
 BIG_FIELD_TABLES(, ntt_bn254_fr_ops, ntt_bls12_381_fr_ops);
-NTT_OPS(ntt_goldilocks_ops, "goldilocks", ntt_gl, ntt_gl, 8, 32, 7, gl_modulus);
-NTT_OPS(ntt_babybear_ops, "babybear", ntt_bb, ntt_bb, 4, 27, 31, bb_modulus);
-NTT_OPS(ntt_koalabear_ops, "koalabear", ntt_kb, ntt_kb, 4, 24, 3, kb_modulus);
+NTT_OPS(ntt_goldilocks_ops, "goldilocks", ntt_gl, ntt_gl, 8, 32, 7, portable_gl_modulus);
+NTT_OPS(ntt_babybear_ops, "babybear", ntt_bb, ntt_bb, 4, 27, 31, portable_bb_modulus);
+NTT_OPS(ntt_koalabear_ops, "koalabear", ntt_kb, ntt_kb, 4, 24, 3, portable_kb_modulus);
 
 
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)

@@ -43,6 +43,19 @@
         memcpy(b, &v, sizeof v);                                                                     \
     }
 
+/* What every unit with the three small fields' NTT needs: pow, byte conversions, and the
+ * moduli PFX_gl_modulus, PFX_bb_modulus, PFX_kb_modulus (4 limbs, for ntt_field_ops). */
+#define SMALL_FIELDS_COMMON(PFX)                                                                     \
+    SMALL_POW(gl)                                                                                    \
+    SMALL_POW(bb)                                                                                    \
+    SMALL_POW(kb)                                                                                    \
+    SMALL_FIELD_IO(gl, uint64_t, GL_P)                                                               \
+    SMALL_FIELD_IO(bb, uint32_t, BB_P)                                                               \
+    SMALL_FIELD_IO(kb, uint32_t, KB_P)                                                               \
+    static const uint64_t PFX##_gl_modulus[4] = {GL_P, 0, 0, 0};                                     \
+    static const uint64_t PFX##_bb_modulus[4] = {BB_P, 0, 0, 0};                                     \
+    static const uint64_t PFX##_kb_modulus[4] = {KB_P, 0, 0, 0};
+
 #define SMALL_FIELD_ENTRIES(PFX, F)                                                                  \
     static void PFX##_pow(F##_t *r, const F##_t *a, const uint64_t *e)                               \
     {                                                                                                \

@@ -4,8 +4,10 @@
  * ntt_avx2.c (8 and 4) include it once, after defining
  *   SIMD_TIER                  the tier's name as a token (avx512, avx2): the tables are
  *                              ntt_goldilocks_<tier>_ops, ntt_babybear_<tier>_ops, ...;
- *   SIMD_V, SIMD_LOAD(p), SIMD_STORE(p, v)   the vector type, unaligned load and store;
- *   gl_vadd, gl_vsub, gl_vmul, bb_v..., kb_v...   lane-wise field operations (vector, vector),
+ *   SIMD_V, SIMD_LOAD(p), SIMD_STORE(p, v), SIMD_SET1_32(x)   the vector type, unaligned
+ *                              load and store, a 32-bit value in every lane;
+ *   glv_add, glv_sub, glv_mul (a, b)   Goldilocks lane by lane, and m31v_add, m31v_sub (a, b,
+ *                              p), m31v_mul (a, b, p, pinv) for the 31-bit Montgomery fields:
  *                              lane for lane the scalar ones of arith/small_fields.h;
  *   SIMD_PERM32(a, idx, b), SIMD_PERM64(a, idx, b)   lane k of the result is lane idx[k] of
  *                              the 2 LANES lanes a then b (idx: 32-bit or 64-bit lanes);
@@ -20,6 +22,26 @@
 #define SIMD_CAT(a, b) SIMD_CAT_(a, b)
 #define SIMD_PFX(f) SIMD_CAT(ntt_##f##_, SIMD_TIER)
 #define SIMD_OPS_NAME(field) SIMD_CAT(SIMD_CAT(ntt_##field##_, SIMD_TIER), _ops)
+
+/* The lane-wise operations of each field (vector, vector), the constants folded in. */
+#define gl_vadd glv_add
+#define gl_vsub glv_sub
+#define gl_vmul glv_mul
+#define SIMD_M31_OPS(F, P, PINV)                                                                     \
+    static inline SIMD_V F##_vadd(SIMD_V a, SIMD_V b)                                                \
+    {                                                                                                \
+        return m31v_add(a, b, SIMD_SET1_32((int)(P)));                                               \
+    }                                                                                                \
+    static inline SIMD_V F##_vsub(SIMD_V a, SIMD_V b)                                                \
+    {                                                                                                \
+        return m31v_sub(a, b, SIMD_SET1_32((int)(P)));                                               \
+    }                                                                                                \
+    static inline SIMD_V F##_vmul(SIMD_V a, SIMD_V b)                                                \
+    {                                                                                                \
+        return m31v_mul(a, b, SIMD_SET1_32((int)(P)), SIMD_SET1_32((int)(PINV)));                    \
+    }
+SIMD_M31_OPS(bb, BB_P, BB_PINV)
+SIMD_M31_OPS(kb, KB_P, KB_PINV)
 
 /* LANES butterflies at x[j ..] and x[j + len ..] with tw[len + j ..] (the forms of ntt_impl.h's
  * scalar butterflies), and r[k] = a[k] b[k] for one vector of elements. */
@@ -102,12 +124,7 @@ SIMD_NARROW_LAYERS(gl, int64_t, SIMD_GL_LANES, SIMD_GL_BITS, SIMD_PERM64)
 SIMD_NARROW_LAYERS(bb, int32_t, SIMD_M31_LANES, SIMD_M31_BITS, SIMD_PERM32)
 SIMD_NARROW_LAYERS(kb, int32_t, SIMD_M31_LANES, SIMD_M31_BITS, SIMD_PERM32)
 
-SMALL_POW(gl)
-SMALL_POW(bb)
-SMALL_POW(kb)
-SMALL_FIELD_IO(gl, uint64_t, GL_P)
-SMALL_FIELD_IO(bb, uint32_t, BB_P)
-SMALL_FIELD_IO(kb, uint32_t, KB_P)
+SMALL_FIELDS_COMMON(simd)
 
 /* the macros of ntt_field_entries.h paste their prefix: expand SIMD_PFX(...) first */
 #define SIMD_ENTRIES(PFX, F) SMALL_FIELD_ENTRIES(PFX, F)
@@ -163,10 +180,6 @@ SIMD_ENTRIES(SIMD_PFX(kb), kb)
 #define NT_VNARROW_T kb_narrow_plan
 #define NT_VNARROW_PREP kb_narrow_prep
 #include "ntt_impl.h"
-
-static const uint64_t simd_gl_modulus[4] = {GL_P, 0, 0, 0};
-static const uint64_t simd_bb_modulus[4] = {BB_P, 0, 0, 0};
-static const uint64_t simd_kb_modulus[4] = {KB_P, 0, 0, 0};
 
 SIMD_NTT_OPS(SIMD_OPS_NAME(goldilocks), "goldilocks", SIMD_PFX(gl), 8, 32, 7, simd_gl_modulus);
 SIMD_NTT_OPS(SIMD_OPS_NAME(babybear), "babybear", SIMD_PFX(bb), 4, 27, 31, simd_bb_modulus);
