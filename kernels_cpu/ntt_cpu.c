@@ -59,12 +59,10 @@ const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
         [RT_CPU_PORTABLE] = {NULL, &ntt_bn254_fr_ops, &ntt_bls12_381_fr_ops, &ntt_goldilocks_ops, &ntt_babybear_ops,
                              &ntt_koalabear_ops},
 #if HPR_HAVE_ADX
-        [RT_CPU_ADX] = {NULL, &ntt_bn254_fr_adx_ops, &ntt_bls12_381_fr_adx_ops, &ntt_goldilocks_ops, &ntt_babybear_ops,
-                        &ntt_koalabear_ops},
+        [RT_CPU_ADX] = {NULL, &ntt_bn254_fr_adx_ops, &ntt_bls12_381_fr_adx_ops},
 #endif
 #if HPR_HAVE_ADX && HPR_HAVE_AVX2
-        [RT_CPU_AVX2] = {NULL, &ntt_bn254_fr_adx_ops, &ntt_bls12_381_fr_adx_ops, &ntt_goldilocks_avx2_ops,
-                         &ntt_babybear_avx2_ops, &ntt_koalabear_avx2_ops},
+        [RT_CPU_AVX2] = {NULL, NULL, NULL, &ntt_goldilocks_avx2_ops, &ntt_babybear_avx2_ops, &ntt_koalabear_avx2_ops},
 #endif
 #if HPR_HAVE_IFMA
         [RT_CPU_AVX512] = {NULL, &ntt_bn254_fr_avx512_ops, &ntt_bls12_381_fr_avx512_ops, &ntt_goldilocks_avx512_ops,
@@ -73,7 +71,7 @@ const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
     };
     if (field < 1 || field > 5)
         return NULL;
-    /* the tier's table, else the best one below it that this build has */
+    /* the tier's own kernels, else those of the best tier below it (NULL: none of its own) */
     for (int t = (unsigned)tier < RT_CPU_TIERS ? (int)tier : RT_CPU_PORTABLE; t >= 0; t--)
         if (tables[t][field])
             return tables[t][field];
