@@ -8,6 +8,7 @@
  * arith_u64/u32   unsigned 64/32-bit words; ARITH_U64(x) a 64-bit literal
  * arith_mac       (hi, lo) = a*b + c + d, which cannot overflow 128 bits
  * arith_adc/sbb   add with carry / subtract with borrow, carry and borrow in {0, 1}
+ * arith_divrem    quotient and remainder of 32-bit words in a form every OpenCL simulator runs
  *
  * HPR_CL_INT128 (OpenCL only, set by the host for POCL) makes arith_mac use unsigned __int128.
  * HPR_PORTABLE_WORDS (host only) forces the word primitives that OpenCL and compilers without
@@ -129,6 +130,18 @@ ARITH_FN arith_u64 arith_sbb(arith_u64 a, arith_u64 b, arith_u64 borrow_in, arit
     *borrow_out = br;
     return t;
 #endif
+}
+
+/* Returns x / y (y != 0); *rem receives x % y, computed as x - q y. A kernel that needs both
+ * should call this rather than write x / y and x % y: LLVM (its DivRemPairs pass) rewrites
+ * such a pair into this very form but freezes x first, and Oclgrind 21.10's uninitialised-
+ * value checker stops at the freeze instruction ("Unsupported instruction: freeze"). Written
+ * out, the pair is left alone: the same values and the same instructions on every device. */
+ARITH_FN arith_u32 arith_divrem(arith_u32 x, arith_u32 y, arith_u32 *rem)
+{
+    arith_u32 q = x / y;
+    *rem = x - q * y;
+    return q;
 }
 
 #endif

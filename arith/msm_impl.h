@@ -26,16 +26,19 @@ ARITH_FN unsigned msm_digit_windows(unsigned bits, unsigned c)
     return bits / c + 1;
 }
 
-/* len (<= 32) bits of the 4-limb scalar k starting at bit position start (>= 0). */
+/* len (<= 32) bits of the 4-limb scalar k starting at bit position start (>= 0).
+ * Branch-free past the first test, with every index in range and every shift below 64: a
+ * compiler that turns the limb pair into selects (LLVM does, in OpenCL kernels) then never
+ * computes an out-of-range load or an over-wide shift, which Oclgrind's uninitialised-value
+ * check reports. (next << 1) << (63 - off) is next << (64 - off), and 0 when off = 0. */
 ARITH_FN arith_u64 msm_scalar_bits(const arith_u64 *k, unsigned start, unsigned len)
 {
     unsigned limb = start / 64, off = start % 64;
-    arith_u64 v;
     if (limb >= MSM_SCALAR_LIMBS)
         return 0;
-    v = k[limb] >> off;
-    if (off + len > 64 && limb + 1 < MSM_SCALAR_LIMBS)
-        v |= k[limb + 1] << (64 - off);
+    unsigned has_next = limb + 1 < MSM_SCALAR_LIMBS;
+    arith_u64 next = k[has_next ? limb + 1 : limb] & (((arith_u64)0) - has_next);
+    arith_u64 v = (k[limb] >> off) | ((next << 1) << (63 - off));
     return v & ((((arith_u64)1) << len) - 1);
 }
 
@@ -50,6 +53,16 @@ ARITH_FN int msm_booth_digit(const arith_u64 *k, unsigned w, unsigned c)
     int window = (int)(bits >> 1);
     int top = (window >> (c - 1)) & 1;
     return window + (int)(bits & 1) - (top << c);
+}
+
+/* Bucket of a nonzero digit d: |d| - 1 (a negative digit adds -P to the bucket of |d|).
+ * Written with ~d = -d - 1 rather than as (d > 0 ? d : -d) - 1: LLVM 12 and later turn the
+ * latter into the llvm.abs intrinsic, which Oclgrind 21.10 cannot execute ("Undefined external
+ * function: llvm.abs.i32" when the kernel is created), and this form has no negation to
+ * match. The value is the same on every compiler; d = 0 gives 2^32 - 1 (no bucket). */
+ARITH_FN unsigned msm_digit_bucket(int d)
+{
+    return d < 0 ? (unsigned)~d : (unsigned)d - 1;
 }
 
 #endif

@@ -4,6 +4,7 @@
  * receives what it needs as options (cl_options, sched_tiling). The CLI reads its own.
  */
 #include "context.h"
+#include "runtime/opencl/cl_msm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,9 @@ void knobs_read(ctx_knobs *k)
     cl_options_default(&k->cl);
     env_string("HPR_OPENCL_LIBRARY", k->cl.library, sizeof k->cl.library);
     k->cl.words = cl_words_parse(getenv("HPR_CL_WORDS"));
+    k->cl.msm_kernel = cl_msm_kernel_parse(getenv("HPR_CL_MSM"));
+    if ((v = getenv("HPR_CL_MSM_ITEMS")) && v[0])
+        k->cl.msm_items = (unsigned)strtoul(v, NULL, 10);
     env_string("HPR_CL_INJECT_FAULT", k->cl.inject_fault, sizeof k->cl.inject_fault);
     if ((v = getenv("HPR_CL_MAX_ALLOC")) && v[0])
         k->cl.max_alloc = strtoull(v, NULL, 10);

@@ -58,8 +58,8 @@ __kernel void msm_segments(__global const g1_affine *points, __global const ulon
                            uint w_begin, uint nwin, uint seg_len, __global g1_xyzz *buckets,
                            __global g1_xyzz *partials)
 {
-    uint g = get_global_id(0);
-    uint seg = g / nwin, w = w_begin + g % nwin;
+    uint g = get_global_id(0), wi;
+    uint seg = arith_divrem(g, nwin, &wi), w = w_begin + wi;
     uint nbuckets = 1u << (c - 1);
     ulong begin = (ulong)seg * seg_len, end = begin + seg_len;
     __global g1_xyzz *mine = buckets + (ulong)g * nbuckets;
@@ -75,7 +75,7 @@ __kernel void msm_segments(__global const g1_affine *points, __global const ulon
         if (d == 0)
             continue;
         g1_affine p = points[i];
-        uint b = (uint)(d > 0 ? d : -d) - 1;
+        uint b = msm_digit_bucket(d);
         if (d < 0)
             G1(affine_neg)(&p, &p);
         acc = mine[b];
@@ -107,3 +107,5 @@ __kernel void msm_sum_segments(__global const g1_xyzz *partials, uint nseg, uint
     }
     sums[w] = acc;
 }
+
+#include "msm_sorted.cl"

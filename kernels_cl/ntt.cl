@@ -60,15 +60,17 @@ typedef kb_t elem;
 static void ntt_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint cols, int dit,
                      __local elem *buf)
 {
-    uint lid = get_local_id(0), c = lid % cols, t = lid / cols, g = get_group_id(0);
-    uint pairs = 1u << (k - 1), len = s << (k - 1), groups_per_block = s / cols;
-    uint lo = (g % groups_per_block) * cols + c, base = (g / groups_per_block) * 2 * len + lo;
+    /* quotients and remainders through arith_divrem (compat.h), which Oclgrind can check */
+    uint c, t = arith_divrem(get_local_id(0), cols, &c), g_in_block;
+    uint pairs = 1u << (k - 1), len = s << (k - 1);
+    uint block = arith_divrem(get_group_id(0), s / cols, &g_in_block);
+    uint lo = g_in_block * cols + c, base = block * 2 * len + lo;
     buf[t * cols + c] = a[base + t * s];
     buf[(t + pairs) * cols + c] = a[base + (t + pairs) * s];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint step = 0; step < k; step++) {
         uint l = dit ? 1u << step : pairs >> step, L = l * s;
-        uint j = t % l, i = (t / l) * 2 * l + j;
+        uint j, i = arith_divrem(t, l, &j) * 2 * l + j; /* j is set before i's sum: a sequence point */
         elem u = buf[i * cols + c], v = buf[(i + l) * cols + c], w = tw[L + lo + j * s], x, y, m;
         if (dit) {
             E(mul)(&m, &v, &w);

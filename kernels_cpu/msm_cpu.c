@@ -27,7 +27,10 @@
 
 /* BN254 G1 keeps the XYZZ tile on this tier: batch-affine measured slower here (2-core Zen 3,
  * 2^18 and 2^20 points: 1558 against 1052-1347 ms, 5200-5787 against 4512-4955 ms), while
- * BLS12-381 G1 gained (2^20: 10556-10873 against 12220-13618 ms) and so did both on adx. */
+ * BLS12-381 G1 gained (2^20: 10556-10873 against 12220-13618 ms) and so did both on adx.
+ * Measured again with the divsteps inversion (same machine, three alternated runs, median of
+ * 3 each): a wash, batch-affine 2^16 422-429 against 378-458 ms, 2^18 1325-1605 against
+ * 1131-1649 ms, 2^20 5670-6401 against 5932-6106 ms; XYZZ stays. */
 #define CPU_EC bn254_g1
 #define CPU_F bn254_fp
 #define CPU_TIER_NAME "portable"

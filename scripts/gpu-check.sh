@@ -8,8 +8,12 @@
 # same-run baseline), then the hybrid split GPU + CPU at 2^22 and 2^24 with its efficiency,
 # then the NTT (BN254 Fr and KoalaBear) on the CPU, the GPU and both: one column of 2^20 and
 # 2^22 (four-step under all) and a batch of 64 columns of 2^16, after calibrating both devices.
-# Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
-# printed last. Usage: OUT=/some/dir scripts/gpu-check.sh
+# Both OpenCL MSM kernels (HPR_CL_MSM=sorted, the GPU default, and owner) are checked against
+# the CPU and benchmarked side by side at 2^16..2^24 (G1; G2 runs on the CPU only, so there is
+# no G2 GPU figure yet). With G16_FIXTURE=DIR (circuit.zkey and witness.wtns, e.g. the 2^16
+# fixture of make-fixtures.sh, carried to the machine) whole proofs are timed with --devices
+# cpu and all. Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
+# printed last. Usage: OUT=/some/dir [G16_FIXTURE=DIR] scripts/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/gpu-check-out}"
@@ -52,14 +56,16 @@ gpu="$(awk '/^cl:[0-9]+\.[0-9]+ .*\(gpu\)$/ {print $1; exit}' "$OUT/devices.txt"
 if [ -z "$gpu" ]; then echo "no OpenCL GPU found"; exit 1; fi
 echo "GPU device: $gpu"
 
-step "MSM correctness: $gpu vs cpu, random inputs"
+step "MSM correctness: $gpu (both kernels) vs cpu, random inputs"
 for curve in bn254 bls12-381; do
   for log_n in 1 10 16 20; do
     for seed in 1 2; do
       a="$(timeout 300 "$HP" msm --curve "$curve" --log-n "$log_n" --seed "$seed" --device cpu 2>>"$OUT/msm.log")"
-      b="$(timeout 300 "$HP" msm --curve "$curve" --log-n "$log_n" --seed "$seed" --device "$gpu" 2>>"$OUT/msm.log")"
-      if [ -n "$a" ] && [ "$a" = "$b" ]; then r=same; else r=DIFFERENT; fail=1; fi
-      echo "$curve 2^$log_n seed $seed: $r" | tee -a "$OUT/correctness.txt"
+      for kernel in sorted owner; do
+        b="$(HPR_CL_MSM=$kernel timeout 300 "$HP" msm --curve "$curve" --log-n "$log_n" --seed "$seed" --device "$gpu" 2>>"$OUT/msm.log")"
+        if [ -n "$a" ] && [ "$a" = "$b" ]; then r=same; else r=DIFFERENT; fail=1; fi
+        echo "$curve 2^$log_n seed $seed $kernel: $r" | tee -a "$OUT/correctness.txt"
+      done
     done
   done
 done
@@ -72,12 +78,19 @@ if [ "$tests" = ON ]; then
 fi
 
 step "benchmarks"
-timeout 600 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22,24 --repeat 5 --device "$gpu" \
+timeout 300 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,18,20,22,24 --repeat 5 --device "$gpu" \
   --json "$OUT/bench-gpu.json" | tee "$OUT/bench-gpu.txt" || fail=1
+HPR_CL_MSM=owner timeout 300 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22 --repeat 3 --device "$gpu" \
+  --json "$OUT/bench-gpu-owner.json" | tee "$OUT/bench-gpu-owner.txt" || fail=1
 for words in limb32 standard; do  # the word variants, same run (standard = 64-bit mul_hi, the default)
-  HPR_CL_WORDS=$words timeout 300 "$HP" bench msm --curve bn254,bls12-381 --log-n 20 --repeat 3 --device "$gpu" \
+  HPR_CL_WORDS=$words timeout 200 "$HP" bench msm --curve bn254,bls12-381 --log-n 20 --repeat 3 --device "$gpu" \
     --json "$OUT/bench-gpu-$words.json" | tee "$OUT/bench-gpu-$words.txt" || fail=1
 done
+if [ -n "${G16_FIXTURE:-}" ]; then
+  step "Groth16 whole proofs: $G16_FIXTURE, cpu and all"
+  timeout 300 "$HP" bench groth16 "$G16_FIXTURE/circuit.zkey" "$G16_FIXTURE/witness.wtns" --repeat 5 \
+    --devices cpu,all 2>&1 | tee "$OUT/bench-groth16.txt" || fail=1
+fi
 timeout 400 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22 --repeat 3 --device cpu \
   --json "$OUT/bench-cpu.json" | tee "$OUT/bench-cpu.txt" || fail=1
 
@@ -95,7 +108,9 @@ timeout 300 "$HP" bench ntt --field bn254-fr,koalabear --log-n 16 --batch 64 --r
 
 step "summary"
 cat "$OUT/correctness.txt" | sort | uniq -c | awk '{print "  " $0}'
-echo "GPU ($gpu):"; grep -E "^msm" "$OUT/bench-gpu.txt" || true
+echo "GPU ($gpu), sorted kernel:"; grep -E "^msm" "$OUT/bench-gpu.txt" || true
+echo "GPU ($gpu), owner-computes kernel:"; grep -E "^msm" "$OUT/bench-gpu-owner.txt" || true
+[ -n "${G16_FIXTURE:-}" ] && { echo "Groth16:"; cat "$OUT/bench-groth16.txt"; }
 for words in limb32 standard; do echo "GPU 2^20 with $words words:"; grep -E "^msm" "$OUT/bench-gpu-$words.txt" || true; done
 echo "Hybrid (hybrid_eff on the all rows):"; grep -E "^msm|all:" "$OUT/bench-hybrid.txt" || true
 echo "CPU (all cores):"; grep -E '^msm' "$OUT/bench-cpu.txt" || true

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what hyprove needs to build and test on Debian 12, skipping what is present:
-# the Debian packages, then snarkjs 0.7.6 (the Groth16 verifier of the tests) from npm into
-# .deps/snarkjs. With --aarch64: what scripts/test-aarch64.sh needs instead.
+# the Debian packages (oclgrind: the simulated OpenCL device of ctest opencl_oclgrind), then
+# snarkjs 0.7.6 (the Groth16 verifier of the tests) from npm into .deps/snarkjs. With
+# --aarch64: what scripts/test-aarch64.sh needs instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(cmake gcc make pkg-config python3 clang check libsubunit-dev libgmp-dev
-          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd nodejs)
+          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd oclgrind nodejs)
 aarch64=0
 if [ "${1:-}" = --aarch64 ]; then # scripts/test-aarch64.sh: the cross compiler, the emulator, arm64 oracles
   aarch64=1

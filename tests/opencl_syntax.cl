@@ -49,5 +49,6 @@ __kernel void use_everything(__global ulong *out, __global const ulong *gin)
     USE_FIELD(bls12_381_fr)
     USE_CURVE(bn254_g1)
     USE_CURVE(bls12_381_g1)
+    acc += msm_digit_bucket(msm_booth_digit(in, 2, 4));
     out[get_global_id(0)] = acc;
 }

@@ -150,6 +150,17 @@ START_TEST(random_inputs_are_deterministic_and_valid)
 }
 END_TEST
 
+/* msm_digit_bucket (the OpenCL kernels' bucket index, written without a negation so that no
+ * compiler makes it llvm.abs) is |d| - 1 over every digit of the largest window. */
+START_TEST(digit_bucket_is_magnitude_minus_one)
+{
+    const int half = 1 << (MSM_IMPL_MAX_WINDOW_BITS - 1);
+    for (int d = -half; d <= half; d++)
+        if (d != 0)
+            ck_assert_uint_eq(msm_digit_bucket(d), (unsigned)(d > 0 ? d : -d) - 1);
+}
+END_TEST
+
 START_TEST(context_and_status_api)
 {
     hpr_config cfg;
@@ -193,6 +204,7 @@ int main(void)
     tcase_add_loop_test(tc, rejects_bad_inputs, 0, 4);
     tcase_add_loop_test(tc, random_inputs_are_deterministic_and_valid, 0, 4);
     tcase_add_test(tc, context_and_status_api);
+    tcase_add_test(tc, digit_bucket_is_magnitude_minus_one);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

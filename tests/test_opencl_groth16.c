@@ -4,6 +4,7 @@
  * device takes an MSM of the proof; then the device fails every MSM, the CPU redoes them, the
  * proof is the same and the notice names the fault.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
 
 #include "host/groth16.h"
@@ -46,7 +47,7 @@ static int device_took_a_phase(const hpr_groth16_report *rep, const char *id)
     return 0;
 }
 
-/* _i: 0 bn128_2e10, 1 bls12381_2e12. The graph over the CPU and the device gives snarkjs's
+/* _i % 2: 0 bn128_2e10, 1 bls12381_2e12; _i / 2: the OpenCL MSM kernel (owner, sorted). The graph over the CPU and the device gives snarkjs's
  * proof; without a calibration the device takes the first large G1 MSM; then the device
  * fails every MSM, the CPU redoes them, the proof is the same and the notice names the fault.
  * The fault is injected into the context in use (HPR_CL_INJECT_FAULT is read when a context
@@ -54,19 +55,20 @@ static int device_took_a_phase(const hpr_groth16_report *rep, const char *id)
  * instead of giving it an MSM to fail). */
 START_TEST(groth16_graph_gives_the_snarkjs_proof)
 {
-    static const char *fixtures[] = {"bn128_2e10", "bls12381_2e12"};
-    hpr_curve curve = _i == 0 ? HPR_CURVE_BN254 : HPR_CURVE_BLS12_381;
+    static const char *fixtures[] = {"bn128_2e10", "bls12381_2e12"}, *kernels[] = {"owner", "sorted"};
+    hpr_curve curve = _i % 2 == 0 ? HPR_CURVE_BN254 : HPR_CURVE_BLS12_381;
+    setenv("HPR_CL_MSM", kernels[_i / 2], 1);
     char id[16];
     hpr_ctx *ctx = ocl_hybrid_ctx();
     ocl_first_device(id);
-    hpr_groth16_report rep = graph_proof(ctx, fixtures[_i], "on the graph");
+    hpr_groth16_report rep = graph_proof(ctx, fixtures[_i % 2], "on the graph");
     ck_assert_str_eq(rep.devices[HPR_G16_MSM_B2], "cpu");
     ck_assert_str_eq(rep.devices[HPR_G16_H], "cpu");
     int uncalibrated = hpr_calibrated_speed(ctx, id, curve, 12) == 0 || hpr_calibrated_speed(ctx, "cpu", curve, 12) == 0;
     if (uncalibrated)
         ck_assert_msg(device_took_a_phase(&rep, id), "%s took no MSM of the proof", id);
     ocl_inject_fault_now(ctx, id);
-    rep = graph_proof(ctx, fixtures[_i], "with a failing device");
+    rep = graph_proof(ctx, fixtures[_i % 2], "with a failing device");
     ck_assert_msg(!device_took_a_phase(&rep, id), "a failed device is named for a phase");
     if (uncalibrated) /* the device got an MSM, failed, and the CPU redid it */
         ck_assert_msg(strstr(hpr_ctx_notice(ctx), "HPR_CL_INJECT_FAULT") && strstr(hpr_ctx_notice(ctx), "CPU instead"),
@@ -80,6 +82,6 @@ int main(void)
     test_seed_init();
     Suite *s = suite_create("opencl_groth16");
     TCase *tc = test_case(s, "graph", 900);
-    tcase_add_loop_test(tc, groth16_graph_gives_the_snarkjs_proof, 0, 2);
+    tcase_add_loop_test(tc, groth16_graph_gives_the_snarkjs_proof, 0, 4);
     return run_suite(s);
 }

@@ -4,7 +4,8 @@
  * over the edge matrix give the CPU's result with both devices taking tiles, faults on the
  * device's k-th tile or on every tile (HPR_SCHED_INJECT_FAULT) are made good by the CPU and
  * reported, the first invalid point is named whichever device met it, and POCL is left out
- * when it would oversubscribe the cores beside the native pool.
+ * when it would oversubscribe the cores beside the native pool. The random grids run with
+ * both OpenCL MSM kernels (HPR_CL_MSM=owner|sorted: loop index / 2).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
@@ -24,7 +25,9 @@ static void expect_both_devices_used(hpr_ctx *ctx, const char *what)
 
 START_TEST(hybrid_splits_give_the_cpu_result)
 {
-    const curve_t *c = &curves[_i];
+    static const char *const kernels[] = {"owner", "sorted"};
+    const curve_t *c = &curves[_i % 2];
+    setenv("HPR_CL_MSM", kernels[_i / 2], 1);
     test_rng rng;
     test_rng_init(&rng, 900 + (uint64_t)_i);
     /* the CPU can finish a small MSM before POCL asks for its first tile: hold one for it */
@@ -40,7 +43,7 @@ START_TEST(hybrid_splits_give_the_cpu_result)
         setenv("HPR_SCHED_TILES", tiles, 1);
         hpr_ctx *ctx = ocl_hybrid_ctx();
         inputs in = make_inputs(ctx, c, n, 950 + e, edge_sets[e]);
-        snprintf(what, sizeof what, "hybrid n=%zu tiles %s edges %u", n, tiles, edge_sets[e]);
+        snprintf(what, sizeof what, "hybrid %s n=%zu tiles %s edges %u", kernels[_i / 2], n, tiles, edge_sets[e]);
         unsigned char want[MAXP];
         ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
         expect_msm(ctx, c, &in, want, NULL, what);
@@ -122,7 +125,7 @@ int main(void)
     test_seed_init();
     Suite *s = suite_create("opencl_hybrid");
     TCase *tc = test_case(s, "hybrid", 900);
-    tcase_add_loop_test(tc, hybrid_splits_give_the_cpu_result, 0, 2);
+    tcase_add_loop_test(tc, hybrid_splits_give_the_cpu_result, 0, 4);
     tcase_add_loop_test(tc, hybrid_reports_the_first_invalid_point, 0, 2);
     tcase_add_test(tc, hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores);
     TCase *faults = test_case(s, "faults", 900); /* may build the MSM program (an empty cache) */

@@ -4,7 +4,10 @@
  * sizes, 32-bit words (HPR_CL_WORDS=limb32), chunking forced by a small maximum allocation
  * (HPR_CL_MAX_ALLOC: the first bad point named by its global index), scalars >= r refused
  * before the device, and a device that fails every call (HPR_CL_INJECT_FAULT): reported,
- * marked unusable, the CPU redoes the work.
+ * marked unusable, the CPU redoes the work. The edge matrix, random sizes and chunking run
+ * with both kernels (HPR_CL_MSM=owner|sorted: loop index / 2), and the sorted kernels also
+ * with crowded buckets (all scalars equal; a third 0, a third 1) split over many bucket-sum
+ * items (HPR_CL_MSM_ITEMS), so the carry levels run.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
@@ -20,9 +23,18 @@ static void expect_device_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, 
     assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: the device was not used: %s", what, hpr_ctx_notice(ctx));
 }
 
+static const char *const kernels[] = {"owner", "sorted"};
+
+/* Loop index i: curve i % 2, kernel i / 2. */
+static const curve_t *curve_and_kernel(int i)
+{
+    setenv("HPR_CL_MSM", kernels[i / 2], 1);
+    return &curves[i % 2];
+}
+
 START_TEST(msm_edge_matrix_matches_the_cpu)
 {
-    const curve_t *c = &curves[_i];
+    const curve_t *c = curve_and_kernel(_i);
     static const size_t sizes[] = {1, 2, 3, 7, 64, 1000};
     char id[16];
     ocl_first_device(id);
@@ -31,7 +43,7 @@ START_TEST(msm_edge_matrix_matches_the_cpu)
         for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
             inputs in = make_inputs(ctx, c, sizes[s], 1000 + 10 * s + e, edge_sets[e]);
             char what[64];
-            snprintf(what, sizeof what, "%s edges %u", id, edge_sets[e]);
+            snprintf(what, sizeof what, "%s %s edges %u", id, kernels[_i / 2], edge_sets[e]);
             expect_device_msm(ctx, c, &in, what);
             if (sizes[s] <= 64) {
                 unsigned char naive[MAXP];
@@ -46,7 +58,7 @@ END_TEST
 
 START_TEST(msm_random_sizes_and_window_bits_match_the_cpu)
 {
-    const curve_t *c = &curves[_i];
+    const curve_t *c = curve_and_kernel(_i);
     char id[16];
     test_rng rng;
     test_rng_init(&rng, 200 + (uint64_t)_i);
@@ -60,7 +72,7 @@ START_TEST(msm_random_sizes_and_window_bits_match_the_cpu)
         for (unsigned t = 0; t < 3; t++) {
             hpr_msm_opts opts = {t == 0 ? 0 : (unsigned)(1 + test_rng_next(&rng) % 16), 0, 0, id};
             char what[64];
-            snprintf(what, sizeof what, "%s c=%u", id, opts.window_bits);
+            snprintf(what, sizeof what, "%s %s c=%u", id, kernels[_i / 2], opts.window_bits);
             expect_msm(ctx, c, &in, want, &opts, what);
             assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: %s", what, hpr_ctx_notice(ctx));
         }
@@ -89,7 +101,7 @@ END_TEST
 
 START_TEST(chunked_msm_matches_and_reports_global_indices)
 {
-    const curve_t *c = &curves[_i];
+    const curve_t *c = curve_and_kernel(_i);
     char id[16], what[64];
     ocl_first_device(id);
     /* chunks of 100 points: 1000 points take 10 chunks on two alternating queues */
@@ -107,6 +119,44 @@ START_TEST(chunked_msm_matches_and_reports_global_indices)
     ck_assert_int_eq(hpr_msm(ctx, c->curve, HPR_G1, in.points, in.scalars, in.n, got), HPR_ERR_COORDINATE_OUT_OF_RANGE);
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 912 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
     free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Scalars where one bucket holds most entries: every scalar equal (each window has one full
+ * bucket), or a third 0 and a third 1 (Groth16 witnesses). 1024 bucket-sum items per compute
+ * unit make spans of a few entries, so each crowded bucket spreads over many items and the
+ * carries take several levels. */
+START_TEST(sorted_kernel_spreads_crowded_buckets)
+{
+    const curve_t *c = &curves[_i];
+    char id[16];
+    setenv("HPR_CL_MSM", "sorted", 1);
+    setenv("HPR_CL_MSM_ITEMS", "1024", 1);
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    for (int pattern = 0; pattern < 2; pattern++) {
+        inputs in = make_inputs(ctx, c, 3000, 900 + (uint64_t)pattern, 0);
+        for (size_t i = 0; i < in.n; i++) {
+            unsigned char *k = in.scalars + 32 * i;
+            if (pattern == 0)
+                memcpy(k, in.scalars, 32);
+            else if (i % 3 < 2) {
+                memset(k, 0, 32);
+                k[0] = (unsigned char)(i % 3);
+            }
+        }
+        for (unsigned cbits = 0; cbits <= 16; cbits += 8) {
+            unsigned char want[MAXP];
+            hpr_msm_opts opts = {cbits, 0, 0, id};
+            char what[64];
+            ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
+            snprintf(what, sizeof what, "%s crowded pattern %d c=%u", id, pattern, cbits);
+            expect_msm(ctx, c, &in, want, &opts, what);
+            assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: %s", what, hpr_ctx_notice(ctx));
+        }
+        free_inputs(&in);
+    }
     hpr_ctx_destroy(ctx);
 }
 END_TEST
@@ -159,10 +209,11 @@ int main(void)
     test_seed_init();
     Suite *s = suite_create("opencl_msm");
     TCase *tc = test_case(s, "msm", 900);
-    tcase_add_loop_test(tc, msm_edge_matrix_matches_the_cpu, 0, 2);
-    tcase_add_loop_test(tc, msm_random_sizes_and_window_bits_match_the_cpu, 0, 2);
+    tcase_add_loop_test(tc, msm_edge_matrix_matches_the_cpu, 0, 4);
+    tcase_add_loop_test(tc, msm_random_sizes_and_window_bits_match_the_cpu, 0, 4);
     tcase_add_loop_test(tc, msm_with_32_bit_words_matches_the_cpu, 0, 2);
-    tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 2);
+    tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 4);
+    tcase_add_loop_test(tc, sorted_kernel_spreads_crowded_buckets, 0, 2);
     tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
     TCase *faults = test_case(s, "faults", 900); /* may build the MSM program (an empty cache) */
     tcase_add_loop_test(faults, a_failing_device_is_reported_and_the_cpu_redoes_the_work, 0, 2);

@@ -45,6 +45,8 @@ typedef struct {
     char inject_fault[32]; /* a device id whose MSM and NTT calls all fail (tests); "" none */
     uint64_t max_alloc;    /* a lower max allocation than the devices report (tests); 0 none */
     char cache_dir[4096];  /* where programs and the calibration profile live; "" none */
+    int msm_kernel;        /* CL_MSM_KERNEL_* (cl_msm.h): 0 lets the device type choose */
+    unsigned msm_items;    /* sorted kernels: bucket-sum work-items per compute unit (tests); 0 default */
 } cl_options;
 
 /* No library forced, no words forced, no fault, no allocation limit, no cache. */

@@ -36,11 +36,6 @@ typedef struct {
     cl_kernel check, segments, sum;
 } msm_kernels;
 
-static uint64_t effective_max_alloc(const cl_dev *dev)
-{
-    uint64_t forced = dev->opts ? dev->opts->max_alloc : 0;
-    return forced > 0 && forced < dev->max_alloc ? forced : dev->max_alloc;
-}
 
 static unsigned segments_for(const cl_dev *dev, unsigned nwin, size_t m)
 {
@@ -52,12 +47,6 @@ static unsigned segments_for(const cl_dev *dev, unsigned nwin, size_t m)
     return (unsigned)(nseg ? nseg : 1);
 }
 
-/* The bytes that every work-item's buckets may take together. */
-static uint64_t bucket_budget(const cl_dev *dev)
-{
-    uint64_t max_alloc = effective_max_alloc(dev);
-    return dev->global_mem / 4 < max_alloc ? dev->global_mem / 4 : max_alloc;
-}
 
 /* Windows [w_begin, w_end) of the plan, and the segments that spread them over the device
  * (no more than the bucket budget holds). */
@@ -69,15 +58,32 @@ static void plan_windows(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_o
     plan->w_begin = w_begin;
     plan->nwin = w_end - w_begin;
     plan->nseg = segments_for(dev, plan->nwin, chunk);
-    if ((uint64_t)plan->nseg * per_segment > bucket_budget(dev))
-        plan->nseg = bucket_budget(dev) / per_segment ? (unsigned)(bucket_budget(dev) / per_segment) : 1;
+    if ((uint64_t)plan->nseg * per_segment > cl_msm_bucket_budget(dev))
+        plan->nseg = cl_msm_bucket_budget(dev) / per_segment ? (unsigned)(cl_msm_bucket_budget(dev) / per_segment) : 1;
     plan->seg_len = (chunk + plan->nseg - 1) / plan->nseg;
     plan->nseg = (unsigned)((chunk + plan->seg_len - 1) / plan->seg_len);
 }
 
-void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+int cl_msm_kernel_parse(const char *name)
 {
-    uint64_t max_alloc = effective_max_alloc(dev), budget = bucket_budget(dev);
+    if (name && strcmp(name, "owner") == 0)
+        return CL_MSM_KERNEL_OWNER;
+    if (name && strcmp(name, "sorted") == 0)
+        return CL_MSM_KERNEL_SORTED;
+    return CL_MSM_KERNEL_AUTO;
+}
+
+int cl_msm_uses_sorted(const cl_dev *dev)
+{
+    int forced = dev->opts ? dev->opts->msm_kernel : CL_MSM_KERNEL_AUTO;
+    if (forced != CL_MSM_KERNEL_AUTO)
+        return forced == CL_MSM_KERNEL_SORTED;
+    return (dev->type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+static void owner_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+{
+    uint64_t max_alloc = cl_msm_max_alloc(dev), budget = cl_msm_bucket_budget(dev);
     size_t per_point = ops->affine_size + 32;
     size_t chunk = (size_t)(max_alloc / ops->affine_size);
     if ((uint64_t)chunk * per_point > dev->global_mem / 8)
@@ -102,9 +108,18 @@ void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops 
             plan->c = cc;
         }
     }
+    plan->sorted = 0;
     plan->chunk_points = chunk;
     plan->chunks = (unsigned)((n + chunk - 1) / chunk);
     plan_windows(plan, dev, ops, 0, msm_window_count(ops->scalar_bits, plan->c));
+}
+
+void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+{
+    if (cl_msm_uses_sorted(dev))
+        cl_msm_sorted_plan(plan, dev, ops, n, c);
+    else
+        owner_plan(plan, dev, ops, n, c);
 }
 
 static void release_buffers(const cl_api *api, chunk_buffers *b)
@@ -121,11 +136,7 @@ static int create_buffers(const cl_api *api, const cl_dev *dev, const cl_msm_pla
                           chunk_buffers *b, char *detail)
 {
     size_t items = (size_t)plan->nseg * plan->nwin;
-    struct {
-        cl_mem *mem;
-        cl_mem_flags flags;
-        size_t size;
-    } want[] = {
+    cl_msm_buffer want[] = {
         {&b->points, CL_MEM_READ_ONLY, plan->chunk_points * ops->affine_size},
         {&b->scalars, CL_MEM_READ_ONLY, plan->chunk_points * 32},
         {&b->buckets, CL_MEM_READ_WRITE, items * ((size_t)ops->xyzz_size << (plan->c - 1))},
@@ -133,13 +144,8 @@ static int create_buffers(const cl_api *api, const cl_dev *dev, const cl_msm_pla
         {&b->sums, CL_MEM_WRITE_ONLY, plan->nwin * ops->xyzz_size},
         {&b->bad, CL_MEM_READ_WRITE, 2 * sizeof(cl_uint)},
     };
-    cl_int rc;
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        *want[i].mem = api->clCreateBuffer(dev->context, want[i].flags, want[i].size, NULL, &rc);
-        CL_CHECK_RC(clCreateBuffer, rc);
-    }
-    return 0;
-out:
+    if (cl_msm_create_buffers(api, dev, want, sizeof want / sizeof want[0], detail) == 0)
+        return 0;
     release_buffers(api, b);
     return -1;
 }
@@ -208,37 +214,9 @@ out:
     return -1;
 }
 
-/* The lowest invalid point index over all chunks, if any. */
-static int find_bad_point(const cl_uint *bad, const cl_msm_plan *plan, size_t *index, msm_point_check *kind)
-{
-    for (unsigned k = 0; k < plan->chunks; k++) {
-        cl_uint range = bad[2 * k], curve = bad[2 * k + 1];
-        if (range == 0xffffffffu && curve == 0xffffffffu)
-            continue;
-        *kind = range <= curve ? MSM_POINT_COORD_RANGE : MSM_POINT_NOT_ON_CURVE;
-        *index = (size_t)k * plan->chunk_points + (range <= curve ? range : curve);
-        return 1;
-    }
-    return 0;
-}
 
-static void combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, const unsigned char *sums,
-                           unsigned char *window_sums, unsigned char *out)
-{
-    size_t xs = ops->xyzz_size;
-    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
-    unsigned char *mine = window_sums + (size_t)plan->w_begin * xs; /* windows below w_begin: none */
-    for (unsigned w = 0; w < plan->w_begin; w++)
-        ops->xyzz_set_inf(window_sums + w * xs);
-    memcpy(mine, sums, plan->nwin * xs);
-    for (unsigned k = 1; k < plan->chunks; k++)
-        for (unsigned w = 0; w < plan->nwin; w++)
-            ops->xyzz_add(mine + w * xs, mine + w * xs, sums + ((size_t)k * plan->nwin + w) * xs);
-    ops->combine_windows(result, window_sums, plan->w_begin + plan->nwin, plan->c);
-    ops->encode_xyzz(out, result);
-}
 
-static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+static cl_msm_result run_owner(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
                               const unsigned char *points, const unsigned char *scalars, size_t n,
                               const cl_msm_plan *planned, unsigned char *out, size_t *bad_index,
                               msm_point_check *bad_kind, char *detail)
@@ -249,7 +227,7 @@ static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_
     msm_kernels kern = {0};
     cl_msm_plan plan = *planned;
     cl_program prog;
-    unsigned char *sums = NULL, *window_sums = NULL;
+    unsigned char *sums = NULL;
     cl_uint *bad = NULL;
     memset(bufs, 0, sizeof bufs);
     if (cl_dev_injected_fault(dev, detail) ||
@@ -257,9 +235,8 @@ static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_
         create_kernels(api, prog, &kern, detail) != 0)
         goto out;
     sums = malloc((size_t)plan.chunks * plan.nwin * ops->xyzz_size);
-    window_sums = malloc((size_t)(plan.w_begin + plan.nwin) * ops->xyzz_size);
     bad = malloc((size_t)plan.chunks * 2 * sizeof *bad);
-    if (!sums || !window_sums || !bad) {
+    if (!sums || !bad) {
         snprintf(detail, CL_DETAIL_LEN, "out of host memory for %u chunk results", plan.chunks);
         goto out;
     }
@@ -275,11 +252,14 @@ static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_
     }
     CL_CALL(api, clFinish, dev->queue[0]);
     CL_CALL(api, clFinish, dev->queue[1]);
-    if (find_bad_point(bad, &plan, bad_index, bad_kind)) {
+    if (cl_msm_find_bad_point(bad, &plan, bad_index, bad_kind)) {
         res = CL_MSM_BAD_POINT;
         goto out;
     }
-    combine_chunks(ops, &plan, sums, window_sums, out);
+    if (cl_msm_combine_chunks(ops, &plan, sums, out) != 0) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory for the window sums");
+        goto out;
+    }
     res = CL_MSM_OK;
 out:
     if (res == CL_MSM_DEVICE_ERROR && dev->queue[0]) {
@@ -291,9 +271,26 @@ out:
     release_buffers(api, &bufs[1]);
     release_kernels(api, &kern);
     free(sums);
-    free(window_sums);
     free(bad);
     return res;
+}
+
+/* The planned kernel; a device that cannot run the sorted kernels' work-groups runs the
+ * owner-computes kernel instead (same window grid, so a hybrid split stays valid). */
+static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                              const unsigned char *points, const unsigned char *scalars, size_t n,
+                              const cl_msm_plan *plan, unsigned char *out, size_t *bad_index,
+                              msm_point_check *bad_kind, char *detail)
+{
+    if (!plan->sorted)
+        return run_owner(rt, dev, curve, ops, points, scalars, n, plan, out, bad_index, bad_kind, detail);
+    cl_msm_result r = cl_msm_sorted_run(rt, dev, curve, ops, points, scalars, n, plan, out, bad_index, bad_kind, detail);
+    if (r != CL_MSM_UNSUPPORTED)
+        return r;
+    cl_msm_plan owner;
+    owner_plan(&owner, dev, ops, n, plan->c);
+    plan_windows(&owner, dev, ops, plan->w_begin, plan->w_begin + plan->nwin);
+    return run_owner(rt, dev, curve, ops, points, scalars, n, &owner, out, bad_index, bad_kind, detail);
 }
 
 cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
@@ -314,7 +311,12 @@ cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_c
 {
     cl_msm_plan plan;
     cl_msm_make_plan(&plan, dev, ops, n, c);
-    plan_windows(&plan, dev, ops, w_begin, w_end);
+    if (plan.sorted) {
+        plan.w_begin = w_begin;
+        plan.nwin = w_end - w_begin;
+    } else {
+        plan_windows(&plan, dev, ops, w_begin, w_end);
+    }
     return run_plan(rt, dev, curve, ops, points, scalars, n, &plan, out, bad_index, bad_kind, detail);
 }
 

@@ -11,16 +11,30 @@
 #include "kernels_cpu/msm_cpu.h"
 
 typedef struct {
+    int sorted;          /* 1: the sorted-bucket kernels (msm_sorted.cl), 0: owner-computes (msm.cl) */
     size_t chunk_points; /* points per chunk (the last may be shorter) */
     unsigned chunks;
-    unsigned c, w_begin, nwin, nseg; /* window bits, first window and windows computed, segments per chunk */
-    size_t seg_len;         /* points per segment */
+    unsigned c, w_begin, nwin, nseg; /* window bits, first window and windows computed; owner-computes:
+                                        segments per chunk; sorted: bucket segments per window */
+    size_t seg_len;         /* owner-computes: points per segment; sorted: entries per bucket-sum item */
 } cl_msm_plan;
 
-typedef enum { CL_MSM_OK = 0, CL_MSM_BAD_POINT = 1, CL_MSM_DEVICE_ERROR = -1 } cl_msm_result;
+typedef enum {
+    CL_MSM_OK = 0,
+    CL_MSM_BAD_POINT = 1,
+    CL_MSM_DEVICE_ERROR = -1,
+    CL_MSM_UNSUPPORTED = -2 /* the sorted kernels cannot run on the device (work-group size): internal */
+} cl_msm_result;
 
-/* Plans an MSM of n points on dev (c = 0: chosen). HPR_CL_MAX_ALLOC (bytes, environment)
- * lowers the device's max allocation, to exercise chunking in tests. */
+/* The kernel a device runs: HPR_CL_MSM (cl_options.msm_kernel) forces one, else the sorted
+ * kernels on GPUs and owner-computes on CPU devices (measured on POCL: see cl_msm.c). */
+enum { CL_MSM_KERNEL_AUTO = 0, CL_MSM_KERNEL_OWNER = 1, CL_MSM_KERNEL_SORTED = 2 };
+int cl_msm_kernel_parse(const char *name); /* "owner", "sorted"; anything else (NULL too): AUTO */
+int cl_msm_uses_sorted(const cl_dev *dev);
+
+/* Plans an MSM of n points on dev (c = 0: chosen) with the kernel cl_msm_uses_sorted picks.
+ * HPR_CL_MAX_ALLOC (bytes, environment) lowers the device's max allocation, to exercise
+ * chunking in tests. */
 void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c);
 
 /*
@@ -51,5 +65,29 @@ RT_MUST_CHECK cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curv
  * -1 with the reason in detail. */
 RT_MUST_CHECK int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned char *a, const unsigned char *b,
                        const unsigned char *expected, size_t count, size_t elem_size, char *detail);
+
+/* Shared by the two kernels' host code (cl_msm.c, cl_msm_sorted.c). */
+typedef struct {
+    cl_mem *mem;
+    cl_mem_flags flags;
+    size_t size;
+} cl_msm_buffer;
+/* Creates each buffer of want[0..count) in dev's context: 0, or -1 with the failing call in
+ * detail (the buffers made so far are left for the caller to release). */
+RT_MUST_CHECK int cl_msm_create_buffers(const cl_api *api, const cl_dev *dev, const cl_msm_buffer *want, size_t count,
+                                        char *detail);
+uint64_t cl_msm_max_alloc(const cl_dev *dev);
+uint64_t cl_msm_bucket_budget(const cl_dev *dev);
+/* 1 with the lowest invalid point (global index) over the chunks' check results, else 0. */
+int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_plan *plan, size_t *index, msm_point_check *kind);
+/* out = the combination of the chunks' window sums (plan->chunks x plan->nwin XYZZ, chunk
+ * order), windows below plan->w_begin empty. 0, or -1 when out of host memory. */
+RT_MUST_CHECK int cl_msm_combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, const unsigned char *sums,
+                                        unsigned char *out);
+void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c);
+RT_MUST_CHECK cl_msm_result cl_msm_sorted_run(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                                              const unsigned char *points, const unsigned char *scalars, size_t n,
+                                              const cl_msm_plan *plan, unsigned char *out, size_t *bad_index,
+                                              msm_point_check *bad_kind, char *detail);
 
 #endif

@@ -1,0 +1,350 @@
+/*
+ * msm_sorted.cl: Pippenger MSM with the points grouped by bucket (the sorted-bucket design of
+ * sppark and ICICLE), in OpenCL 1.2 without vendor libraries. Included by msm.cl (one curve
+ * per program, curve_select.h). The host side is runtime/opencl/cl_msm_sorted.c.
+ *
+ * What: for a chunk of m points and windows [w_begin, w_begin + nwin) of c bits, each
+ * window's sum  sum_b (b + 1) * (sum of the points whose digit is +-(b + 1)),  as XYZZ.
+ * Steps (one launch each, all in one in-order queue):
+ *   1. msm_sort_keys: per point and window, the signed (Booth) digit d becomes an entry
+ *      (key = w * B + |d| - 1, value = point index | sign << 31); d = 0 gets key nwin * B,
+ *      which sorts last and is never summed. B = 2^(c-1) buckets per window.
+ *   2. A stable LSD radix sort of the entries by key, 8 bits per pass: msm_sort_hist (each
+ *      tile's digit histogram, counted by rank as in the scatter: no atomics), msm_scan_blocks / msm_scan_small /
+ *      msm_scan_apply (exclusive prefix sums over (digit, tile) in digit-major order, by
+ *      blocks of SCAN_BLOCK values), msm_sort_scatter (each entry to
+ *      its place; the rank inside a tile is counted, not taken from atomics, so equal keys
+ *      keep their point order: the grouping is stable).
+ *   3. msm_bucket_starts: each bucket's first entry (binary search; starts[nwin * B] is the
+ *      count of nonzero digits).
+ *   4. Bucket sums with fixed split points: msm_bucket_runs gives work-item t the entries
+ *      [t * span, (t + 1) * span) whatever their buckets, so a crowded bucket (equal scalars,
+ *      Groth16's 0/1 witness values) is spread over many work-items. A run of equal keys that
+ *      starts in an item is summed there and written to its bucket (the head); a run that
+ *      began in an earlier item is left as a carry. msm_carry_runs sums the carries the same
+ *      way, level after level (span-fold fewer each time), adding each run to its bucket's
+ *      head in order, until one item holds all of them.
+ *   5. msm_bucket_segments: each window's buckets in G segments of L = B / G, each reduced by
+ *      running sums into R_j (its plain sum) and S_j (sum of (b - jL + 1) * bucket b).
+ *   6. msm_window_sums: per window, sum_j S_j + L * sum_j j R_j (running sums over the
+ *      segments, then log2 L doublings).
+ * Determinism: the grouping is stable and every sum runs in a fixed order for a given plan;
+ * the window sums are the same group elements for every plan and device, and the host's
+ * affine result is canonical, so the output bits never depend on device, span or split.
+ * Counted work per point and window (m points, nwin windows; see the README's design notes):
+ * one mixed addition; sorting reads and writes 8 bytes per pass (3 passes at c = 16).
+ */
+
+#define SORT_RADIX 256u
+#define SORT_GROUP 256u
+#define SORT_ROUNDS 4u
+#define SORT_TILE (SORT_GROUP * SORT_ROUNDS)
+#define SCAN_PER 16u
+#define SCAN_BLOCK (SORT_GROUP * SCAN_PER)
+#define SORT_NONE 0xffffffffu
+#define ENTRY_SIGN 0x80000000u
+
+/* Work-item e = w * m + i: the entry of point i in window w_begin + w (keys[e], vals[e]). */
+__kernel void msm_sort_keys(__global const ulong *scalars, uint m, uint c, uint w_begin, uint nwin,
+                            __global uint *keys, __global uint *vals)
+{
+    uint e = get_global_id(0), i;
+    if (e >= nwin * m)
+        return;
+    uint w = arith_divrem(e, m, &i);
+    ulong k[4] = {scalars[4 * (ulong)i], scalars[4 * (ulong)i + 1], scalars[4 * (ulong)i + 2], scalars[4 * (ulong)i + 3]};
+    uint nbuckets = 1u << (c - 1);
+    int d = msm_booth_digit(k, w_begin + w, c);
+    keys[e] = d == 0 ? nwin * nbuckets : w * nbuckets + msm_digit_bucket(d);
+    vals[e] = i | (d < 0 ? ENTRY_SIGN : 0u);
+}
+
+/* The digit of an entry in this pass, or SORT_RADIX past the end. */
+ARITH_FN uint sort_digit(__global const uint *keys, uint e, uint total, uint shift)
+{
+    return e < total ? (keys[e] >> shift) & (SORT_RADIX - 1) : SORT_RADIX;
+}
+
+/* For item lid's digit d among one round's digits (d = SORT_RADIX: no entry): *before = how
+ * many earlier items have d, and 1 when no later item has it (the item that advances d's
+ * count). Counted, not taken from atomics: the ranks follow the entry order (a stable sort),
+ * and no local atomics are needed (Oclgrind 21.10 also misreads their addresses as
+ * uninitialised). */
+ARITH_FN uint round_rank(__local const uint *digits, uint lid, uint d, uint *last)
+{
+    uint before = 0, later = 0;
+    for (uint j = 0; j < SORT_GROUP; j++) {
+        uint same = digits[j] == d;
+        before += same & (j < lid);
+        later |= same & (j > lid);
+    }
+    *last = !later;
+    return before;
+}
+
+/* counts[digit * ntiles + tile]: how many entries of the tile have that digit. Work-group =
+ * one tile of SORT_TILE entries, SORT_GROUP items, in SORT_ROUNDS rounds. */
+__kernel void msm_sort_hist(__global const uint *keys, uint total, uint shift, __global uint *counts, uint ntiles)
+{
+    __local uint digits[SORT_GROUP], hist[SORT_RADIX];
+    uint lid = get_local_id(0), tile = get_group_id(0), last;
+    hist[lid] = 0;
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        uint d = sort_digit(keys, tile * SORT_TILE + r * SORT_GROUP + lid, total, shift);
+        digits[lid] = d;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint before = round_rank(digits, lid, d, &last);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (d < SORT_RADIX && last)
+            hist[d] += before + 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    counts[(ulong)lid * ntiles + tile] = hist[lid];
+}
+
+/* Exclusive scan of the SORT_GROUP values part[] in local memory, in place; returns the
+ * total. Every item of the work-group calls it. */
+ARITH_FN uint local_exclusive_scan(__local uint *part, uint lid)
+{
+    barrier(CLK_LOCAL_MEM_FENCE); /* every item's value is in place */
+    uint mine = part[lid];
+    for (uint step = 1; step < SORT_GROUP; step <<= 1) { /* inclusive scan (Hillis-Steele) */
+        uint add = lid >= step ? part[lid - step] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint total = part[SORT_GROUP - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    part[lid] -= mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* The sum of the SCAN_PER consecutive values of item lid in block g (0 past len). */
+ARITH_FN uint slice_sum(__global const uint *counts, uint len, uint g, uint lid)
+{
+    uint lo = g * SCAN_BLOCK + lid * SCAN_PER, sum = 0;
+    for (uint x = lo; x < lo + SCAN_PER && x < len; x++)
+        sum += counts[x];
+    return sum;
+}
+
+/* The exclusive prefix sum of counts[0, len) in three launches: block_sums[g] = the sum of
+ * block g (SCAN_BLOCK values per work-group), msm_scan_small over the block sums, then
+ * msm_scan_apply rewrites each block with its offset. */
+__kernel void msm_scan_blocks(__global const uint *counts, uint len, __global uint *block_sums)
+{
+    __local uint part[SORT_GROUP];
+    uint lid = get_local_id(0), g = get_group_id(0);
+    part[lid] = slice_sum(counts, len, g, lid);
+    uint total = local_exclusive_scan(part, lid);
+    if (lid == 0)
+        block_sums[g] = total;
+}
+
+/* In place: values[x] = sum of values[y] for y < x, over len values. One work-group, each
+ * item owning a contiguous slice (len is small: the block sums). */
+__kernel void msm_scan_small(__global uint *values, uint len)
+{
+    __local uint part[SORT_GROUP];
+    uint lid = get_local_id(0);
+    uint per = (len + SORT_GROUP - 1) / SORT_GROUP;
+    uint lo = lid * per, hi = lo + per < len ? lo + per : len;
+    uint sum = 0;
+    for (uint x = lo; x < hi; x++)
+        sum += values[x];
+    part[lid] = sum;
+    local_exclusive_scan(part, lid);
+    uint run = part[lid];
+    for (uint x = lo; x < hi; x++) {
+        uint v = values[x];
+        values[x] = run;
+        run += v;
+    }
+}
+
+__kernel void msm_scan_apply(__global uint *counts, uint len, __global const uint *block_offsets)
+{
+    __local uint part[SORT_GROUP];
+    uint lid = get_local_id(0), g = get_group_id(0);
+    part[lid] = slice_sum(counts, len, g, lid);
+    local_exclusive_scan(part, lid);
+    uint run = block_offsets[g] + part[lid], lo = g * SCAN_BLOCK + lid * SCAN_PER;
+    for (uint x = lo; x < lo + SCAN_PER && x < len; x++) {
+        uint v = counts[x];
+        counts[x] = run;
+        run += v;
+    }
+}
+
+/* Each entry of the tile to offsets[digit * ntiles + tile] + its rank among the tile's
+ * earlier entries with that digit (counted over the round in local memory, so the order is
+ * the point order: stable). */
+__kernel void msm_sort_scatter(__global const uint *keys, __global const uint *vals, uint total, uint shift,
+                               __global const uint *offsets, uint ntiles, __global uint *keys_out,
+                               __global uint *vals_out)
+{
+    __local uint digits[SORT_GROUP], next[SORT_RADIX];
+    uint lid = get_local_id(0), tile = get_group_id(0);
+    next[lid] = offsets[(ulong)lid * ntiles + tile];
+    for (uint r = 0; r < SORT_ROUNDS; r++) {
+        uint e = tile * SORT_TILE + r * SORT_GROUP + lid;
+        uint d = sort_digit(keys, e, total, shift);
+        digits[lid] = d;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint last, before = round_rank(digits, lid, d, &last);
+        if (d < SORT_RADIX) {
+            uint pos = next[d] + before;
+            keys_out[pos] = keys[e];
+            vals_out[pos] = vals[e];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (d < SORT_RADIX && last)
+            next[d] += before + 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* starts[k] = the first sorted entry with key >= k, for k in [0, nkeys]. */
+__kernel void msm_bucket_starts(__global const uint *keys, uint total, uint nkeys, __global uint *starts)
+{
+    uint k = get_global_id(0);
+    if (k > nkeys)
+        return;
+    uint lo = 0, hi = total;
+    while (lo < hi) {
+        uint mid = lo + (hi - lo) / 2;
+        if (keys[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    starts[k] = lo;
+}
+
+/* A finished run of key k summed in acc: the bucket's head when the run started in this
+ * item, else this item's carry. */
+ARITH_FN void emit_run(uint k, const g1_xyzz *acc, int continued, int add_to_head, __global g1_xyzz *buckets,
+                       __global g1_xyzz *carry, __global uint *carry_keys, uint item)
+{
+    if (continued) {
+        carry[item] = *acc;
+        carry_keys[item] = k;
+    } else if (add_to_head) {
+        g1_xyzz head = buckets[k];
+        G1(xyzz_add)(&head, &head, acc);
+        buckets[k] = head;
+    } else {
+        buckets[k] = *acc;
+    }
+}
+
+/* Level 0: item t sums the sorted entries [t * span, (t + 1) * span) below starts[nkeys]. */
+__kernel void msm_bucket_runs(__global const g1_affine *points, __global const uint *keys,
+                              __global const uint *vals, __global const uint *starts, uint nkeys, uint span,
+                              __global g1_xyzz *buckets, __global g1_xyzz *carry, __global uint *carry_keys)
+{
+    uint t = get_global_id(0), end = starts[nkeys];
+    ulong lo = (ulong)t * span, hi = lo + span < end ? lo + span : end;
+    carry_keys[t] = SORT_NONE;
+    if (lo >= end)
+        return;
+    uint cur = keys[lo];
+    int continued = lo > 0 && keys[lo - 1] == cur;
+    g1_xyzz acc;
+    G1(xyzz_set_inf)(&acc);
+    for (ulong e = lo; e < hi; e++) {
+        uint k = keys[e], v = vals[e];
+        if (k != cur) {
+            emit_run(cur, &acc, continued, 0, buckets, carry, carry_keys, t);
+            continued = 0;
+            cur = k;
+            G1(xyzz_set_inf)(&acc);
+        }
+        g1_affine p = points[v & ~ENTRY_SIGN];
+        if (v & ENTRY_SIGN)
+            G1(affine_neg)(&p, &p);
+        G1(xyzz_add_affine)(&acc, &acc, &p);
+    }
+    emit_run(cur, &acc, continued, 0, buckets, carry, carry_keys, t);
+}
+
+/* Level l > 0: the carries of the level below, n of them (key SORT_NONE: none), summed the
+ * same way; a run that starts here is added to its bucket's head. */
+__kernel void msm_carry_runs(__global const g1_xyzz *carry_in, __global const uint *keys_in, uint n, uint span,
+                             __global g1_xyzz *buckets, __global g1_xyzz *carry, __global uint *carry_keys)
+{
+    uint u = get_global_id(0);
+    ulong lo = (ulong)u * span, hi = lo + span < n ? lo + span : n;
+    carry_keys[u] = SORT_NONE;
+    if (lo >= n)
+        return;
+    uint cur = SORT_NONE;
+    int continued = 0;
+    g1_xyzz acc, x;
+    G1(xyzz_set_inf)(&acc);
+    for (ulong e = lo; e < hi; e++) {
+        uint k = keys_in[e];
+        if (k != cur) {
+            if (cur != SORT_NONE)
+                emit_run(cur, &acc, continued, 1, buckets, carry, carry_keys, u);
+            continued = e == lo && lo > 0 && k != SORT_NONE && keys_in[lo - 1] == k;
+            cur = k;
+            G1(xyzz_set_inf)(&acc);
+        }
+        if (k == SORT_NONE)
+            continue;
+        x = carry_in[e];
+        G1(xyzz_add)(&acc, &acc, &x);
+    }
+    if (cur != SORT_NONE)
+        emit_run(cur, &acc, continued, 1, buckets, carry, carry_keys, u);
+}
+
+/* Item (w, j): segment j of window w, buckets [j L, (j + 1) L): R_j = their sum and
+ * S_j = sum (b - j L + 1) * bucket b, by running sums from the top; empty buckets are read
+ * as infinity (starts[k] == starts[k + 1]). */
+__kernel void msm_bucket_segments(__global const g1_xyzz *buckets, __global const uint *starts, uint nbuckets,
+                                  uint nseg, __global g1_xyzz *seg_r, __global g1_xyzz *seg_s)
+{
+    uint g = get_global_id(0), j;
+    uint w = arith_divrem(g, nseg, &j), len = nbuckets / nseg;
+    ulong base = (ulong)w * nbuckets + (ulong)j * len;
+    g1_xyzz running, sum, b;
+    G1(xyzz_set_inf)(&running);
+    G1(xyzz_set_inf)(&sum);
+    for (uint x = len; x-- > 0;) {
+        ulong k = base + x;
+        if (starts[k + 1] > starts[k]) {
+            b = buckets[k];
+            G1(xyzz_add)(&running, &running, &b);
+        }
+        G1(xyzz_add)(&sum, &sum, &running);
+    }
+    seg_r[g] = running;
+    seg_s[g] = sum;
+}
+
+/* Item w: sums[w] = sum_j S_j + L * sum_j j R_j, L = 2^log_len. */
+__kernel void msm_window_sums(__global const g1_xyzz *seg_r, __global const g1_xyzz *seg_s, uint nseg,
+                              uint log_len, __global g1_xyzz *sums)
+{
+    uint w = get_global_id(0);
+    __global const g1_xyzz *r = seg_r + (ulong)w * nseg, *s = seg_s + (ulong)w * nseg;
+    g1_xyzz running, weighted, x;
+    G1(xyzz_set_inf)(&running);
+    G1(xyzz_set_inf)(&weighted);
+    for (uint j = nseg; j-- > 1;) {
+        x = r[j];
+        G1(xyzz_add)(&running, &running, &x);
+        G1(xyzz_add)(&weighted, &weighted, &running);
+    }
+    for (uint d = 0; d < log_len; d++)
+        G1(xyzz_add)(&weighted, &weighted, &weighted);
+    for (uint j = 0; j < nseg; j++) {
+        x = s[j];
+        G1(xyzz_add)(&weighted, &weighted, &x);
+    }
+    sums[w] = weighted;
+}

@@ -1,0 +1,68 @@
+/*
+ * cl_msm_common.c: what both OpenCL MSM kernels' host code shares (cl_msm.c for
+ * owner-computes, cl_msm_sorted.c for the sorted buckets): the device's allocation limits,
+ * the chunks' bad-point results and the combination of the chunks' window sums.
+ */
+#include "cl_msm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cl_msm_create_buffers(const cl_api *api, const cl_dev *dev, const cl_msm_buffer *want, size_t count, char *detail)
+{
+    cl_int rc;
+    for (size_t i = 0; i < count; i++) {
+        *want[i].mem = api->clCreateBuffer(dev->context, want[i].flags, want[i].size, NULL, &rc);
+        CL_CHECK_RC(clCreateBuffer, rc);
+    }
+    return 0;
+out:
+    return -1;
+}
+
+uint64_t cl_msm_max_alloc(const cl_dev *dev)
+{
+    uint64_t forced = dev->opts ? dev->opts->max_alloc : 0;
+    return forced > 0 && forced < dev->max_alloc ? forced : dev->max_alloc;
+}
+
+/* The bytes that every work-item's buckets may take together. */
+uint64_t cl_msm_bucket_budget(const cl_dev *dev)
+{
+    uint64_t max_alloc = cl_msm_max_alloc(dev);
+    return dev->global_mem / 4 < max_alloc ? dev->global_mem / 4 : max_alloc;
+}
+
+int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_plan *plan, size_t *index, msm_point_check *kind)
+{
+    for (unsigned k = 0; k < plan->chunks; k++) {
+        cl_uint range = bad[2 * k], curve = bad[2 * k + 1];
+        if (range == 0xffffffffu && curve == 0xffffffffu)
+            continue;
+        *kind = range <= curve ? MSM_POINT_COORD_RANGE : MSM_POINT_NOT_ON_CURVE;
+        *index = (size_t)k * plan->chunk_points + (range <= curve ? range : curve);
+        return 1;
+    }
+    return 0;
+}
+
+int cl_msm_combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, const unsigned char *sums,
+                          unsigned char *out)
+{
+    size_t xs = ops->xyzz_size;
+    unsigned char *window_sums = malloc((size_t)(plan->w_begin + plan->nwin) * xs);
+    if (!window_sums)
+        return -1;
+    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    unsigned char *mine = window_sums + (size_t)plan->w_begin * xs; /* windows below w_begin: none */
+    for (unsigned w = 0; w < plan->w_begin; w++)
+        ops->xyzz_set_inf(window_sums + w * xs);
+    memcpy(mine, sums, plan->nwin * xs);
+    for (unsigned k = 1; k < plan->chunks; k++)
+        for (unsigned w = 0; w < plan->nwin; w++)
+            ops->xyzz_add(mine + w * xs, mine + w * xs, sums + ((size_t)k * plan->nwin + w) * xs);
+    ops->combine_windows(result, window_sums, plan->w_begin + plan->nwin, plan->c);
+    ops->encode_xyzz(out, result);
+    free(window_sums);
+    return 0;
+}

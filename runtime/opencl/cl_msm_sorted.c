@@ -1,0 +1,382 @@
+/*
+ * cl_msm_sorted.c: the host side of the sorted-bucket OpenCL MSM (kernels_cl/msm_sorted.cl):
+ * its plan, buffers and launches per chunk. cl_msm.c chooses between it and the
+ * owner-computes kernel and owns the chunk results' combination.
+ *
+ * Plan: c minimises nwin * (m + 3 * 2^(c-1)) (one mixed addition per point and window, about
+ * three additions per bucket in the bucket sums and reduction) with every window's buckets
+ * within the bucket budget; unlike the owner-computes kernel, the buckets are shared by the
+ * whole device, so a GPU can take c near 16. A chunk then holds as many points as the
+ * device's allocations allow with 17 bytes of sorting state per point and window (keys and
+ * values twice, the histograms).
+ * Work split: the bucket sums give each of `target` work-items an equal share of the sorted
+ * entries (span = entries / target, at least 2), whatever the buckets; each window's
+ * buckets are reduced in G segments so that nwin * G items run at once.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cl_msm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SORT_GROUP 256u /* = SORT_GROUP and SORT_RADIX of msm_sorted.cl */
+#define SORT_TILE (SORT_GROUP * 4u)
+#define SCAN_BLOCK (SORT_GROUP * 16u) /* = SCAN_BLOCK of msm_sorted.cl */
+#define RADIX_BITS 8u
+#define GPU_ITEMS_PER_CU 1024u
+#define CPU_ITEMS_PER_CU 4u
+#define GPU_SEGMENTS_PER_CU 256u
+#define MIN_C 2u
+#define MAX_C 16u
+#define MIN_SPAN 2u
+#define SORT_BYTES_PER_ENTRY 17u
+
+typedef struct {
+    cl_mem points, scalars, keys[2], vals[2], counts, block_sums, starts, buckets, carry[2], carry_keys[2], seg_r, seg_s, sums,
+        bad;
+} sorted_buffers;
+
+enum {
+    K_CHECK, K_KEYS, K_HIST, K_SCAN_BLOCKS, K_SCAN_SMALL, K_SCAN_APPLY, K_SCATTER, K_STARTS, K_RUNS, K_CARRY,
+    K_SEGMENTS, K_WINDOWS, K_COUNT
+};
+static const char *const kernel_names[K_COUNT] = {
+    "msm_check_points", "msm_sort_keys",  "msm_sort_hist",  "msm_scan_blocks",     "msm_scan_small",
+    "msm_scan_apply",   "msm_sort_scatter", "msm_bucket_starts", "msm_bucket_runs", "msm_carry_runs",
+    "msm_bucket_segments", "msm_window_sums"};
+
+/* The sizes of one chunk of m points over nwin windows. */
+typedef struct {
+    size_t m, entries, ntiles, items; /* items: level-0 bucket-sum work-items */
+    size_t target;                    /* the most level-0 items of any chunk size: buffers hold as many */
+    unsigned nbuckets, nkeys, passes, span, nseg, log_len;
+} sorted_shape;
+
+static int is_gpu(const cl_dev *dev)
+{
+    return (dev->type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+static unsigned bit_length(uint64_t x)
+{
+    unsigned b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+static sorted_shape shape_of(const cl_dev *dev, unsigned c, unsigned nwin, size_t m)
+{
+    sorted_shape s;
+    size_t cus = dev->compute_units ? dev->compute_units : 1;
+    unsigned forced = dev->opts ? dev->opts->msm_items : 0; /* HPR_CL_MSM_ITEMS: tests force small spans */
+    size_t target = cus * (forced ? forced : is_gpu(dev) ? GPU_ITEMS_PER_CU : CPU_ITEMS_PER_CU);
+    size_t seg_target = is_gpu(dev) ? cus * GPU_SEGMENTS_PER_CU : cus;
+    s.m = m;
+    s.target = target;
+    s.entries = (size_t)nwin * m;
+    s.ntiles = (s.entries + SORT_TILE - 1) / SORT_TILE;
+    s.nbuckets = 1u << (c - 1);
+    s.nkeys = nwin * s.nbuckets; /* also the key of a zero digit */
+    s.passes = (bit_length(s.nkeys) + RADIX_BITS - 1) / RADIX_BITS;
+    s.span = (unsigned)((s.entries + target - 1) / target);
+    if (s.span < MIN_SPAN)
+        s.span = MIN_SPAN;
+    s.items = (s.entries + s.span - 1) / s.span;
+    s.nseg = 1;
+    while (s.nseg < s.nbuckets && (size_t)nwin * s.nseg * 2 <= seg_target)
+        s.nseg *= 2;
+    s.log_len = (c - 1) - (bit_length(s.nseg) - 1);
+    return s;
+}
+
+void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+{
+    uint64_t max_alloc = cl_msm_max_alloc(dev), budget = cl_msm_bucket_budget(dev);
+    double best = -1;
+    unsigned lo = c ? c : MIN_C, hi = c ? c : MAX_C;
+    plan->c = lo;
+    for (unsigned cc = lo; cc <= hi; cc++) {
+        unsigned nwin = msm_window_count(ops->scalar_bits, cc);
+        double buckets = (double)nwin * (double)(1u << (cc - 1)) * (double)ops->xyzz_size;
+        double cost = (double)nwin * ((double)n + 3.0 * (double)(1u << (cc - 1)));
+        if (!c && cc > lo && buckets > (double)budget)
+            continue;
+        if (best < 0 || cost < best) {
+            best = cost;
+            plan->c = cc;
+        }
+    }
+    unsigned nwin = msm_window_count(ops->scalar_bits, plan->c);
+    size_t per_point = ops->affine_size + 32 + (size_t)nwin * SORT_BYTES_PER_ENTRY;
+    size_t chunk = (size_t)(max_alloc / ((size_t)nwin * 4 > ops->affine_size ? (size_t)nwin * 4 : ops->affine_size));
+    if ((uint64_t)chunk * per_point > dev->global_mem / 8)
+        chunk = (size_t)(dev->global_mem / 8 / per_point);
+    if (chunk > (size_t)0x7fffffff / nwin) /* entries and point indices fit 31 bits */
+        chunk = (size_t)0x7fffffff / nwin;
+    if (chunk == 0)
+        chunk = 1;
+    if (chunk > n)
+        chunk = n;
+    plan->sorted = 1;
+    plan->chunk_points = chunk;
+    plan->chunks = (unsigned)((n + chunk - 1) / chunk);
+    plan->w_begin = 0;
+    plan->nwin = nwin;
+    plan->nseg = shape_of(dev, plan->c, nwin, chunk).nseg;
+    plan->seg_len = shape_of(dev, plan->c, nwin, chunk).span;
+}
+
+static void release_buffers(const cl_api *api, sorted_buffers *b)
+{
+    cl_mem *all = (cl_mem *)b;
+    for (size_t i = 0; i < sizeof *b / sizeof(cl_mem); i++)
+        if (all[i])
+            api->clReleaseMemObject(all[i]);
+    memset(b, 0, sizeof *b);
+}
+
+static int create_buffers(const cl_api *api, const cl_dev *dev, const sorted_shape *s, const msm_curve_ops *ops,
+                          unsigned nwin, sorted_buffers *b, char *detail)
+{
+    /* items = ceil(entries / max(2, ceil(entries / target))) <= target for every chunk size,
+     * though not monotone in it: the carries are sized by target, not by this chunk's items */
+    size_t xs = ops->xyzz_size, carries = s->target + 1;
+    cl_msm_buffer want[] = {
+        {&b->points, CL_MEM_READ_ONLY, s->m * ops->affine_size},
+        {&b->scalars, CL_MEM_READ_ONLY, s->m * 32},
+        {&b->keys[0], CL_MEM_READ_WRITE, s->entries * 4},
+        {&b->keys[1], CL_MEM_READ_WRITE, s->entries * 4},
+        {&b->vals[0], CL_MEM_READ_WRITE, s->entries * 4},
+        {&b->vals[1], CL_MEM_READ_WRITE, s->entries * 4},
+        {&b->counts, CL_MEM_READ_WRITE, s->ntiles * SORT_GROUP * 4},
+        {&b->block_sums, CL_MEM_READ_WRITE, (s->ntiles * SORT_GROUP + SCAN_BLOCK - 1) / SCAN_BLOCK * 4},
+        {&b->starts, CL_MEM_READ_WRITE, ((size_t)s->nkeys + 1) * 4},
+        {&b->buckets, CL_MEM_READ_WRITE, (size_t)s->nkeys * xs},
+        {&b->carry[0], CL_MEM_READ_WRITE, carries * xs},
+        {&b->carry[1], CL_MEM_READ_WRITE, (carries / MIN_SPAN + 1) * xs},
+        {&b->carry_keys[0], CL_MEM_READ_WRITE, carries * 4},
+        {&b->carry_keys[1], CL_MEM_READ_WRITE, (carries / MIN_SPAN + 1) * 4},
+        {&b->seg_r, CL_MEM_READ_WRITE, (size_t)nwin * s->nseg * xs},
+        {&b->seg_s, CL_MEM_READ_WRITE, (size_t)nwin * s->nseg * xs},
+        {&b->sums, CL_MEM_READ_WRITE, (size_t)nwin * xs},
+        {&b->bad, CL_MEM_READ_WRITE, 2 * sizeof(cl_uint)},
+    };
+    if (cl_msm_create_buffers(api, dev, want, sizeof want / sizeof want[0], detail) == 0)
+        return 0;
+    release_buffers(api, b);
+    return -1;
+}
+
+static int create_kernels(const cl_api *api, cl_program prog, cl_kernel *k, char *detail)
+{
+    cl_int rc;
+    for (int i = 0; i < K_COUNT; i++) {
+        k[i] = api->clCreateKernel(prog, kernel_names[i], &rc);
+        CL_CHECK_RC(clCreateKernel, rc);
+    }
+    return 0;
+out:
+    return -1;
+}
+
+static void release_kernels(const cl_api *api, cl_kernel *k)
+{
+    for (int i = 0; i < K_COUNT; i++)
+        if (k[i])
+            api->clReleaseKernel(k[i]);
+}
+
+/* Sets the arguments (pairs of size and pointer, NULL-terminated) and enqueues the kernel. */
+typedef struct {
+    size_t size;
+    const void *value;
+} karg;
+
+#define ARG(x) ((karg){sizeof(x), &(x)})
+#define END ((karg){0, NULL})
+
+static int launch(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local, const karg *args,
+                  char *detail)
+{
+    for (cl_uint i = 0; args[i].value; i++)
+        CL_CALL(api, clSetKernelArg, k, i, args[i].size, args[i].value);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL);
+    return 0;
+out:
+    return -1;
+}
+
+/* Steps 1-2 of msm_sorted.cl: the entries, sorted by key into keys[0] / vals[0]. */
+static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
+                        const sorted_shape *s, cl_uint c, cl_uint w0, cl_uint nwin, char *detail)
+{
+    cl_uint m = (cl_uint)s->m, total = (cl_uint)s->entries, ntiles = (cl_uint)s->ntiles;
+    cl_uint len = (cl_uint)(s->ntiles * SORT_GROUP), nblocks = (len + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    if (launch(api, q, k[K_KEYS], s->entries, 0,
+               (karg[]){ARG(b->scalars), ARG(m), ARG(c), ARG(w0), ARG(nwin), ARG(b->keys[0]), ARG(b->vals[0]), END},
+               detail) != 0)
+        return -1;
+    for (unsigned p = 0; p < s->passes; p++) {
+        cl_uint shift = p * RADIX_BITS;
+        cl_mem *in = &b->keys[p % 2], *vin = &b->vals[p % 2], *out = &b->keys[1 - p % 2], *vout = &b->vals[1 - p % 2];
+        if (launch(api, q, k[K_HIST], s->ntiles * SORT_GROUP, SORT_GROUP,
+                   (karg[]){ARG(*in), ARG(total), ARG(shift), ARG(b->counts), ARG(ntiles), END}, detail) != 0 ||
+            launch(api, q, k[K_SCAN_BLOCKS], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+                   (karg[]){ARG(b->counts), ARG(len), ARG(b->block_sums), END}, detail) != 0 ||
+            launch(api, q, k[K_SCAN_SMALL], SORT_GROUP, SORT_GROUP, (karg[]){ARG(b->block_sums), ARG(nblocks), END},
+                   detail) != 0 ||
+            launch(api, q, k[K_SCAN_APPLY], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+                   (karg[]){ARG(b->counts), ARG(len), ARG(b->block_sums), END}, detail) != 0 ||
+            launch(api, q, k[K_SCATTER], s->ntiles * SORT_GROUP, SORT_GROUP,
+                   (karg[]){ARG(*in), ARG(*vin), ARG(total), ARG(shift), ARG(b->counts), ARG(ntiles), ARG(*out),
+                            ARG(*vout), END},
+                   detail) != 0)
+            return -1;
+    }
+    if (s->passes % 2) { /* the result is in the second pair: swap the handles, not the data */
+        cl_mem t = b->keys[0];
+        b->keys[0] = b->keys[1];
+        b->keys[1] = t;
+        t = b->vals[0];
+        b->vals[0] = b->vals[1];
+        b->vals[1] = t;
+    }
+    return 0;
+}
+
+/* Steps 3-6: bucket starts, bucket sums (level 0, then the carry levels), segments, windows. */
+static int enqueue_sums(const cl_api *api, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
+                        const sorted_shape *s, cl_uint nwin, char *detail)
+{
+    cl_uint total = (cl_uint)s->entries, nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets;
+    cl_uint nseg = s->nseg, log_len = s->log_len;
+    if (launch(api, q, k[K_STARTS], (size_t)nkeys + 1, 0,
+               (karg[]){ARG(b->keys[0]), ARG(total), ARG(nkeys), ARG(b->starts), END}, detail) != 0 ||
+        launch(api, q, k[K_RUNS], s->items, 0,
+               (karg[]){ARG(b->points), ARG(b->keys[0]), ARG(b->vals[0]), ARG(b->starts), ARG(nkeys), ARG(span),
+                        ARG(b->buckets), ARG(b->carry[0]), ARG(b->carry_keys[0]), END},
+               detail) != 0)
+        return -1;
+    unsigned from = 0;
+    for (size_t n = s->items; n > 1; n = (n + span - 1) / span, from = 1 - from) {
+        cl_uint n32 = (cl_uint)n;
+        if (launch(api, q, k[K_CARRY], (n + span - 1) / span, 0,
+                   (karg[]){ARG(b->carry[from]), ARG(b->carry_keys[from]), ARG(n32), ARG(span), ARG(b->buckets),
+                            ARG(b->carry[1 - from]), ARG(b->carry_keys[1 - from]), END},
+                   detail) != 0)
+            return -1;
+    }
+    return launch(api, q, k[K_SEGMENTS], (size_t)nwin * nseg, 0,
+                  (karg[]){ARG(b->buckets), ARG(b->starts), ARG(nbuckets), ARG(nseg), ARG(b->seg_r), ARG(b->seg_s),
+                           END},
+                  detail) != 0 ||
+                   launch(api, q, k[K_WINDOWS], nwin, 0,
+                          (karg[]){ARG(b->seg_r), ARG(b->seg_s), ARG(nseg), ARG(log_len), ARG(b->sums), END}, detail) != 0
+               ? -1
+               : 0;
+}
+
+static const cl_uint no_bad_index[2] = {0xffffffffu, 0xffffffffu};
+
+static int enqueue_chunk(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
+                         const cl_msm_plan *plan, const msm_curve_ops *ops, const unsigned char *points,
+                         const unsigned char *scalars, size_t m, void *host_sums, cl_uint *host_bad, char *detail)
+{
+    sorted_shape s = shape_of(dev, plan->c, plan->nwin, m);
+    cl_uint m32 = (cl_uint)m;
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, m * ops->affine_size, points, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, m * 32, scalars, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
+    if (launch(api, q, k[K_CHECK], m, 0, (karg[]){ARG(b->points), ARG(m32), ARG(b->bad), END}, detail) != 0 ||
+        enqueue_sort(api, q, k, b, &s, plan->c, plan->w_begin, plan->nwin, detail) != 0 ||
+        enqueue_sums(api, q, k, b, &s, plan->nwin, detail) != 0)
+        goto out;
+    CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, plan->nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueReadBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, host_bad, 0, NULL, NULL);
+    CL_CALL(api, clFlush, q);
+    return 0;
+out:
+    return -1;
+}
+
+/* 1 when the sort kernels can run with work-groups of SORT_GROUP items on dev. */
+static int takes_sort_groups(const cl_api *api, const cl_dev *dev, cl_kernel *k)
+{
+    int kinds[] = {K_HIST, K_SCAN_BLOCKS, K_SCAN_SMALL, K_SCAN_APPLY, K_SCATTER};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        size_t wg = 0;
+        if (api->clGetKernelWorkGroupInfo(k[kinds[i]], dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL) !=
+                CL_SUCCESS ||
+            wg < SORT_GROUP)
+            return 0;
+    }
+    return 1;
+}
+
+cl_msm_result cl_msm_sorted_run(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                                const unsigned char *points, const unsigned char *scalars, size_t n,
+                                const cl_msm_plan *plan, unsigned char *out, size_t *bad_index,
+                                msm_point_check *bad_kind, char *detail)
+{
+    const cl_api *api = &rt->api;
+    cl_msm_result res = CL_MSM_DEVICE_ERROR;
+    sorted_buffers bufs[2];
+    cl_kernel kern[K_COUNT] = {0};
+    cl_program prog;
+    unsigned char *sums = NULL;
+    cl_uint *bad = NULL;
+    memset(bufs, 0, sizeof bufs);
+    if (cl_dev_injected_fault(dev, detail) ||
+        cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0 ||
+        create_kernels(api, prog, kern, detail) != 0)
+        goto out;
+    if (!takes_sort_groups(api, dev, kern)) {
+        snprintf(detail, CL_DETAIL_LEN, "%s cannot run work-groups of %u items", dev->id, SORT_GROUP);
+        res = CL_MSM_UNSUPPORTED;
+        goto out;
+    }
+    sums = malloc((size_t)plan->chunks * plan->nwin * ops->xyzz_size);
+    bad = malloc((size_t)plan->chunks * 2 * sizeof *bad);
+    if (!sums || !bad) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory for %u chunk results", plan->chunks);
+        goto out;
+    }
+    sorted_shape full = shape_of(dev, plan->c, plan->nwin, plan->chunk_points);
+    for (unsigned s = 0; s < 2 && s < plan->chunks; s++)
+        if (create_buffers(api, dev, &full, ops, plan->nwin, &bufs[s], detail) != 0)
+            goto out;
+    for (unsigned k = 0; k < plan->chunks; k++) {
+        size_t begin = (size_t)k * plan->chunk_points;
+        size_t m = n - begin < plan->chunk_points ? n - begin : plan->chunk_points;
+        if (enqueue_chunk(api, dev, dev->queue[k % 2], kern, &bufs[k % 2], plan, ops, points + begin * ops->affine_size,
+                          scalars + begin * 32, m, sums + (size_t)k * plan->nwin * ops->xyzz_size, bad + 2 * k,
+                          detail) != 0)
+            goto out;
+    }
+    CL_CALL(api, clFinish, dev->queue[0]);
+    CL_CALL(api, clFinish, dev->queue[1]);
+    if (cl_msm_find_bad_point(bad, plan, bad_index, bad_kind)) {
+        res = CL_MSM_BAD_POINT;
+        goto out;
+    }
+    if (cl_msm_combine_chunks(ops, plan, sums, out) != 0) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory for the window sums");
+        goto out;
+    }
+    res = CL_MSM_OK;
+out:
+    if (res != CL_MSM_OK && dev->queue[0]) {
+        api->clFinish(dev->queue[0]);
+        api->clFinish(dev->queue[1]);
+    }
+    release_buffers(api, &bufs[0]);
+    release_buffers(api, &bufs[1]);
+    release_kernels(api, kern);
+    free(sums);
+    free(bad);
+    return res;
+}

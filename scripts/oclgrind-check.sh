@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# oclgrind-check.sh: the OpenCL kernels on Oclgrind's simulated device with its checks on, their
+# results compared with the CPU's bit for bit. Runs hyprove (through HPR_OPENCL_LIBRARY, the
+# simulator's runtime library) on: a G1 MSM of 2^LOG_N random points on each curve (before it,
+# the device's self-test: 16 field multiplications and an MSM of 64 points), a forward NTT of
+# 2^(LOG_N+6) BN254 Fr elements (more than one pass: the strided, local-memory path) and an
+# inverse coset NTT of two columns of 2^(LOG_N+6) Goldilocks elements from bit-reversed order.
+# Checks: invalid and out-of-bounds accesses (always on), --data-races, --check-api, and
+# --uninitialized on the NTTs. Not on the MSMs: Oclgrind 21.10's uninitialised-value checker
+# keeps the record of a released buffer for the next buffer given the same slot, sized as the
+# old one, and calls every byte beyond that size uninitialised. The MSM releases the
+# self-test's buffers and then allocates larger ones, so the checker flags msm_segments from
+# the second work-item on (reproduced outside hyprove: the flags start exactly at the size of
+# the released buffer, and vanish when it is not released).
+# Fails on any message from Oclgrind (its log, or a fatal error on stderr), on a result that
+# differs from the CPU's, and on a device that failed and left the work to the CPU (hyprove's
+# warning, which would otherwise hide a kernel that does not run at all).
+# Oclgrind interprets every instruction: on 2 cores LOG_N 4 (ctest opencl_oclgrind,
+# tests/CMakeLists.txt) takes 60 to 90 s, most of it the BLS12-381 MSM and its self-test (the
+# sorted-bucket MSM kernels take longer than the owner-computes ones); a person checks a larger
+# size by hand. HPR_CL_MSM (owner|sorted) in the environment picks the MSM kernels.
+# Usage: scripts/oclgrind-check.sh [--hyprove PATH] [LOG_N]   (defaults build/release/hyprove, 6)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+HP=build/release/hyprove
+if [ "${1:-}" = --hyprove ]; then HP="$2"; shift 2; fi
+LOG_N="${1:-6}"
+case "$LOG_N" in
+  [1-9] | 1[0-6]) ;;
+  *) echo "usage: $0 [--hyprove PATH] [LOG_N 1..16]" >&2; exit 2 ;;
+esac
+command -v oclgrind >/dev/null || { echo "oclgrind-check: oclgrind is not installed" >&2; exit 2; }
+[ -x "$HP" ] || { echo "oclgrind-check: no hyprove at $HP (build first)" >&2; exit 2; }
+
+# hyprove dlopens HPR_OPENCL_LIBRARY instead of the ICD loader, so the simulator's runtime
+# library is named here; the oclgrind launcher preloads the same file and passes its options.
+rt="${OCLGRIND_RT:-}"
+for cand in "$(dirname "$(command -v oclgrind)")/../lib/oclgrind/liboclgrind-rt.so" \
+            /usr/lib/oclgrind/liboclgrind-rt.so /usr/local/lib/liboclgrind-rt.so /usr/lib/liboclgrind-rt.so; do
+  [ -n "$rt" ] && break
+  [ -e "$cand" ] && rt="$cand"
+done
+[ -n "$rt" ] || { echo "oclgrind-check: liboclgrind-rt.so not found (set OCLGRIND_RT)" >&2; exit 2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# A fresh program cache: Oclgrind builds every program from the current sources (its options,
+# such as --build-options, are not part of hyprove's cache key).
+export HPR_OPENCL_LIBRARY="$rt" HPR_CACHE_DIR="$work/cl-cache"
+unset HPR_CL_INJECT_FAULT
+
+dev="$("$HP" devices --prepare none 2>/dev/null | awk '/^cl:[0-9]+\.[0-9]+ .*Oclgrind/ {print $1; exit}')"
+[ -n "$dev" ] || { echo "oclgrind-check: no Oclgrind device through $rt" >&2; "$HP" devices --prepare none >&2; exit 1; }
+echo "oclgrind-check: $dev through $rt, MSMs of 2^$LOG_N points, NTTs of 2^$((LOG_N + 6))"
+fail=0
+n=0
+
+# run_checked NAME CHECKS ARGS...: hyprove ARGS on the simulator with oclgrind's CHECKS (a
+# space-separated list); its stdout in $work/NAME.out.
+run_checked() {
+  local name="$1" checks t0 t1 rc
+  read -r -a checks <<<"$2"
+  shift 2
+  n=$((n + 1))
+  t0="$(date +%s)"
+  oclgrind "${checks[@]}" --log "$work/$name.oclgrind" "$HP" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+  t1="$(date +%s)"
+  if [ "$rc" -ne 0 ] || [ -s "$work/$name.oclgrind" ] || grep -qiE 'oclgrind|warning|error' "$work/$name.err"; then
+    echo "FAIL $name (exit $rc, $((t1 - t0)) s): oclgrind ${checks[*]} hyprove $*"
+    sed 's/^/  stderr: /' "$work/$name.err" | head -n 40
+    [ -s "$work/$name.oclgrind" ] && sed 's/^/  oclgrind: /' "$work/$name.oclgrind" | head -n 80
+    fail=1
+    return 1
+  fi
+  echo "ok   $name ($((t1 - t0)) s)"
+}
+
+# same NAME CPU_FILE DEVICE_FILE: the device's bytes are the CPU's.
+same() {
+  if ! cmp -s "$2" "$3"; then
+    echo "FAIL $1: the result on $dev differs from the CPU's"
+    fail=1
+  fi
+}
+
+# Both OpenCL MSM kernels (HPR_CL_MSM: the sorted buckets, the default on Oclgrind's device,
+# and owner-computes).
+for curve in bn254 bls12-381; do
+  "$HP" msm --curve "$curve" --log-n "$LOG_N" --seed 7 --device cpu >"$work/msm-$curve.cpu" 2>/dev/null ||
+    { echo "FAIL msm-$curve on the cpu"; fail=1; }
+  for kernel in sorted owner; do
+    export HPR_CL_MSM=$kernel
+    run_checked "msm-$curve-$kernel" "--check-api --data-races" msm --curve "$curve" \
+      --log-n "$LOG_N" --seed 7 --device "$dev" && same "msm-$curve-$kernel" "$work/msm-$curve.cpu" "$work/msm-$curve-$kernel.out"
+  done
+done
+unset HPR_CL_MSM
+
+# Canonical elements below the modulus from a fixed seed: 2^(LOG_N+6) of BN254 Fr (32 bytes),
+# twice that of Goldilocks (8 bytes; two columns).
+python3 - "$work" "$((LOG_N + 6))" <<'PY'
+import random, sys
+work, log_n = sys.argv[1], int(sys.argv[2])
+rng = random.Random(7)
+for name, p, size, cols in (
+        ("bn254-fr", 21888242871839275222246405745257275088548364400416034343698204186575808495617, 32, 1),
+        ("goldilocks", 2**64 - 2**32 + 1, 8, 2)):
+    with open("%s/%s.in" % (work, name), "wb") as fh:
+        fh.write(b"".join(rng.randrange(p).to_bytes(size, "little") for _ in range(cols << log_n)))
+PY
+ntt_cases=("bn254-fr:--order nn" "goldilocks:--inverse --coset 7 --order rn --columns 2")
+for c in "${ntt_cases[@]}"; do
+  field="${c%%:*}"
+  read -r -a opts <<<"${c#*:}"
+  "$HP" ntt --field "$field" --in "$work/$field.in" --out "$work/ntt-$field.cpu" "${opts[@]}" --device cpu 2>/dev/null ||
+    { echo "FAIL ntt-$field on the cpu"; fail=1; }
+  run_checked "ntt-$field" "--check-api --data-races --uninitialized" ntt --field "$field" --in "$work/$field.in" \
+    --out "$work/ntt-$field.dev" "${opts[@]}" --device "$dev" &&
+    same "ntt-$field" "$work/ntt-$field.cpu" "$work/ntt-$field.dev"
+done
+
+if [ "$fail" -ne 0 ]; then
+  echo "oclgrind-check: FAILED"
+  exit 1
+fi
+echo "oclgrind-check: $n runs on $dev clean, results equal to the CPU's"
