@@ -146,11 +146,11 @@ START_TEST(sorted_kernel_spreads_crowded_buckets)
                 k[0] = (unsigned char)(i % 3);
             }
         }
+        unsigned char want[MAXP];
+        ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
         for (unsigned cbits = 0; cbits <= 16; cbits += 8) {
-            unsigned char want[MAXP];
             hpr_msm_opts opts = {cbits, 0, 0, id};
             char what[64];
-            ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
             snprintf(what, sizeof what, "%s crowded pattern %d c=%u", id, pattern, cbits);
             expect_msm(ctx, c, &in, want, &opts, what);
             assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: %s", what, hpr_ctx_notice(ctx));

@@ -126,8 +126,9 @@ void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_op
     plan->chunks = (unsigned)((n + chunk - 1) / chunk);
     plan->w_begin = 0;
     plan->nwin = nwin;
-    plan->nseg = shape_of(dev, plan->c, nwin, chunk).nseg;
-    plan->seg_len = shape_of(dev, plan->c, nwin, chunk).span;
+    sorted_shape full = shape_of(dev, plan->c, nwin, chunk);
+    plan->nseg = full.nseg;
+    plan->seg_len = full.span;
 }
 
 static void release_buffers(const cl_api *api, sorted_buffers *b)
