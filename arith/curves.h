@@ -4,8 +4,9 @@
  *
  * Fields: bn254_fp, bn254_fr (4 limbs), bls12_381_fp (6 limbs), bls12_381_fr (4 limbs).
  * Curves: bn254_g1 over bn254_fp, bls12_381_g1 over bls12_381_fp; scalars have 4 limbs.
- * G2 (host C only, until an OpenCL kernel needs it): bn254_fq2 / bls12_381_fq2 (fe2_impl.h)
- * and the twists bn254_g2 / bls12_381_g2 over them, from the same ec_impl.h.
+ * G2: bn254_fq2 / bls12_381_fq2 (fe2_impl.h) and the twists bn254_g2 / bls12_381_g2 over
+ * them, from the same ec_impl.h; in OpenCL only where ARITH_CL_G2 is defined (the G2 MSM
+ * programs: kernels_cl/curve_select.h).
  * ARITH_CURVES_ONLY (1 = BN254, 2 = BLS12-381), when defined, instantiates that curve alone
  * (an OpenCL program is built per curve: kernels_cl/curve_select.h).
  */
@@ -32,7 +33,7 @@
 #define MSM_EC bn254_g1
 #include "msm_impl.h"
 
-#if !ARITH_IS_OPENCL
+#if !ARITH_IS_OPENCL || defined(ARITH_CL_G2)
 #define FE2_T bn254_fq2
 #define FE2_F bn254_fp
 #include "fe2_impl.h"
@@ -68,7 +69,7 @@
 #define MSM_EC bls12_381_g1
 #include "msm_impl.h"
 
-#if !ARITH_IS_OPENCL
+#if !ARITH_IS_OPENCL || defined(ARITH_CL_G2)
 #define FE2_T bls12_381_fq2
 #define FE2_F bls12_381_fp
 #include "fe2_impl.h"

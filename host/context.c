@@ -3,6 +3,7 @@
  * knobs read once, the CPU tier chosen, the default device resolved, the thread pool
  * started), destruction and accessors. The per-call state helpers are in call.c.
  */
+#include "resident.h"
 #include "context.h"
 #include "cpu_tiers.h"
 #include "devices.h"
@@ -74,7 +75,8 @@ void hpr_ctx_destroy(hpr_ctx *ctx)
         return;
     if (ctx->pool)
         rt_pool_destroy(ctx->pool);
-    cl_runtime_close(ctx->cl);
+    bases_detach_all(ctx);
+    cl_runtime_close(ctx->cl); /* with the bases every device holds */
     ntt_twiddle_cache_free(ctx->ntt_cache);
     free(ctx);
 }

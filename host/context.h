@@ -46,6 +46,8 @@ struct hpr_ctx {
     hpr_run_report report;
     int have_report;
     ntt_twiddle_cache *ntt_cache; /* NULL until the first NTT */
+    hpr_bases *bases;             /* the live bases made with this context (host/resident.h) */
+    uint64_t g16_owner;           /* the prover whose bases the devices hold (host/groth16_prove.c) */
 };
 
 /* Fills k from the environment (host/knobs.c). */

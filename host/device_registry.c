@@ -84,5 +84,7 @@ hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *in
     info->int64 = d->int64;
     info->usable = !d->failed;
     snprintf(info->status, sizeof info->status, "%s", d->failed ? d->failure : "");
+    info->resident_bytes = d->resident_bytes;
+    info->bytes_sent = d->bytes_sent;
     return HPR_OK;
 }

@@ -2,8 +2,9 @@
  * device_selftest.c: a device made ready before its first MSM, and the devices picked for a
  * hybrid run.
  *
- * Self-test (once per device and curve): 16 base-field multiplications against the host's
- * products, and an MSM of 64 random points against the CPU's result, bit for bit. A device
+ * Self-test (once per device, curve and group: each is its own program): 16 base-field
+ * multiplications against the host's products, and an MSM of 64 random points of the group
+ * against the CPU's result, bit for bit. A device
  * that fails it, or fails later, is marked unusable with the reason and never used again by
  * this context: calls meant for it run on the CPU and say so (hpr_ctx_notice).
  */
@@ -19,24 +20,32 @@
 #define SELFTEST_MULS 16
 #define SELFTEST_SEED 0x5e1f7e57ull
 
-static int selftest_muls(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const msm_curve_ops *ops,
-                         const unsigned char *points, char *why)
+int dev_msm_variant(hpr_curve curve, hpr_group group)
 {
-    size_t fs = ops->field_bytes;
-    unsigned char a[SELFTEST_MULS * 48], b[SELFTEST_MULS * 48], expected[SELFTEST_MULS * 48];
-    (void)ctx;
-    for (size_t i = 0; i < SELFTEST_MULS; i++) {
-        memcpy(a + i * fs, points + i * ops->affine_size, fs);          /* x_i */
-        memcpy(b + i * fs, points + i * ops->affine_size + fs, fs);     /* y_i */
-        ops->fp_mul(expected + i * fs, a + i * fs, b + i * fs);
-    }
-    return cl_selftest_fp_mul(ctx->cl, dev, (int)curve, a, b, expected, SELFTEST_MULS, fs, why);
+    return (int)curve + (group == HPR_G2 ? 2 : 0);
 }
 
-static hpr_status run_selftest(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const msm_curve_ops *ops)
+/* Base-field products of the points' first coordinates: x_i (x_i.c0 on G2) times y_i
+ * (y_i.c0), against the base field's host multiplication (the G1 table's). */
+static int selftest_muls(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const msm_curve_ops *ops,
+                         const unsigned char *points, int variant, char *why)
+{
+    const msm_curve_ops *base = msm_g1_ops(curve);
+    size_t fs = base->field_bytes;
+    unsigned char a[SELFTEST_MULS * 48], b[SELFTEST_MULS * 48], expected[SELFTEST_MULS * 48];
+    for (size_t i = 0; i < SELFTEST_MULS; i++) {
+        memcpy(a + i * fs, points + i * ops->affine_size, fs);
+        memcpy(b + i * fs, points + i * ops->affine_size + ops->affine_size / 2, fs);
+        base->fp_mul(expected + i * fs, a + i * fs, b + i * fs);
+    }
+    return cl_selftest_fp_mul(ctx->cl, dev, variant, a, b, expected, SELFTEST_MULS, fs, why);
+}
+
+static hpr_status run_selftest(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, hpr_group group, const msm_curve_ops *ops)
 {
     unsigned char *points = malloc(SELFTEST_POINTS * ops->affine_size), *scalars = malloc(SELFTEST_POINTS * 32);
-    unsigned char want[96], got[96];
+    unsigned char want[MSM_MAX_AFFINE_BYTES], got[MSM_MAX_AFFINE_BYTES];
+    int variant = dev_msm_variant(curve, group);
     char why[CL_DETAIL_LEN];
     size_t bad_index;
     msm_point_check bad_kind;
@@ -45,14 +54,15 @@ static hpr_status run_selftest(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const
         st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "self-test inputs");
         goto out;
     }
-    if ((st = hpr_random_msm_inputs(ctx, curve, HPR_G1, SELFTEST_POINTS, SELFTEST_SEED, points, scalars)) != HPR_OK ||
+    if ((st = hpr_random_msm_inputs(ctx, curve, group, SELFTEST_POINTS, SELFTEST_SEED, points, scalars)) != HPR_OK ||
         (st = msm_on_cpu(ctx, ops, points, scalars, SELFTEST_POINTS, want, NULL)) != HPR_OK)
         goto out;
-    if (selftest_muls(ctx, dev, curve, ops, points, why) != 0) {
+    if (selftest_muls(ctx, dev, curve, ops, points, variant, why) != 0) {
         st = ctx_device_error(ctx, dev, why);
         goto out;
     }
-    cl_msm_result r = cl_msm(ctx->cl, dev, (int)curve, ops, points, scalars, SELFTEST_POINTS, 0, got, &bad_index,
+    cl_points pts = {points, SELFTEST_POINTS, 0, 0};
+    cl_msm_result r = cl_msm(ctx->cl, dev, variant, ops, &pts, 0, scalars, SELFTEST_POINTS, 0, got, &bad_index,
                              &bad_kind, NULL, why);
     if (r == CL_MSM_DEVICE_ERROR) {
         st = ctx_device_error(ctx, dev, why);
@@ -67,22 +77,23 @@ out:
     return st;
 }
 
-hpr_status dev_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve)
+hpr_status dev_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, hpr_group group)
 {
-    const msm_curve_ops *ops = msm_g1_ops(curve);
+    const msm_curve_ops *ops = msm_ops(curve, group);
+    int variant = dev_msm_variant(curve, group);
     cl_program prog;
     char why[CL_DETAIL_LEN];
     hpr_status st;
     if (!ops)
-        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d, group %d is not supported", (int)curve, (int)group);
     if (dev->failed)
         return ctx_fail(ctx, HPR_ERR_DEVICE, "%s is unusable: %s", dev->id, dev->failure);
-    if (dev->selftest[curve] == 1)
+    if (dev->selftest[variant] == 1)
         return HPR_OK;
-    if (cl_dev_program(ctx->cl, dev, CL_PROG_MSM, (int)curve, cl_dev_default_words(dev), &prog, why) != 0)
+    if (cl_dev_program(ctx->cl, dev, CL_PROG_MSM, variant, cl_dev_default_words(dev), &prog, why) != 0)
         return ctx_device_error(ctx, dev, why);
-    st = run_selftest(ctx, dev, curve, ops);
-    dev->selftest[curve] = st == HPR_OK ? 1 : -1;
+    st = run_selftest(ctx, dev, curve, group, ops);
+    dev->selftest[variant] = st == HPR_OK ? 1 : -1;
     return st;
 }
 
@@ -99,7 +110,7 @@ hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve,
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "'%s' is not an OpenCL device", device);
     if (!msm_g1_ops(curve))
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
-    st = dev_ready(ctx, dev, curve);
+    st = dev_ready(ctx, dev, curve, HPR_G1);
     if (report) {
         const cl_build_report *r = NULL;
         for (int w = 0; w < CL_WORDS_VARIANTS; w++)
@@ -117,7 +128,7 @@ hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve,
     return st;
 }
 
-unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, cl_dev **picked, unsigned max)
+unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cl_dev **picked, unsigned max)
 {
     unsigned count = 0, cores = rt_online_cpus();
     char why[CL_DETAIL_LEN];
@@ -137,7 +148,7 @@ unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, cl_dev **picked, unsigne
             report_note(ctx, dev->id, why);
             continue;
         }
-        if (curve && dev_ready(ctx, dev, curve) != HPR_OK) {
+        if (curve && dev_ready(ctx, dev, curve, group) != HPR_OK) {
             report_note(ctx, dev->id, ctx->detail);
             ctx->detail[0] = '\0';
             continue;

@@ -16,13 +16,18 @@ RT_MUST_CHECK hpr_status dev_runtime(hpr_ctx *ctx);
  * "cl:P.D"; HPR_ERR_UNKNOWN_DEVICE (with detail) for anything else. */
 RT_MUST_CHECK hpr_status dev_resolve(hpr_ctx *ctx, const char *name, cl_dev **dev);
 
-/* Makes dev ready for MSMs of curve: program built, self-test passed (once per curve).
- * HPR_ERR_DEVICE with detail if not; the device is then marked failed. */
-RT_MUST_CHECK hpr_status dev_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve);
+/* The MSM program variant of (curve, group) (kernels_cl/curve_select.h): the curve id for
+ * G1, the curve id + 2 for G2. What cl_msm and cl_msm_windows take as their curve. */
+int dev_msm_variant(hpr_curve curve, hpr_group group);
+
+/* Makes dev ready for MSMs of (curve, group): program built, self-test passed (once per
+ * curve and group). HPR_ERR_DEVICE with detail if not; the device is then marked failed. */
+RT_MUST_CHECK hpr_status dev_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, hpr_group group);
 
 /* The OpenCL devices that join a hybrid run (at most max, into picked): usable, ready for
- * curve's MSMs (program built, self-test passed; curve 0: not checked, for the NTT), and not
- * oversubscribing the cores beside the native pool; the others are named in the notes. */
-unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, cl_dev **picked, unsigned max);
+ * MSMs of (curve, group) (program built, self-test passed; curve 0: not checked, for the
+ * NTT), and not oversubscribing the cores beside the native pool; the others are named in
+ * the notes. */
+unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cl_dev **picked, unsigned max);
 
 #endif

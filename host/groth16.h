@@ -22,6 +22,9 @@
 
 /* The parsed key a prover holds (valid while the prover lives). */
 const zkey_file *g16_prover_zkey(const hpr_groth16_prover *prover);
+/* The prover's first resident key: the owner of its point sets on the devices; the MSM of
+ * phase p keys its points with owner + 1 + (p - HPR_G16_MSM_A). */
+uint64_t g16_prover_key(const hpr_groth16_prover *prover);
 
 /* ---- host/groth16_work.c ---- */
 
@@ -33,6 +36,7 @@ typedef struct {
     const unsigned char *points, *scalars;
     size_t n;
     unsigned char *out;
+    uint64_t key, owner; /* the points' key on the devices (the prover's; cl_resident.c) */
 } g16_msm;
 
 enum { G16_MSMS = 5 }; /* A, B1, B2, C, H: msm[phase - HPR_G16_MSM_A] */

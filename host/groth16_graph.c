@@ -3,18 +3,21 @@
  * OpenCL devices (g16_graph_run, called by host/groth16_prove.c when the context's device is
  * "all" and an OpenCL device can join). Its tasks are those of host/groth16_work.c.
  *
- * Tasks: h (the QAP evaluations and NTTs, CPU), the H MSM (G1, after h), the G2 MSM B2 (CPU:
- * G2 has CPU kernels only) and the G1 MSMs A, B1, C. Workers: the calling thread drives the
- * CPU pool; one thread per OpenCL device. A worker takes the next task it may run:
+ * Tasks: h (the QAP evaluations and NTTs, CPU), the H MSM (G1, after h), the G2 MSM B2 and
+ * the G1 MSMs A, B1, C. Workers: the calling thread drives the CPU pool; one thread per
+ * OpenCL device (each ready for both groups: host/groth16_prove.c). A worker takes the next
+ * task it may run:
  *   - the CPU takes h first (it unlocks the largest MSM), then (without a calibrated speed)
- *     its smallest G1 MSM, which measures it, then B2, then any ready G1 MSM, smallest
- *     first, so that the devices keep the large ones;
- *   - an OpenCL device takes the largest ready G1 MSM that it would finish before the CPU
- *     finishes everything left (estimated from the G1 throughputs: calibrated, then measured
- *     on this proof's MSMs; unknown: it takes it), and waits while only the H MSM remains and
- *     h is not done.
- * So with a GPU the G2 MSM and the NTTs run on the CPU cores while the GPU takes the G1 MSMs,
- * and with a slow device the CPU picks up what the device has not started. A device that
+ *     its smallest G1 MSM, which measures it, then B2, then any ready MSM, smallest first,
+ *     so that the devices keep the large ones;
+ *   - an OpenCL device takes the largest ready MSM (B2 too: the G1 kernels over Fq2) that it
+ *     would finish before the CPU finishes everything left (estimated from the throughputs
+ *     in G1-addition equivalents, a G2 point counting G2_COST_RATIO: calibrated, then
+ *     measured on this proof's G1 MSMs; unknown: it takes it), and waits while only the H
+ *     MSM remains and h is not done.
+ * So with a GPU the NTTs run on the CPU cores while the GPU takes the MSMs it finishes
+ * sooner, B2 among them when the measured speeds say it pays, and with a slow device the CPU
+ * picks up what the device has not started. A device that
  * fails puts its task back for the CPU (the device is marked unusable, the notice names it):
  * the proof never changes, since every device gives the same bits for an MSM. Invalid points
  * found by a device fail the proof as on the CPU.
@@ -22,6 +25,7 @@
  * tasks keep every device busy without splitting a window grid five ways; the one-MSM
  * hybrid split (host/msm_hybrid.c) is what "all" gives a single MSM.
  */
+#include "devices.h"
 #include "groth16.h"
 #include "msm_engine.h"
 
@@ -35,7 +39,7 @@ enum { PENDING, RUNNING, DONE };
 
 typedef struct {
     int state;
-    int cpu_only;  /* G2, empty MSMs, and tasks a device gave back */
+    int cpu_only;  /* h, empty MSMs, and tasks a device gave back */
     int runner;    /* while RUNNING: 0 the CPU, 1 + d device d */
     double work;   /* G1-addition equivalents: points with a scalar other than 0 and 1 and a finite
                     * point (those are what Pippenger's buckets cost), times 3 for G2 */
@@ -131,7 +135,7 @@ static int all_done(const graph *g)
     return 1;
 }
 
-/* The largest (largest = 1) or smallest ready G1 MSM a worker (runner: 0 the CPU, 1 + d
+/* The largest (largest = 1) or smallest ready MSM a worker (runner: 0 the CPU, 1 + d
  * device d) may take, or -1. */
 static int pick_msm(const graph *g, int largest, int runner)
 {
@@ -158,7 +162,7 @@ static int pick_for_cpu(const graph *g)
     return task_ready(g, b2) ? b2 : small;
 }
 
-/* Whether a device may still get work: a G1 MSM it may take is pending. */
+/* Whether a device may still get work: an MSM it may take is pending. */
 static int device_work_left(const graph *g)
 {
     for (int t = 0; t < G16_MSMS; t++)
@@ -181,12 +185,13 @@ static void finish_task(graph *g, int t, int runner, const char *device, double 
 static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
 {
     const g16_msm *m = &g->work->msm[t];
-    const msm_curve_ops *ops = msm_ops(g->work->zk->curve, HPR_G1);
+    const msm_curve_ops *ops = msm_ops(g->work->zk->curve, m->group);
     size_t bad = 0;
     msm_point_check kind = MSM_POINT_OK;
     double t0 = rt_now_seconds();
-    cl_msm_result r = cl_msm(g->ctx->cl, dev, (int)g->work->zk->curve, ops, m->points, m->scalars, m->n, 0, m->out,
-                             &bad, &kind, NULL, why);
+    cl_points pts = {m->points, m->n, m->key, m->owner};
+    cl_msm_result r = cl_msm(g->ctx->cl, dev, dev_msm_variant(g->work->zk->curve, m->group), ops, &pts, 0, m->scalars,
+                             m->n, 0, m->out, &bad, &kind, NULL, why);
     pthread_mutex_lock(&g->lock);
     if (r == CL_MSM_OK) {
         finish_task(g, t, runner, dev->id, rt_now_seconds() - t0);
@@ -282,7 +287,7 @@ hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned n
     memset(&g, 0, sizeof g);
     g.ctx = ctx, g.work = work, g.notices = notices, g.notices_len = len, g.bad_task = -1;
     for (int t = 0; t < G16_MSMS; t++) {
-        g.tasks[t].cpu_only = work->msm[t].group == HPR_G2 || work->msm[t].n == 0;
+        g.tasks[t].cpu_only = work->msm[t].n == 0;
         /* h is not computed yet: its scalars count as dense (they are, in practice) */
         g.tasks[t].work = work->msm[t].phase == HPR_G16_MSM_H
                               ? (double)work->msm[t].n

@@ -17,6 +17,7 @@
  * and the caller's context.
  */
 #define _GNU_SOURCE
+#include "resident.h"
 #include "devices.h"
 #include "groth16.h"
 #include "msm_engine.h"
@@ -31,6 +32,22 @@
 #include <string.h>
 #include <sys/random.h>
 
+/* The OpenCL devices of the graph: those picked for G1 that are also ready for G2 (a
+ * device that fails the G2 self-test is unusable, and the notes say why). */
+static unsigned pick_graph_devices(hpr_ctx *ctx, hpr_curve curve, cl_dev **devs)
+{
+    unsigned ndev = dev_pick_opencl(ctx, curve, HPR_G1, devs, HPR_REPORT_MAX_DEVICES - 1), kept = 0;
+    for (unsigned d = 0; d < ndev; d++) {
+        if (dev_ready(ctx, devs[d], curve, HPR_G2) != HPR_OK) {
+            report_note(ctx, devs[d]->id, ctx->detail);
+            ctx->detail[0] = '\0';
+            continue;
+        }
+        devs[kept++] = devs[d];
+    }
+    return kept;
+}
+
 /* The task graph when the context's device is "all" and an OpenCL device can join, else the
  * phases in order. */
 static hpr_status run_work(g16_phases *ph, g16_work *work)
@@ -38,7 +55,7 @@ static hpr_status run_work(g16_phases *ph, g16_work *work)
     cl_dev *devs[HPR_REPORT_MAX_DEVICES - 1];
     unsigned ndev = 0;
     if (strcmp(ph->ctx->device, "all") == 0)
-        ndev = dev_pick_opencl(ph->ctx, work->zk->curve, devs, HPR_REPORT_MAX_DEVICES - 1);
+        ndev = pick_graph_devices(ph->ctx, work->zk->curve, devs);
     if (ndev == 0)
         return g16_run_in_order(ph, work);
     hpr_status st = g16_graph_run(ph->ctx, work, devs, ndev, ph->report, ph->notices, sizeof ph->notices);
@@ -123,13 +140,19 @@ hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, cons
     unsigned char msm[4][96], msm_b2[192]; /* A, B1, C, H; B2 */
     unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
     g16_phases ph = {ctx, &proof->report, rt_now_seconds(), ""};
+    uint64_t key = g16_prover_key(prover);
     g16_work work = {zk, w, h,
-                     {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0]},
-                      {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1]},
-                      {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2},
-                      {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2]},
-                      {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3]}}};
+                     {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0], key + 1, key},
+                      {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1], key + 2, key},
+                      {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2, key + 3, key},
+                      {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2], key + 4, key},
+                      {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3], key + 5, key}}};
     hpr_status st;
+    /* the devices keep one prover's bases per context: the last one it proved with */
+    if (ctx->g16_owner != key) {
+        ctx_drop_resident(ctx, ctx->g16_owner);
+        ctx->g16_owner = key;
+    }
     proof->curve = zk->curve;
     /* Mid-call, and needed: the h phase reads its devices from the context's report, which the
      * NTTs of h leave to the caller (ntt_internal_form); no earlier call's report may stand in

@@ -7,12 +7,14 @@
  * (the zkey mapping and its parsed offsets); all per-proof state lives on the stack, the heap
  * and the caller's context.
  */
+#include "resident.h"
 #include "groth16.h"
 
 #include <stdlib.h>
 
 struct hpr_groth16_prover {
     zkey_file zk;
+    uint64_t key;
 };
 
 hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out)
@@ -33,6 +35,7 @@ hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_gr
         free(p);
         return st;
     }
+    p->key = ctx_new_resident_keys(1 + G16_MSMS);
     *out = p;
     return HPR_OK;
 }
@@ -58,6 +61,11 @@ void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_s
         *n_vars = prover->zk.n_vars;
     if (n_public)
         *n_public = prover->zk.n_public;
+}
+
+uint64_t g16_prover_key(const hpr_groth16_prover *prover)
+{
+    return prover->key;
 }
 
 const zkey_file *g16_prover_zkey(const hpr_groth16_prover *prover)

@@ -3,8 +3,9 @@
  * and the task graph (host/groth16_graph.c): h (host/groth16_h.c) and one MSM, and the
  * phases' bookkeeping (time, devices, notices per phase, hpr_groth16_report).
  *
- * Method: the five large MSMs go through hpr_msm_ex on the context's device (the G1 ones
- * split by the hybrid scheduler under "all", G2 on the CPU). In order, the phases run one
+ * Method: the five large MSMs go through msm_keyed (hpr_msm_ex with the prover's keys, so
+ * that the devices keep the bases) on the context's device (split by the hybrid scheduler
+ * under "all"). In order, the phases run one
  * after another; each records its time and the devices that took its points, from the run
  * report the MSM or NTT call left on the context.
  * Why a file of its own: the graph runs on the CPU the same tasks as the phases in order,
@@ -13,6 +14,7 @@
  */
 #include "groth16.h"
 #include "groth16_h.h"
+#include "msm_engine.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -58,13 +60,14 @@ void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices)
     ph->t = now;
 }
 
-/* The MSM m on the CPU, or on device (NULL: the context's default; G2: always the CPU),
- * with an error detail naming the MSM. */
+/* The MSM m on the CPU, or on device (NULL: the context's default), with an error detail
+ * naming the MSM. */
 static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
 {
     static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
-    hpr_msm_opts opts = {0, 0, 0, m->group == HPR_G2 ? "cpu" : device}; /* G2: CPU kernels only */
-    hpr_status st = hpr_msm_ex(ctx, curve, m->group, m->points, m->scalars, m->n, m->out, &opts);
+    hpr_msm_opts opts = {0, 0, 0, device};
+    cl_points pts = {m->points, m->n, m->key, m->owner};
+    hpr_status st = msm_keyed(ctx, curve, m->group, &pts, m->scalars, m->n, m->out, &opts);
     if (st != HPR_OK) {
         char why[CL_DETAIL_LEN];
         snprintf(why, sizeof why, "%s", ctx->detail);

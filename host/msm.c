@@ -2,7 +2,8 @@
  * msm.c: hpr_msm and hpr_msm_ex, the multi-scalar multiplication entry points: the arguments
  * checked, the device chosen ("cpu", "cl:P.D", or "all" through the hybrid scheduler,
  * msm_hybrid.c), and a failing OpenCL device's MSM redone on the CPU (msm_cpu_job.c) with a
- * notice, so that the answer never changes silently. G2 runs on the CPU tiers only.
+ * notice, so that the answer never changes silently. G1 and G2 alike: an OpenCL device runs
+ * G2 with the G1 kernels over Fq2 (kernels_cl/curve_select.h).
  */
 #include "devices.h"
 #include "msm_engine.h"
@@ -35,16 +36,16 @@ static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
 }
 
 /* The MSM on an OpenCL device. HPR_ERR_DEVICE (with detail) asks the caller to fall back. */
-static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const msm_curve_ops *ops,
-                                const void *points, const void *scalars, size_t n, void *out, const hpr_msm_opts *opts)
+static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, hpr_group group, const msm_curve_ops *ops,
+                                const cl_points *pts, const void *scalars, size_t n, void *out, const hpr_msm_opts *opts)
 {
     char why[CL_DETAIL_LEN];
     size_t bad_index = 0;
     msm_point_check bad_kind = MSM_POINT_OK;
     hpr_status st;
-    if ((st = msm_check_scalars(ctx, ops, scalars, n)) != HPR_OK || (st = dev_ready(ctx, dev, curve)) != HPR_OK)
+    if ((st = msm_check_scalars(ctx, ops, scalars, n)) != HPR_OK || (st = dev_ready(ctx, dev, curve, group)) != HPR_OK)
         return st;
-    switch (cl_msm(ctx->cl, dev, (int)curve, ops, points, scalars, n, opts ? opts->window_bits : 0, out, &bad_index,
+    switch (cl_msm(ctx->cl, dev, dev_msm_variant(curve, group), ops, pts, 0, scalars, n, opts ? opts->window_bits : 0, out, &bad_index,
                    &bad_kind, NULL, why)) {
     case CL_MSM_OK: return HPR_OK;
     case CL_MSM_BAD_POINT: return msm_point_error(ctx, ops, bad_index, bad_kind);
@@ -52,14 +53,15 @@ static hpr_status msm_on_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, cons
     }
 }
 
-static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, const msm_curve_ops *ops,
-                                    const void *points, const void *scalars, size_t n, void *out,
+static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, hpr_group group,
+                                    const msm_curve_ops *ops, const cl_points *pts, const void *scalars, size_t n, void *out,
                                     const hpr_msm_opts *opts)
 {
+    const void *points = pts->host;
     double t0 = rt_now_seconds();
     hpr_status st;
     if (dev && n > 0) {
-        st = msm_on_device(ctx, dev, curve, ops, points, scalars, n, out, opts);
+        st = msm_on_device(ctx, dev, curve, group, ops, pts, scalars, n, out, opts);
         if (st != HPR_ERR_DEVICE) {
             report_single(ctx, dev->id, n, rt_now_seconds() - t0);
             return st;
@@ -76,28 +78,35 @@ static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, 
     return st;
 }
 
+/* After check_msm_args: the device chosen, the MSM run there. */
+static hpr_status msm_dispatch(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *ops,
+                               const cl_points *pts, const void *scalars, size_t n, void *out,
+                               const hpr_msm_opts *opts)
+{
+    cl_dev *dev = NULL;
+    const char *device = opts && opts->device ? opts->device : ctx->device;
+    hpr_status st;
+    if ((st = dev_resolve(ctx, device, &dev)) != HPR_OK)
+        return st;
+    /* the hybrid scheduler for "all", unless the caller shapes the CPU's tiles by hand */
+    if (strcmp(device, "all") == 0 && n > 0 && !(opts && (opts->window_bits || opts->point_chunks || opts->windows_per_tile)))
+        return msm_hybrid(ctx, curve, group, ops, pts, scalars, n, out);
+    return msm_single_device(ctx, dev, curve, group, ops, pts, scalars, n, out, opts);
+}
+
+hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_points *pts, const void *scalars,
+                     size_t n, void *out, const hpr_msm_opts *opts)
+{
+    const msm_curve_ops *ops;
+    hpr_status st = check_msm_args(ctx, curve, group, pts->host, scalars, n, out, opts, &ops);
+    return st != HPR_OK ? st : msm_dispatch(ctx, curve, group, ops, pts, scalars, n, out, opts);
+}
+
 hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                       size_t n, void *out, const hpr_msm_opts *opts)
 {
-    const msm_curve_ops *ops;
-    cl_dev *dev = NULL;
-    const char *device;
-    hpr_status st = check_msm_args(ctx, curve, group, points, scalars, n, out, opts, &ops);
-    if (st != HPR_OK)
-        return st;
-    device = opts && opts->device ? opts->device : ctx->device;
-    if ((st = dev_resolve(ctx, device, &dev)) != HPR_OK)
-        return st;
-    /* G2 has CPU kernels only: "all" means the CPU, and an OpenCL device cannot take it */
-    if (group == HPR_G2 && dev)
-        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "%s has no G2 MSM kernel (G2 MSMs run on the CPU: device cpu or all)",
-                        dev->id);
-    if (group == HPR_G2)
-        return msm_single_device(ctx, NULL, curve, ops, points, scalars, n, out, opts);
-    /* the hybrid scheduler for "all", unless the caller shapes the CPU's tiles by hand */
-    if (strcmp(device, "all") == 0 && n > 0 && !(opts && (opts->window_bits || opts->point_chunks || opts->windows_per_tile)))
-        return msm_hybrid(ctx, curve, ops, points, scalars, n, out);
-    return msm_single_device(ctx, dev, curve, ops, points, scalars, n, out, opts);
+    cl_points pts = {points, n, 0, 0};
+    return msm_keyed(ctx, curve, group, &pts, scalars, n, out, opts);
 }
 
 hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,

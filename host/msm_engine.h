@@ -8,6 +8,7 @@
 
 #include "context.h"
 #include "kernels_cpu/msm_cpu.h"
+#include "runtime/opencl/cl_msm.h"
 
 /* The G1 operation table of a curve, or NULL. */
 const msm_curve_ops *msm_g1_ops(hpr_curve curve);
@@ -48,9 +49,14 @@ RT_MUST_CHECK hpr_status msm_cpu_job_run(hpr_ctx *ctx, msm_cpu_job *job, unsigne
                                          size_t p1, void *result);
 void msm_cpu_job_free(msm_cpu_job *job);
 
-/* The MSM over every usable device (hybrid scheduler). Arguments checked by the caller. */
-RT_MUST_CHECK hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops,
-                                    const unsigned char *points, const unsigned char *scalars, size_t n,
-                                    unsigned char *out);
+/* The MSM over every usable device (hybrid scheduler), points [0, n) of pts. Arguments
+ * checked by the caller. */
+RT_MUST_CHECK hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *ops,
+                                    const cl_points *pts, const unsigned char *scalars, size_t n, unsigned char *out);
+
+/* hpr_msm_ex over points [0, n) of pts (host/msm.c), whose key (0: none) lets the OpenCL
+ * devices keep them between calls (runtime/opencl/cl_resident.c). */
+RT_MUST_CHECK hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_points *pts,
+                                   const void *scalars, size_t n, void *out, const hpr_msm_opts *opts);
 
 #endif

@@ -15,8 +15,10 @@
  * points costs the same wherever it runs. Measured (BN254 2^18, CPU avx512 1 thread + POCL
  * 1 thread): point-range tiles ran the CPU at 340-550k points/s against 630k alone, hybrid
  * efficiency 0.41-0.72. The price: every device uses the CPU's c (a GPU would choose its own;
- * per-device bit slices are the way to give it that), and an OpenCL device reads all points
- * for every whole-window tile (no cache of points on the device yet).
+ * per-device bit slices are the way to give it that).
+ * Points on the devices: an OpenCL device receives the points once per call (once for all
+ * calls where they have a key: hpr_bases, a Groth16 key's sections) and reads every tile's
+ * points from that copy (runtime/opencl/cl_resident.c), so its tiles send only scalars.
  * Blocks: B = 8. Partial windows let the tail end evenly, but a piece pays a whole bucket
  * reduction (about 1.5 * 2^c additions) however few its points, so the scheduler aligns
  * tiles of B items or more to whole windows (sched_tiling.align) and blocks are left to
@@ -32,6 +34,7 @@
  * window and the window bits, and lifts that threshold.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "resident.h"
 #include "devices.h"
 #include "msm_engine.h"
 #include "runtime/opencl/cl_msm.h"
@@ -59,8 +62,10 @@ typedef struct {
 typedef struct {
     hpr_ctx *ctx;
     hpr_curve curve;
+    int variant; /* the devices' MSM program (dev_msm_variant) */
     const msm_curve_ops *ops;
-    const unsigned char *points, *scalars;
+    const cl_points *pts;
+    const unsigned char *scalars;
     const tile_grid *grid;
     msm_cpu_job *job; /* the CPU's prepared MSM */
     cl_dev *dev;      /* NULL for the CPU */
@@ -105,15 +110,14 @@ static int injected_fault(tile_device *td)
 static int opencl_piece(tile_device *td, grid_piece pc, void *acc, char *detail, size_t detail_len)
 {
     const msm_curve_ops *ops = td->ops;
-    unsigned char bytes[96];
-    uint64_t affine[12];
+    unsigned char bytes[MSM_MAX_AFFINE_BYTES];
+    uint64_t affine[MSM_MAX_AFFINE_BYTES / 8];
     uint32_t first = 0;
     size_t bad_index;
     msm_point_check bad_kind;
     char why[CL_DETAIL_LEN];
-    switch (cl_msm_windows(td->ctx->cl, td->dev, (int)td->curve, ops, td->points + pc.p0 * ops->affine_size,
-                           td->scalars + pc.p0 * 32, pc.p1 - pc.p0, td->grid->c, pc.w0, pc.w1, bytes, &bad_index,
-                           &bad_kind, why)) {
+    switch (cl_msm_windows(td->ctx->cl, td->dev, td->variant, ops, td->pts, pc.p0, td->scalars + pc.p0 * 32,
+                           pc.p1 - pc.p0, td->grid->c, pc.w0, pc.w1, bytes, &bad_index, &bad_kind, why)) {
     case CL_MSM_OK: break;
     case CL_MSM_BAD_POINT:
         snprintf(detail, detail_len, "%s: reported point %zu invalid, which the CPU accepted", td->dev->id,
@@ -133,7 +137,7 @@ static int run_tile(void *impl, sched_range r, void *result, char *detail, size_
 {
     tile_device *td = impl;
     const msm_curve_ops *ops = td->ops;
-    uint64_t acc[4 * 6], piece[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    uint64_t acc[MSM_MAX_XYZZ_BYTES / 8], piece[MSM_MAX_XYZZ_BYTES / 8];
     td->tiles_started++;
     if (injected_fault(td)) {
         snprintf(detail, detail_len, "%s: fault injected by HPR_SCHED_INJECT_FAULT on tile %u", td->dev->id,
@@ -184,7 +188,7 @@ static hpr_status add_tile_sums(hpr_ctx *ctx, const msm_curve_ops *ops, const un
 {
     unsigned char *affine = malloc(ntiles * ops->affine_size);
     uint32_t *index = malloc(ntiles * sizeof *index);
-    uint64_t acc[4 * 6];
+    uint64_t acc[MSM_MAX_XYZZ_BYTES / 8];
     hpr_status st = HPR_OK;
     if (!affine || !index) {
         st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "adding %zu tile results", ntiles);
@@ -210,7 +214,7 @@ static hpr_status cpu_alone(hpr_ctx *ctx, const msm_curve_ops *ops, msm_cpu_job 
                             double t0)
 {
     char notes[sizeof ctx->report.notes];
-    uint64_t acc[4 * 6];
+    uint64_t acc[MSM_MAX_XYZZ_BYTES / 8];
     memcpy(notes, ctx->report.notes, sizeof notes);
     hpr_status st = msm_cpu_job_run(ctx, job, 0, msm_cpu_job_windows(job), 0, n, acc);
     if (st == HPR_OK)
@@ -237,7 +241,8 @@ static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev
         log_share++;
     for (unsigned d = 0; d < ndev; d++) {
         const char *id = d ? cl_devs[d - 1]->id : "cpu";
-        double points_per_s = hpr_calibrated_speed(ctx, id, tds[0].curve, log_share);
+        /* the profile holds G1 figures: a G2 grid probes instead */
+        double points_per_s = tds[0].ops == msm_g1_ops(tds[0].curve) ? hpr_calibrated_speed(ctx, id, tds[0].curve, log_share) : 0;
         devs[d] = (sched_device){id, &tds[d], run_tile, points_per_s * (double)items / (double)g->n};
     }
     sched_tiling tiling = ctx_tiling(ctx, min_tile, probe, g->blocks); /* whole windows where tiles are large */
@@ -259,21 +264,22 @@ static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev
     return st;
 }
 
-hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops, const unsigned char *points,
-                          const unsigned char *scalars, size_t n, unsigned char *out)
+hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *ops, const cl_points *pts,
+                      const unsigned char *scalars, size_t n, unsigned char *out)
 {
     cl_dev *cl_devs[HPR_REPORT_MAX_DEVICES - 1];
     tile_device tds[HPR_REPORT_MAX_DEVICES];
     msm_cpu_job *job = NULL;
     hpr_msm_opts opts = {0};
     tile_grid grid = {n, 0, 0, 0};
+    cl_points kept = *pts;
     size_t min_tile, probe;
     double t0 = rt_now_seconds();
     unsigned ndev = 1, blocks;
     int forced = forced_grid(ctx, &min_tile, &probe, &blocks, &opts.window_bits);
     if (forced || n >= HYBRID_MIN_POINTS)
-        ndev += dev_pick_opencl(ctx, curve, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
-    hpr_status st = msm_cpu_job_prepare(ctx, ops, points, scalars, n, &opts, &job);
+        ndev += dev_pick_opencl(ctx, curve, group, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
+    hpr_status st = msm_cpu_job_prepare(ctx, ops, pts->host, scalars, n, &opts, &job);
     if (st != HPR_OK)
         return st;
     if (ndev == 1) { /* the CPU alone: one piece, no tiles */
@@ -281,13 +287,19 @@ hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, const msm_curve_ops *ops, c
         msm_cpu_job_free(job);
         return st;
     }
+    /* points without a key are kept on the devices for this call's tiles only */
+    if (!kept.key)
+        kept.key = kept.owner = ctx_new_resident_keys(1);
     grid.c = msm_cpu_job_window_bits(job);
     grid.windows = msm_cpu_job_windows(job);
     blocks = blocks ? blocks : BLOCKS_PER_WINDOW;
     grid.blocks = blocks < n ? blocks : (unsigned)n;
     for (unsigned d = 0; d < ndev; d++)
-        tds[d] = (tile_device){ctx, curve, ops, points, scalars, &grid, job, d ? cl_devs[d - 1] : NULL, 0};
+        tds[d] = (tile_device){ctx, curve, dev_msm_variant(curve, group), ops, &kept, scalars, &grid, job,
+                               d ? cl_devs[d - 1] : NULL, 0};
     st = run_grid(ctx, tds, ndev, cl_devs, min_tile, probe, out, t0);
+    if (!pts->key)
+        ctx_drop_resident(ctx, kept.owner);
     msm_cpu_job_free(job);
     return st;
 }

@@ -87,7 +87,7 @@ hpr_status ntt_columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsigne
     /* the report is filled afresh (report_fill appends to its notes; four-step runs two
      * batches and merges their reports) */
     memset(&ctx->report, 0, sizeof ctx->report);
-    unsigned ndev = 1 + dev_pick_opencl(ctx, 0, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
+    unsigned ndev = 1 + dev_pick_opencl(ctx, 0, HPR_G1, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
     for (unsigned d = 0; d < ndev; d++) {
         run_devs[d] = d ? cl_devs[d - 1] : NULL;
         cds[d] = (column_device){ctx, pl, work, tw, run_devs[d]};
@@ -206,7 +206,7 @@ int ntt_four_step_pays(hpr_ctx *ctx, const ntt_plan *pl)
     cl_dev *devs[HPR_REPORT_MAX_DEVICES - 1];
     if (pl->lde_log_rate || pl->log_n < FOUR_STEP_MIN_LOG)
         return 0;
-    unsigned ndev = dev_pick_opencl(ctx, 0, devs, HPR_REPORT_MAX_DEVICES - 1);
+    unsigned ndev = dev_pick_opencl(ctx, 0, HPR_G1, devs, HPR_REPORT_MAX_DEVICES - 1);
     if (ctx->knobs.ntt_four_step)
         return ndev > 0;
     for (unsigned d = 0; d < ndev; d++)

@@ -1,7 +1,8 @@
 /*
  * msm.cl: Pippenger MSM on an OpenCL device, one curve per program (curve_select.h).
  *
- * What: for a chunk of n points (interchange form: affine, Montgomery limbs, little-endian,
+ * What: for a chunk of n points (points [first, first + n) of its buffer, so that a slab of
+ * resident bases serves many chunks; interchange form: affine, Montgomery limbs, little-endian,
  * exactly the host's bytes) and n canonical 4-limb scalars, one partial window sum per
  * (segment of points, window); the host adds the segments in order and combines windows.
  * Method: work-item g = seg * nwin + wi owns segment seg (seg_len consecutive points) and
@@ -30,43 +31,43 @@
 
 /* first_bad[0]: lowest index with a coordinate >= p; first_bad[1]: lowest index off the
  * curve. The host initialises both to 0xffffffff. */
-__kernel void msm_check_points(__global const g1_affine *points, uint n, __global uint *first_bad)
+__kernel void msm_check_points(__global const pt_affine *points, uint n, __global uint *first_bad)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    g1_affine p = points[i];
-    if (!FP(limbs_are_reduced)(p.x.l) || !FP(limbs_are_reduced)(p.y.l))
+    pt_affine p = points[i];
+    if (!PT_COORD_REDUCED(p.x) || !PT_COORD_REDUCED(p.y))
         atomic_min(&first_bad[0], i);
-    else if (!G1(affine_on_curve)(&p))
+    else if (!PT(affine_on_curve)(&p))
         atomic_min(&first_bad[1], i);
 }
 
-ARITH_FN void bucket_reduce(g1_xyzz *sum, __global const g1_xyzz *buckets, uint nbuckets)
+ARITH_FN void bucket_reduce(pt_xyzz *sum, __global const pt_xyzz *buckets, uint nbuckets)
 {
-    g1_xyzz running, b;
-    G1(xyzz_set_inf)(&running);
-    G1(xyzz_set_inf)(sum);
+    pt_xyzz running, b;
+    PT(xyzz_set_inf)(&running);
+    PT(xyzz_set_inf)(sum);
     for (uint j = nbuckets; j-- > 0;) {
         b = buckets[j];
-        G1(xyzz_add)(&running, &running, &b);
-        G1(xyzz_add)(sum, sum, &running);
+        PT(xyzz_add)(&running, &running, &b);
+        PT(xyzz_add)(sum, sum, &running);
     }
 }
 
-__kernel void msm_segments(__global const g1_affine *points, __global const ulong *scalars, uint n, uint c,
-                           uint w_begin, uint nwin, uint seg_len, __global g1_xyzz *buckets,
-                           __global g1_xyzz *partials)
+__kernel void msm_segments(__global const pt_affine *points, uint first, __global const ulong *scalars, uint n, uint c,
+                           uint w_begin, uint nwin, uint seg_len, __global pt_xyzz *buckets,
+                           __global pt_xyzz *partials)
 {
     uint g = get_global_id(0), wi;
     uint seg = arith_divrem(g, nwin, &wi), w = w_begin + wi;
     uint nbuckets = 1u << (c - 1);
     ulong begin = (ulong)seg * seg_len, end = begin + seg_len;
-    __global g1_xyzz *mine = buckets + (ulong)g * nbuckets;
-    g1_xyzz acc;
+    __global pt_xyzz *mine = buckets + (ulong)g * nbuckets;
+    pt_xyzz acc;
     if (end > n)
         end = n;
-    G1(xyzz_set_inf)(&acc);
+    PT(xyzz_set_inf)(&acc);
     for (uint j = 0; j < nbuckets; j++)
         mine[j] = acc;
     for (ulong i = begin; i < end; i++) {
@@ -74,12 +75,12 @@ __kernel void msm_segments(__global const g1_affine *points, __global const ulon
         int d = msm_booth_digit(k, w, c);
         if (d == 0)
             continue;
-        g1_affine p = points[i];
+        pt_affine p = points[first + i];
         uint b = msm_digit_bucket(d);
         if (d < 0)
-            G1(affine_neg)(&p, &p);
+            PT(affine_neg)(&p, &p);
         acc = mine[b];
-        G1(xyzz_add_affine)(&acc, &acc, &p);
+        PT(xyzz_add_affine)(&acc, &acc, &p);
         mine[b] = acc;
     }
     bucket_reduce(&acc, mine, nbuckets);
@@ -96,14 +97,14 @@ __kernel void fp_mul_selftest(__global const fp *a, __global const fp *b, __glob
 }
 
 /* sums[w] = sum over segments s (in order) of partials[s * nwin + w]. */
-__kernel void msm_sum_segments(__global const g1_xyzz *partials, uint nseg, uint nwin, __global g1_xyzz *sums)
+__kernel void msm_sum_segments(__global const pt_xyzz *partials, uint nseg, uint nwin, __global pt_xyzz *sums)
 {
     uint w = get_global_id(0);
-    g1_xyzz acc, t;
-    G1(xyzz_set_inf)(&acc);
+    pt_xyzz acc, t;
+    PT(xyzz_set_inf)(&acc);
     for (uint s = 0; s < nseg; s++) {
         t = partials[(ulong)s * nwin + w];
-        G1(xyzz_add)(&acc, &acc, &t);
+        PT(xyzz_add)(&acc, &acc, &t);
     }
     sums[w] = acc;
 }

@@ -225,15 +225,15 @@ __kernel void msm_bucket_starts(__global const uint *keys, uint total, uint nkey
 
 /* A finished run of key k summed in acc: the bucket's head when the run started in this
  * item, else this item's carry. */
-ARITH_FN void emit_run(uint k, const g1_xyzz *acc, int continued, int add_to_head, __global g1_xyzz *buckets,
-                       __global g1_xyzz *carry, __global uint *carry_keys, uint item)
+ARITH_FN void emit_run(uint k, const pt_xyzz *acc, int continued, int add_to_head, __global pt_xyzz *buckets,
+                       __global pt_xyzz *carry, __global uint *carry_keys, uint item)
 {
     if (continued) {
         carry[item] = *acc;
         carry_keys[item] = k;
     } else if (add_to_head) {
-        g1_xyzz head = buckets[k];
-        G1(xyzz_add)(&head, &head, acc);
+        pt_xyzz head = buckets[k];
+        PT(xyzz_add)(&head, &head, acc);
         buckets[k] = head;
     } else {
         buckets[k] = *acc;
@@ -241,9 +241,9 @@ ARITH_FN void emit_run(uint k, const g1_xyzz *acc, int continued, int add_to_hea
 }
 
 /* Level 0: item t sums the sorted entries [t * span, (t + 1) * span) below starts[nkeys]. */
-__kernel void msm_bucket_runs(__global const g1_affine *points, __global const uint *keys,
+__kernel void msm_bucket_runs(__global const pt_affine *points, uint first, __global const uint *keys,
                               __global const uint *vals, __global const uint *starts, uint nkeys, uint span,
-                              __global g1_xyzz *buckets, __global g1_xyzz *carry, __global uint *carry_keys)
+                              __global pt_xyzz *buckets, __global pt_xyzz *carry, __global uint *carry_keys)
 {
     uint t = get_global_id(0), end = starts[nkeys];
     ulong lo = (ulong)t * span, hi = lo + span < end ? lo + span : end;
@@ -252,28 +252,28 @@ __kernel void msm_bucket_runs(__global const g1_affine *points, __global const u
         return;
     uint cur = keys[lo];
     int continued = lo > 0 && keys[lo - 1] == cur;
-    g1_xyzz acc;
-    G1(xyzz_set_inf)(&acc);
+    pt_xyzz acc;
+    PT(xyzz_set_inf)(&acc);
     for (ulong e = lo; e < hi; e++) {
         uint k = keys[e], v = vals[e];
         if (k != cur) {
             emit_run(cur, &acc, continued, 0, buckets, carry, carry_keys, t);
             continued = 0;
             cur = k;
-            G1(xyzz_set_inf)(&acc);
+            PT(xyzz_set_inf)(&acc);
         }
-        g1_affine p = points[v & ~ENTRY_SIGN];
+        pt_affine p = points[first + (v & ~ENTRY_SIGN)];
         if (v & ENTRY_SIGN)
-            G1(affine_neg)(&p, &p);
-        G1(xyzz_add_affine)(&acc, &acc, &p);
+            PT(affine_neg)(&p, &p);
+        PT(xyzz_add_affine)(&acc, &acc, &p);
     }
     emit_run(cur, &acc, continued, 0, buckets, carry, carry_keys, t);
 }
 
 /* Level l > 0: the carries of the level below, n of them (key SORT_NONE: none), summed the
  * same way; a run that starts here is added to its bucket's head. */
-__kernel void msm_carry_runs(__global const g1_xyzz *carry_in, __global const uint *keys_in, uint n, uint span,
-                             __global g1_xyzz *buckets, __global g1_xyzz *carry, __global uint *carry_keys)
+__kernel void msm_carry_runs(__global const pt_xyzz *carry_in, __global const uint *keys_in, uint n, uint span,
+                             __global pt_xyzz *buckets, __global pt_xyzz *carry, __global uint *carry_keys)
 {
     uint u = get_global_id(0);
     ulong lo = (ulong)u * span, hi = lo + span < n ? lo + span : n;
@@ -282,8 +282,8 @@ __kernel void msm_carry_runs(__global const g1_xyzz *carry_in, __global const ui
         return;
     uint cur = SORT_NONE;
     int continued = 0;
-    g1_xyzz acc, x;
-    G1(xyzz_set_inf)(&acc);
+    pt_xyzz acc, x;
+    PT(xyzz_set_inf)(&acc);
     for (ulong e = lo; e < hi; e++) {
         uint k = keys_in[e];
         if (k != cur) {
@@ -291,12 +291,12 @@ __kernel void msm_carry_runs(__global const g1_xyzz *carry_in, __global const ui
                 emit_run(cur, &acc, continued, 1, buckets, carry, carry_keys, u);
             continued = e == lo && lo > 0 && k != SORT_NONE && keys_in[lo - 1] == k;
             cur = k;
-            G1(xyzz_set_inf)(&acc);
+            PT(xyzz_set_inf)(&acc);
         }
         if (k == SORT_NONE)
             continue;
         x = carry_in[e];
-        G1(xyzz_add)(&acc, &acc, &x);
+        PT(xyzz_add)(&acc, &acc, &x);
     }
     if (cur != SORT_NONE)
         emit_run(cur, &acc, continued, 1, buckets, carry, carry_keys, u);
@@ -305,46 +305,46 @@ __kernel void msm_carry_runs(__global const g1_xyzz *carry_in, __global const ui
 /* Item (w, j): segment j of window w, buckets [j L, (j + 1) L): R_j = their sum and
  * S_j = sum (b - j L + 1) * bucket b, by running sums from the top; empty buckets are read
  * as infinity (starts[k] == starts[k + 1]). */
-__kernel void msm_bucket_segments(__global const g1_xyzz *buckets, __global const uint *starts, uint nbuckets,
-                                  uint nseg, __global g1_xyzz *seg_r, __global g1_xyzz *seg_s)
+__kernel void msm_bucket_segments(__global const pt_xyzz *buckets, __global const uint *starts, uint nbuckets,
+                                  uint nseg, __global pt_xyzz *seg_r, __global pt_xyzz *seg_s)
 {
     uint g = get_global_id(0), j;
     uint w = arith_divrem(g, nseg, &j), len = nbuckets / nseg;
     ulong base = (ulong)w * nbuckets + (ulong)j * len;
-    g1_xyzz running, sum, b;
-    G1(xyzz_set_inf)(&running);
-    G1(xyzz_set_inf)(&sum);
+    pt_xyzz running, sum, b;
+    PT(xyzz_set_inf)(&running);
+    PT(xyzz_set_inf)(&sum);
     for (uint x = len; x-- > 0;) {
         ulong k = base + x;
         if (starts[k + 1] > starts[k]) {
             b = buckets[k];
-            G1(xyzz_add)(&running, &running, &b);
+            PT(xyzz_add)(&running, &running, &b);
         }
-        G1(xyzz_add)(&sum, &sum, &running);
+        PT(xyzz_add)(&sum, &sum, &running);
     }
     seg_r[g] = running;
     seg_s[g] = sum;
 }
 
 /* Item w: sums[w] = sum_j S_j + L * sum_j j R_j, L = 2^log_len. */
-__kernel void msm_window_sums(__global const g1_xyzz *seg_r, __global const g1_xyzz *seg_s, uint nseg,
-                              uint log_len, __global g1_xyzz *sums)
+__kernel void msm_window_sums(__global const pt_xyzz *seg_r, __global const pt_xyzz *seg_s, uint nseg,
+                              uint log_len, __global pt_xyzz *sums)
 {
     uint w = get_global_id(0);
-    __global const g1_xyzz *r = seg_r + (ulong)w * nseg, *s = seg_s + (ulong)w * nseg;
-    g1_xyzz running, weighted, x;
-    G1(xyzz_set_inf)(&running);
-    G1(xyzz_set_inf)(&weighted);
+    __global const pt_xyzz *r = seg_r + (ulong)w * nseg, *s = seg_s + (ulong)w * nseg;
+    pt_xyzz running, weighted, x;
+    PT(xyzz_set_inf)(&running);
+    PT(xyzz_set_inf)(&weighted);
     for (uint j = nseg; j-- > 1;) {
         x = r[j];
-        G1(xyzz_add)(&running, &running, &x);
-        G1(xyzz_add)(&weighted, &weighted, &running);
+        PT(xyzz_add)(&running, &running, &x);
+        PT(xyzz_add)(&weighted, &weighted, &running);
     }
     for (uint d = 0; d < log_len; d++)
-        G1(xyzz_add)(&weighted, &weighted, &weighted);
+        PT(xyzz_add)(&weighted, &weighted, &weighted);
     for (uint j = 0; j < nseg; j++) {
         x = s[j];
-        G1(xyzz_add)(&weighted, &weighted, &x);
+        PT(xyzz_add)(&weighted, &weighted, &x);
     }
     sums[w] = weighted;
 }

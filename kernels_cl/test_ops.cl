@@ -28,21 +28,21 @@
 FIELD_OP_KERNEL(fp_op, fp, FP)
 FIELD_OP_KERNEL(fr_op, fr, FR)
 
-__kernel void g1_op(uint op, __global const g1_xyzz *p, __global const g1_xyzz *q, __global const g1_affine *a,
-                    __global g1_xyzz *out)
+__kernel void g1_op(uint op, __global const pt_xyzz *p, __global const pt_xyzz *q, __global const pt_affine *a,
+                    __global pt_xyzz *out)
 {
     uint i = get_global_id(0);
-    g1_xyzz x = p[i], y = q[i], r;
-    g1_affine z = a[i];
+    pt_xyzz x = p[i], y = q[i], r;
+    pt_affine z = a[i];
     switch (op) {
-    case 0: G1(xyzz_add)(&r, &x, &y); break;
-    case 1: G1(xyzz_dbl)(&r, &x); break;
-    case 2: G1(xyzz_add_affine)(&r, &x, &z); break;
-    case 3: G1(xyzz_dbl_affine)(&r, &z); break;
+    case 0: PT(xyzz_add)(&r, &x, &y); break;
+    case 1: PT(xyzz_dbl)(&r, &x); break;
+    case 2: PT(xyzz_add_affine)(&r, &x, &z); break;
+    case 3: PT(xyzz_dbl_affine)(&r, &z); break;
     default: {
-        g1_affine t;
-        G1(xyzz_to_affine)(&t, &x);
-        G1(xyzz_set_inf)(&r);
+        pt_affine t;
+        PT(xyzz_to_affine)(&t, &x);
+        PT(xyzz_set_inf)(&r);
         r.x = t.x;
         r.y = t.y;
         break;

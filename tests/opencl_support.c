@@ -43,8 +43,14 @@ cl_runtime *ocl_runtime_open(void)
 void ocl_cpu_msm(hpr_curve curve, const unsigned char *points, const unsigned char *scalars, size_t n,
                  unsigned char *out)
 {
+    ocl_cpu_msm_group(curve, HPR_G1, points, scalars, n, out);
+}
+
+void ocl_cpu_msm_group(hpr_curve curve, hpr_group group, const unsigned char *points, const unsigned char *scalars,
+                       size_t n, unsigned char *out)
+{
     hpr_ctx *cpu = ocl_ctx("cpu");
-    ck_assert_int_eq(hpr_msm(cpu, curve, HPR_G1, points, scalars, n, out), HPR_OK);
+    ck_assert_int_eq(hpr_msm(cpu, curve, group, points, scalars, n, out), HPR_OK);
     hpr_ctx_destroy(cpu);
 }
 
@@ -64,4 +70,13 @@ void ocl_inject_fault_now(hpr_ctx *ctx, const char *id)
     ck_assert_uint_lt(strlen(id), sizeof ctx->cl->opts.inject_fault);
     strcpy(ctx->knobs.cl.inject_fault, id);
     strcpy(ctx->cl->opts.inject_fault, id); /* what the devices read (cl_dev_injected_fault) */
+}
+
+unsigned long long ocl_bytes_sent(hpr_ctx *ctx, unsigned long long *resident)
+{
+    hpr_device_info info;
+    ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
+    if (resident)
+        *resident = info.resident_bytes;
+    return info.bytes_sent;
 }

@@ -36,6 +36,9 @@ cl_runtime *ocl_runtime_open(void);
 /* out = the G1 MSM of (points, scalars) on the CPU alone, in a context of its own. */
 void ocl_cpu_msm(hpr_curve curve, const unsigned char *points, const unsigned char *scalars, size_t n,
                  unsigned char *out);
+/* The same for group (G1 or G2). */
+void ocl_cpu_msm_group(hpr_curve curve, hpr_group group, const unsigned char *points, const unsigned char *scalars,
+                       size_t n, unsigned char *out);
 
 /* count random canonical elements of field (top byte masked below every modulus's); free it. */
 unsigned char *ocl_ntt_random(hpr_field field, size_t count, test_rng *rng);
@@ -45,5 +48,9 @@ unsigned char *ocl_ntt_random(hpr_field field, size_t count, test_rng *rng);
  * fault then hits work the scheduler gave it, not the self-test that would leave it out).
  * The runtime of ctx must be open (a device was used). */
 void ocl_inject_fault_now(hpr_ctx *ctx, const char *id);
+
+/* Bytes of MSM points and scalars sent to the first OpenCL device of ctx so far
+ * (hpr_device_info.bytes_sent); *resident (may be NULL) receives the bytes of bases it holds. */
+unsigned long long ocl_bytes_sent(hpr_ctx *ctx, unsigned long long *resident);
 
 #endif

@@ -1,5 +1,6 @@
 /* Compiled by clang as OpenCL C 1.2 (ctest arith_compiles_as_opencl): every shared function
- * of both curves is used from a kernel so that none escapes the check. */
+ * of both curves is used from a kernel so that none escapes the check; with -DARITH_CL_G2=1
+ * (ctest arith_compiles_as_opencl_g2) Fq2 and G2 as well, as the G2 MSM programs build them. */
 #include "arith/curves.h"
 
 #define USE_FIELD(F)                                                                                        \
@@ -16,7 +17,7 @@
         acc += F##_inv(&c, &c) + F##_eq(&a, &c) + F##_is_zero(&c) + F##_limbs_are_reduced(in) + c.l[0];   \
     }
 
-#define USE_CURVE(EC)                                                                                       \
+#define USE_CURVE(EC, X0)                                                                                   \
     {                                                                                                     \
         EC##_affine g, q;                                                                                 \
         EC##_jac j;                                                                                       \
@@ -34,7 +35,7 @@
         EC##_msm_reduce_buckets(&y, &x, 1);                                                               \
         EC##_msm_combine_windows(&x, &y, 1, 4);                                                           \
         EC##_xyzz_to_affine(&q, &x);                                                                      \
-        acc += EC##_affine_on_curve(&q) + EC##_xyzz_eq(&x, &y) + (ulong)msm_booth_digit(in, 1, 4) + q.x.l[0]; \
+        acc += EC##_affine_on_curve(&q) + EC##_xyzz_eq(&x, &y) + (ulong)msm_booth_digit(in, 1, 4) + q.x X0; \
     }
 
 __kernel void use_everything(__global ulong *out, __global const ulong *gin)
@@ -47,8 +48,12 @@ __kernel void use_everything(__global ulong *out, __global const ulong *gin)
     USE_FIELD(bn254_fr)
     USE_FIELD(bls12_381_fp)
     USE_FIELD(bls12_381_fr)
-    USE_CURVE(bn254_g1)
-    USE_CURVE(bls12_381_g1)
+    USE_CURVE(bn254_g1, .l[0])
+    USE_CURVE(bls12_381_g1, .l[0])
+#ifdef ARITH_CL_G2
+    USE_CURVE(bn254_g2, .c0.l[0])
+    USE_CURVE(bls12_381_g2, .c0.l[0])
+#endif
     acc += msm_digit_bucket(msm_booth_digit(in, 2, 4));
     out[get_global_id(0)] = acc;
 }

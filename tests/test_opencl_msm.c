@@ -7,7 +7,12 @@
  * marked unusable, the CPU redoes the work. The edge matrix, random sizes and chunking run
  * with both kernels (HPR_CL_MSM=owner|sorted: loop index / 2), and the sorted kernels also
  * with crowded buckets (all scalars equal; a third 0, a third 1) split over many bucket-sum
- * items (HPR_CL_MSM_ITEMS), so the carry levels run.
+ * items (HPR_CL_MSM_ITEMS), so the carry levels run. Resident bases (hpr_bases): sent once
+ * and checked once per device, then only scalars (counted by hpr_device_get_info's
+ * bytes_sent), with slabs smaller than a chunk so that chunks are cut at slab ends, the same
+ * bits as the CPU, released by hpr_bases_destroy and safe after hpr_ctx_destroy. G2 on the
+ * device (the same kernels over Fq2): the edge matrix against the CPU and the naive sum,
+ * chunking with the first bad point's global index, and resident G2 bases, both kernels.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
@@ -18,7 +23,7 @@
 static void expect_device_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, const char *what)
 {
     unsigned char want[MAXP];
-    ocl_cpu_msm(c->curve, in->points, in->scalars, in->n, want);
+    ocl_cpu_msm_group(c->curve, c->group, in->points, in->scalars, in->n, want);
     expect_msm(ctx, c, in, want, NULL, what);
     assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: the device was not used: %s", what, hpr_ctx_notice(ctx));
 }
@@ -32,18 +37,16 @@ static const curve_t *curve_and_kernel(int i)
     return &curves[i % 2];
 }
 
-START_TEST(msm_edge_matrix_matches_the_cpu)
+/* Every edge set at every size on the device of ctx (id) against the CPU, and against the
+ * naive sum up to 64 points; seeds from seed0. */
+static void edge_matrix(hpr_ctx *ctx, const curve_t *c, const char *id, const char *kernel, const size_t *sizes,
+                        size_t nsizes, uint64_t seed0)
 {
-    const curve_t *c = curve_and_kernel(_i);
-    static const size_t sizes[] = {1, 2, 3, 7, 64, 1000};
-    char id[16];
-    ocl_first_device(id);
-    hpr_ctx *ctx = ocl_ctx(id);
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (size_t s = 0; s < nsizes; s++)
         for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
-            inputs in = make_inputs(ctx, c, sizes[s], 1000 + 10 * s + e, edge_sets[e]);
+            inputs in = make_inputs(ctx, c, sizes[s], seed0 + 10 * s + e, edge_sets[e]);
             char what[64];
-            snprintf(what, sizeof what, "%s %s edges %u", id, kernels[_i / 2], edge_sets[e]);
+            snprintf(what, sizeof what, "%s %s edges %u", id, kernel, edge_sets[e]);
             expect_device_msm(ctx, c, &in, what);
             if (sizes[s] <= 64) {
                 unsigned char naive[MAXP];
@@ -52,6 +55,16 @@ START_TEST(msm_edge_matrix_matches_the_cpu)
             }
             free_inputs(&in);
         }
+}
+
+START_TEST(msm_edge_matrix_matches_the_cpu)
+{
+    const curve_t *c = curve_and_kernel(_i);
+    static const size_t sizes[] = {1, 2, 3, 7, 64, 1000};
+    char id[16];
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    edge_matrix(ctx, c, id, kernels[_i / 2], sizes, sizeof sizes / sizeof sizes[0], 1000);
     hpr_ctx_destroy(ctx);
 }
 END_TEST
@@ -204,6 +217,118 @@ START_TEST(a_failing_device_is_reported_and_the_cpu_redoes_the_work)
 }
 END_TEST
 
+/* One MSM over the first n bases: equal to the CPU's over the same points, and exactly
+ * `expect` bytes sent to the device. */
+static void expect_bases_msm(hpr_ctx *ctx, const curve_t *c, const hpr_bases *b, const inputs *in, size_t n,
+                             const char *id, unsigned long long expect, const char *what)
+{
+    unsigned char want[MAXP], got[MAXP];
+    hpr_msm_opts opts = {0, 0, 0, id};
+    unsigned long long before = ocl_bytes_sent(ctx, NULL);
+    ocl_cpu_msm(c->curve, in->points, in->scalars, n, want);
+    hpr_status st = hpr_msm_bases(ctx, b, in->scalars, n, got, &opts);
+    ck_assert_msg(st == HPR_OK, "%s: %s (%s)", what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: the device was not used: %s", what, hpr_ctx_notice(ctx));
+    assert_seeded(memcmp(got, want, c->point_size) == 0, "%s: differs from the CPU", what);
+    assert_seeded(ocl_bytes_sent(ctx, NULL) - before == expect, "%s: %llu bytes sent, expected %llu", what,
+                  ocl_bytes_sent(ctx, NULL) - before, expect);
+}
+
+/* Loop index: curve _i % 2, kernel _i / 2. Slabs of 300 points (HPR_CL_MAX_ALLOC) under
+ * chunks of at most 300 points: 1000 bases take 4 slabs, and a prefix of 555 ends mid-slab. */
+START_TEST(resident_bases_are_sent_once_and_match_the_cpu)
+{
+    const curve_t *c = curve_and_kernel(_i);
+    char id[16], limit[32];
+    unsigned long long resident;
+    size_t n = 1000, ps = c->point_size;
+    ocl_first_device(id);
+    snprintf(limit, sizeof limit, "%zu", 300 * ps);
+    setenv("HPR_CL_MAX_ALLOC", limit, 1);
+    hpr_ctx *ctx = ocl_ctx(id), *other = ocl_ctx(id);
+    inputs in = make_inputs(ctx, c, n, 500 + (uint64_t)_i, EDGE_ZEROS | EDGE_INFINITY | EDGE_ONES);
+    hpr_bases *b = NULL;
+    hpr_device_report rep;
+    ck_assert_int_eq(hpr_device_prepare(ctx, id, c->curve, &rep), HPR_OK); /* its self-test's MSM sent first */
+    ck_assert_int_eq(hpr_bases_create(ctx, c->curve, HPR_G1, in.points, n, &b), HPR_OK);
+    ck_assert_uint_eq(hpr_bases_count(b), n);
+    (void)ocl_bytes_sent(ctx, &resident);
+    ck_assert_uint_eq(resident, 0); /* nothing sent before the first MSM */
+    expect_bases_msm(ctx, c, b, &in, n, id, n * (ps + 32), "first MSM: points and scalars");
+    (void)ocl_bytes_sent(ctx, &resident);
+    ck_assert_uint_eq(resident, n * ps);
+    free(in.scalars);
+    inputs fresh = make_inputs(ctx, c, n, 600 + (uint64_t)_i, 0);
+    in.scalars = fresh.scalars;
+    free(fresh.points);
+    expect_bases_msm(ctx, c, b, &in, n, id, n * 32, "second MSM: scalars only");
+    expect_bases_msm(ctx, c, b, &in, 555, id, 555 * 32, "a prefix of the bases");
+    unsigned char got[MAXP];
+    ck_assert_int_eq(hpr_msm_bases(other, b, in.scalars, n, got, NULL), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(hpr_msm_bases(ctx, b, in.scalars, n + 1, got, NULL), HPR_ERR_INVALID_ARGUMENT);
+    hpr_bases_destroy(b);
+    (void)ocl_bytes_sent(ctx, &resident);
+    ck_assert_uint_eq(resident, 0);
+    /* invalid bases are refused when made, the first one named */
+    in.points[ps * 321 + 3] ^= 1;
+    ck_assert_int_eq(hpr_bases_create(ctx, c->curve, HPR_G1, in.points, n, &b), HPR_ERR_POINT_NOT_ON_CURVE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 321 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    ck_assert_ptr_null(b);
+    in.points[ps * 321 + 3] ^= 1;
+    /* bases that outlive their context: destroying them is still safe */
+    ck_assert_int_eq(hpr_bases_create(ctx, c->curve, HPR_G1, in.points, n, &b), HPR_OK);
+    expect_bases_msm(ctx, c, b, &in, n, id, n * (ps + 32), "bases made again");
+    hpr_ctx_destroy(ctx);
+    ck_assert_int_eq(hpr_msm_bases(other, b, in.scalars, n, got, NULL), HPR_ERR_INVALID_ARGUMENT);
+    hpr_bases_destroy(b);
+    hpr_ctx_destroy(other);
+    free_inputs(&in);
+}
+END_TEST
+
+/* Loop index: G2 of curve _i % 2, kernel _i / 2. */
+START_TEST(g2_on_the_device_matches_the_cpu)
+{
+    const curve_t *c = &curves[2 + _i % 2];
+    static const size_t sizes[] = {1, 3, 64, 300};
+    char id[16], limit[32];
+    setenv("HPR_CL_MSM", kernels[_i / 2], 1);
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    edge_matrix(ctx, c, id, kernels[_i / 2], sizes, sizeof sizes / sizeof sizes[0], 700);
+    hpr_ctx_destroy(ctx);
+    /* chunks of 100 points and resident slabs of 100: the first bad point by its global index */
+    snprintf(limit, sizeof limit, "%zu", 100 * c->point_size);
+    setenv("HPR_CL_MAX_ALLOC", limit, 1);
+    ctx = ocl_ctx(id);
+    inputs in = make_inputs(ctx, c, 450, 800, EDGE_ZEROS | EDGE_INFINITY | EDGE_ONES);
+    expect_device_msm(ctx, c, &in, "G2 chunked");
+    hpr_bases *b = NULL;
+    hpr_device_report rep;
+    ck_assert_int_eq(hpr_device_prepare(ctx, id, c->curve, &rep), HPR_OK);
+    ck_assert_int_eq(hpr_bases_create(ctx, c->curve, HPR_G2, in.points, in.n, &b), HPR_OK);
+    for (int round = 0; round < 2; round++) {
+        unsigned char want[MAXP], got[MAXP];
+        hpr_msm_opts opts = {0, 0, 0, id};
+        unsigned long long before = ocl_bytes_sent(ctx, NULL);
+        ocl_cpu_msm_group(c->curve, HPR_G2, in.points, in.scalars, in.n, want);
+        ck_assert_int_eq(hpr_msm_bases(ctx, b, in.scalars, in.n, got, &opts), HPR_OK);
+        assert_seeded(memcmp(got, want, c->point_size) == 0, "G2 resident bases, round %d: differs from the CPU", round);
+        assert_seeded(ocl_bytes_sent(ctx, NULL) - before == in.n * (32 + (round ? 0 : c->point_size)),
+                      "G2 resident bases, round %d: %llu bytes sent", round, ocl_bytes_sent(ctx, NULL) - before);
+    }
+    hpr_bases_destroy(b);
+    in.points[c->point_size * 377 + 9] ^= 1; /* off the curve, in chunk 3 */
+    unsigned char got[MAXP];
+    hpr_msm_opts opts = {0, 0, 0, id};
+    ck_assert_int_eq(hpr_msm_ex(ctx, c->curve, HPR_G2, in.points, in.scalars, in.n, got, &opts),
+                     HPR_ERR_POINT_NOT_ON_CURVE);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 377 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -215,6 +340,8 @@ int main(void)
     tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 4);
     tcase_add_loop_test(tc, sorted_kernel_spreads_crowded_buckets, 0, 2);
     tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
+    tcase_add_loop_test(tc, resident_bases_are_sent_once_and_match_the_cpu, 0, 4);
+    tcase_add_loop_test(tc, g2_on_the_device_matches_the_cpu, 0, 4);
     TCase *faults = test_case(s, "faults", 900); /* may build the MSM program (an empty cache) */
     tcase_add_loop_test(faults, a_failing_device_is_reported_and_the_cpu_redoes_the_work, 0, 2);
     return run_suite(s);

@@ -19,8 +19,8 @@ static const char *prove_help =
     "A Groth16 proof of the witness (snarkjs .wtns) for the proving key (snarkjs .zkey, BN254\n"
     "or BLS12-381), written as snarkjs writes proof.json and public.json (both atomically;\n"
     "public.json is an empty array when the circuit has no public signals). r and s come from\n"
-    "the OS's random generator. --devices: all (default: the G1 MSMs split across every usable\n"
-    "device, the G2 MSM on the CPU), cpu, or cl:P.D (the G1 MSMs and NTTs there). --report\n"
+    "the OS's random generator. --devices: all (default: the five MSMs dealt to every usable\n"
+    "device, the NTTs on the CPU), cpu, or cl:P.D (the MSMs and NTTs there). --report\n"
     "prints the time of each phase and the devices that computed it. On a terminal, a\n"
     "progress line shows while a proof takes over a second.\n";
 

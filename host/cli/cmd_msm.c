@@ -30,13 +30,13 @@ static const char *msm_help =
     "                  is reported and the MSM is redone on the CPU.\n"
     "  --window-bits C Pippenger window size, 1..20 (default: chosen from n)\n"
     "  --group G       g1 (default) or g2 (points of 128 bytes for bn254, 192 for bls12-381:\n"
-    "                  x.c0, x.c1, y.c0, y.c1; G2 MSMs run on the CPU)\n"
+    "                  x.c0, x.c1, y.c0, y.c1)\n"
     "  --out FILE      write the result to FILE (atomically) instead of stdout\n";
 
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
     "                         [--devices D[,D...] | --device D] [--cpu-tiers T[,T...]|all] [--seed S]\n"
-    "                         [--window-bits C] [--group g1|g2] [--json FILE]\n"
+    "                         [--window-bits C] [--group g1|g2] [--resident] [--json FILE]\n"
     "       hyprove bench ntt ... ('hyprove bench ntt --help')\n"
     "\n"
     "Times G1 (or, with --group g2, G2) MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
@@ -46,9 +46,12 @@ static const char *bench_help =
     "  --cpu-tiers T,.. CPU kernel tiers to measure side by side: portable, adx, avx2, avx512, or all\n"
     "                (every tier this processor and build can run); default: the one in use\n"
     "                (HPR_CPU, else the fastest). Rows for cpu and all repeat per tier.\n"
+    "  --resident    the points as resident bases (hpr_bases_create, made before the warm-up):\n"
+    "                an OpenCL device receives them in the warm-up, and each timed run sends\n"
+    "                only scalars\n"
     "  --json FILE   also write the records as a JSON list (atomically): op, curve, group,\n"
-    "                log_n, n, device, cpu_tier, threads, repeat, median_ms, min_ms, ns_per_point,\n"
-    "                points_per_s, and hybrid_efficiency on \"all\" records\n"
+    "                log_n, n, device, cpu_tier, threads, repeat, resident, median_ms, min_ms,\n"
+    "                ns_per_point, points_per_s, and hybrid_efficiency on \"all\" records\n"
     "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
     "                rows get the hybrid efficiency: their throughput over the sum of the\n"
     "                single devices' throughputs in the same run (default device: all)\n";
@@ -65,6 +68,7 @@ typedef struct {
     size_t ndevices;
     const char *tiers[MAX_TIERS]; /* CPU kernel tiers; NULL = the context's default */
     size_t ntiers;
+    int resident; /* --resident: the points as hpr_bases */
 } bench_args;
 
 typedef struct {
@@ -74,6 +78,7 @@ typedef struct {
     const char *tier; /* the CPU kernel tier ("-" for an OpenCL device alone) */
     double median_ms, min_ms;
     double efficiency; /* "all" records: hybrid throughput / sum of the single devices'; < 0: none */
+    int resident;
 } bench_record;
 
 static int parse_device(const char *cmd, const char *s)
@@ -99,11 +104,13 @@ static int parse_group(const char *cmd, const char *s)
 
 /* Runs one MSM; returns 0 or prints the error. A device failure that the CPU made good is
  * printed as a warning. */
-static int run_msm(hpr_ctx *ctx, hpr_curve curve, const void *points, const void *scalars, size_t n,
-                   unsigned window_bits, unsigned char *out)
+/* The MSM over points, or over bases when not NULL (bench msm --resident). */
+static int run_msm(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const void *points, const void *scalars,
+                   size_t n, unsigned window_bits, unsigned char *out)
 {
     hpr_msm_opts opts = {window_bits, 0, 0, NULL};
-    hpr_status st = hpr_msm_ex(ctx, curve, cli_group, points, scalars, n, out, &opts);
+    hpr_status st = bases ? hpr_msm_bases(ctx, bases, scalars, n, out, &opts)
+                          : hpr_msm_ex(ctx, curve, cli_group, points, scalars, n, out, &opts);
     if (st == HPR_OK && hpr_ctx_notice(ctx)[0])
         fprintf(stderr, "hyprove: warning: %s\n", hpr_ctx_notice(ctx));
     return st == HPR_OK ? 0 : cli_status_error("msm", st, ctx);
@@ -253,7 +260,7 @@ int cmd_msm(int argc, char **argv)
     if (rc)
         goto out;
     double t0 = cli_now_seconds();
-    if ((rc = run_msm(ctx, curve, points, scalars, n, (unsigned)wb, result)) != 0)
+    if ((rc = run_msm(ctx, curve, NULL, points, scalars, n, (unsigned)wb, result)) != 0)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
     fprintf(stderr, "msm: %s G1, n = %zu, device %s, %u threads, CPU tier %s: %.3f ms\n", cli_curve_name(curve), n,
@@ -268,8 +275,8 @@ out:
 }
 
 /* One measurement: a warm-up, then repeat timed runs, each checked against the warm-up. */
-static int measure(hpr_ctx *ctx, hpr_curve curve, const unsigned char *points, const unsigned char *scalars, size_t n,
-                   unsigned repeat, unsigned window_bits, bench_record *rec)
+static int measure(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const unsigned char *points,
+                   const unsigned char *scalars, size_t n, unsigned repeat, unsigned window_bits, bench_record *rec)
 {
     unsigned char first[192], again[192];
     size_t ps = hpr_point_size(curve, cli_group);
@@ -277,11 +284,11 @@ static int measure(hpr_ctx *ctx, hpr_curve curve, const unsigned char *points, c
     int rc = CLI_EXIT_FAILURE;
     if (!ms)
         return cli_error("out of memory");
-    if (run_msm(ctx, curve, points, scalars, n, window_bits, first))
+    if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, first))
         goto out;
     for (unsigned r = 0; r < repeat; r++) {
         double t0 = cli_now_seconds();
-        if (run_msm(ctx, curve, points, scalars, n, window_bits, again))
+        if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, again))
             goto out;
         ms[r] = (cli_now_seconds() - t0) * 1e3;
         if (memcmp(first, again, ps) != 0) {
@@ -343,9 +350,10 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
         double n = (double)((size_t)1 << r->log_n);
         fprintf(o.fp,
                 "  {\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"%s\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
-                "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_point\": %.3f, "
-                "\"points_per_s\": %.1f",
-                cli_curve_name(r->curve), cli_group == HPR_G2 ? "g2" : "g1", r->log_n, n, r->device, r->tier, r->threads, r->repeat, r->median_ms, r->min_ms,
+                "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"resident\": %s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+                "\"ns_per_point\": %.3f, \"points_per_s\": %.1f",
+                cli_curve_name(r->curve), cli_group == HPR_G2 ? "g2" : "g1", r->log_n, n, r->device, r->tier, r->threads, r->repeat,
+                r->resident ? "true" : "false", r->median_ms, r->min_ms,
                 r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3));
         if (r->efficiency >= 0)
             fprintf(o.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
@@ -392,12 +400,17 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
                      unsigned threads, const unsigned char *points, const unsigned char *scalars, bench_record *r)
 {
     hpr_ctx *ctx = NULL;
+    hpr_bases *bases = NULL;
+    size_t n = (size_t)1 << log_n;
     int rc = make_ctx(threads, device, tier, &ctx);
     if (rc)
         return rc;
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device,
-                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1};
-    rc = measure(ctx, curve, points, scalars, (size_t)1 << log_n, a->repeat, a->window_bits, r);
+                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident};
+    hpr_status st = a->resident ? hpr_bases_create(ctx, curve, cli_group, points, n, &bases) : HPR_OK;
+    rc = st != HPR_OK ? cli_status_error("bench msm: the resident bases", st, ctx)
+                      : measure(ctx, curve, bases, points, scalars, n, a->repeat, a->window_bits, r);
+    hpr_bases_destroy(bases);
     if (!rc && strcmp(device, "all") == 0)
         print_hybrid_report(ctx);
     hpr_ctx_destroy(ctx);
@@ -478,7 +491,7 @@ int cmd_bench(int argc, char **argv)
 {
     const char *curve_s = NULL, *log_n_s = NULL, *repeat_s = NULL, *threads_s = NULL, *seed_s = NULL, *wb_s = NULL;
     bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, bench_default_device, {{0}}, 0,
-                    {NULL}, 1};
+                    {NULL}, 1, 0};
     const char *devices_s = NULL, *tiers_s = NULL, *group_s = NULL;
     unsigned long long v;
     static bench_record recs[2 * MAX_LIST * MAX_DEVICES * MAX_TIERS];
@@ -497,7 +510,9 @@ int cmd_bench(int argc, char **argv)
                       {"--threads", &threads_s}, {"--seed", &seed_s},   {"--window-bits", &wb_s},
                       {"--json", &a.json_path},  {"--device", &a.device},   {"--devices", &devices_s},
                       {"--cpu-tiers", &tiers_s}, {"--group", &group_s}};
-    int parsed = cli_parse_options(argc - 1, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
+    int sub_argc = argc - 1;
+    a.resident = cli_take_flag(&sub_argc, argv + 1, "--resident");
+    int parsed = cli_parse_options(sub_argc, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
     if (parse_group("bench msm ", group_s) != 0)
@@ -561,7 +576,7 @@ static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, cha
 
 int cmd_default_job(void)
 {
-    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1, {NULL}, 1};
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1, {NULL}, 1, 0};
     unsigned threads[2] = {1, 0};
     bench_record recs[4];
     char ids[8][16], notice[512];

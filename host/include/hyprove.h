@@ -163,6 +163,8 @@ typedef struct {
     int int64;               /* 64-bit integer support */
     int usable;              /* 0 once the device failed (status says why) */
     char status[512];
+    unsigned long long resident_bytes; /* bases kept on the device now (hpr_bases, Groth16 keys) */
+    unsigned long long bytes_sent;     /* MSM points and scalars written to it since the context opened it */
 } hpr_device_info;
 
 /* Number of OpenCL devices found (0 without OpenCL; hpr_opencl_notice says why). Loads the
@@ -203,14 +205,37 @@ typedef struct {
  * the curve. Points are not checked for subgroup membership (that would cost a scalar
  * multiplication each); hpr_point_check does. n = 0 gives the point at infinity.
  * Scalars 0 and 1 take fast paths. The result is identical for every thread count, tiling
- * and device. G2 MSMs run on the CPU ("cpu" and "all"); an OpenCL device asked for a G2 MSM
- * is HPR_ERR_UNSUPPORTED_GROUP. An OpenCL device that fails is marked unusable and the MSM is redone on the CPU
+ * and device. G1 and G2 run on every device (an OpenCL device runs G2 with the G1 kernels
+ * over Fq2). An OpenCL device that fails is marked unusable and the MSM is redone on the CPU
  * (hpr_ctx_notice names the failure); an unknown device is HPR_ERR_UNKNOWN_DEVICE.
  */
 HPR_API hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                    size_t n, void *out);
 HPR_API hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                       size_t n, void *out, const hpr_msm_opts *opts);
+
+/*
+ * Bases resident on the devices: a fixed set of n points of (curve, group) for many MSMs.
+ * hpr_bases_create copies and validates the points (range and curve, as hpr_msm; the first
+ * invalid one is named); each OpenCL device that computes an MSM over them receives them
+ * once, checks them once and keeps them, so later MSMs send only scalars (32 bytes a point
+ * instead of 96 for BN254 G1). A device keeps at most half its global memory of bases,
+ * releasing the least recently used first; a set that does not fit is sent chunk by chunk as
+ * hpr_msm does. hpr_device_get_info reports what each device holds. The bases belong to
+ * ctx: they serve MSMs on it only, and hpr_bases_destroy releases their host and device
+ * copies (destroy them before ctx; after hpr_ctx_destroy only hpr_bases_destroy may be
+ * called on them). Same results as hpr_msm_ex over the same points, on every device.
+ */
+typedef struct hpr_bases hpr_bases;
+HPR_API hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
+                                    hpr_bases **out);
+HPR_API void hpr_bases_destroy(hpr_bases *bases);
+/* Number of points in the set (0 for NULL). */
+HPR_API size_t hpr_bases_count(const hpr_bases *bases);
+/* out = sum_i scalars[i] * bases[i] for i < n (n <= hpr_bases_count: the first n bases), as
+ * hpr_msm_ex with bases' curve and group; opts may be NULL. */
+HPR_API hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
+                                 const hpr_msm_opts *opts);
 
 /* Checks one point in the interchange form: coordinates < p, on the curve and, for
  * BLS12-381, in the prime-order subgroup. */
@@ -353,9 +378,11 @@ HPR_API void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *
 /*
  * A proof from a .wtns file's bytes (or its path): the witness must be of the zkey's prime
  * and length. r and s come from the OS's CSPRNG (getrandom). Devices follow the context's
- * default: "cpu" everything on the CPU; "cl:P.D" the NTTs and G1 MSMs on that device; "all"
- * the proof as a task graph when an OpenCL device can join (h and the G2 MSM on the CPU, each
- * G1 MSM on whichever device is free and would finish it first), else the CPU. A failing
+ * default: "cpu" everything on the CPU; "cl:P.D" the NTTs and the five MSMs (G1 and G2) on
+ * that device; "all" the proof as a task graph when an OpenCL device can join (h on the CPU,
+ * each MSM on whichever device is free and would finish it first), else the CPU. The G1 and
+ * G2 bases stay on the OpenCL devices of ctx from the first proof until ctx proves with
+ * another prover or is destroyed (see hpr_bases_create). A failing
  * OpenCL device is reported in hpr_ctx_notice and its work redone on the CPU; the proof is the
  * same either way. Release with hpr_groth16_proof_free.
  */

@@ -150,8 +150,28 @@ int cl_runtime_open(cl_runtime **out, const cl_options *opts)
     return 0;
 }
 
+void cl_resident_drop(const cl_api *api, cl_dev *dev, uint64_t owner)
+{
+    cl_resident **link = &dev->resident;
+    while (*link) {
+        cl_resident *r = *link;
+        if (owner && r->owner != owner) {
+            link = &r->next;
+            continue;
+        }
+        *link = r->next;
+        for (unsigned s = 0; s < r->nslabs; s++)
+            if (((cl_mem *)r->slabs)[s])
+                api->clReleaseMemObject(((cl_mem *)r->slabs)[s]);
+        dev->resident_bytes -= r->bytes;
+        free(r->slabs);
+        free(r);
+    }
+}
+
 static void release_device(const cl_api *api, cl_dev *dev)
 {
+    cl_resident_drop(api, dev, 0);
     for (int k = 0; k < CL_PROG_KINDS; k++)
         for (int c = 0; c < CL_CURVES; c++)
             for (int w = 0; w < CL_WORDS_VARIANTS; w++)

@@ -52,6 +52,20 @@ typedef struct {
 /* No library forced, no words forced, no fault, no allocation limit, no cache. */
 void cl_options_default(cl_options *opts);
 
+/* A set of points kept on a device between calls (runtime/opencl/cl_resident.c): slabs of
+ * at most the device's max allocation, each a run of consecutive points of the set. */
+typedef struct cl_resident {
+    uint64_t key;        /* who asked for it: the caller's unique key of the point set */
+    uint64_t owner;      /* cl_resident_drop(owner) releases it */
+    uint64_t last_use;   /* the device's use clock: the least recently used goes first */
+    int curve;
+    size_t count, slab_points, point_size;
+    uint64_t bytes;
+    unsigned nslabs;
+    void *slabs;         /* cl_mem[nslabs] */
+    struct cl_resident *next;
+} cl_resident;
+
 typedef struct {
     char id[16]; /* "cl:P.D" */
     const cl_options *opts; /* the runtime's */
@@ -72,6 +86,10 @@ typedef struct {
     int selftest[CL_CURVES]; /* 0 not run, 1 passed, -1 failed */
     int failed;              /* the device is unusable; reason in failure */
     char failure[CL_DETAIL_LEN];
+    cl_resident *resident;   /* point sets kept on the device, most recent first */
+    uint64_t resident_bytes; /* their size */
+    uint64_t resident_clock;
+    uint64_t bytes_sent;     /* points and scalars written to the device (MSM), since it opened */
 } cl_dev;
 
 typedef struct {
@@ -102,6 +120,9 @@ int cl_dev_default_words(const cl_dev *dev);
  * cache, else built from the embedded source (and stored). A failed int128 build falls back
  * to the standard words. 0 with *prog (owned by dev), or -1 with the build log in detail. */
 RT_MUST_CHECK int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curve, int words, cl_program *prog, char *detail);
+
+/* Releases the resident point sets of dev whose owner is `owner` (0: all of them). */
+void cl_resident_drop(const cl_api *api, cl_dev *dev, uint64_t owner);
 
 /* 1 (with detail) when opts->inject_fault names dev: every call of the device's MSM and NTT
  * fails, for the tests of the CPU fallback. */

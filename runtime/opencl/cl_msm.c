@@ -13,6 +13,10 @@
  * the device has a copy engine. Each chunk's window sums come back (W XYZZ points); the host
  * adds them in chunk order and runs the Horner combination, so the result does not depend on
  * the chunking (affine output, exact group arithmetic).
+ * One driver for both kernel designs (run_chunks over a cl_msm_family: this file's
+ * owner-computes, cl_msm_sorted.c's sorted buckets): the chunks are listed first, so that
+ * points kept on the device (cl_resident.c) are read from their slab at an offset, with no
+ * chunk across a slab's end, and only the scalars are sent.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cl_msm.h"
@@ -150,61 +154,95 @@ static int create_buffers(const cl_api *api, const cl_dev *dev, const cl_msm_pla
     return -1;
 }
 
-static int create_kernels(const cl_api *api, cl_program prog, msm_kernels *k, char *detail)
+typedef struct {
+    msm_kernels kern;
+    chunk_buffers bufs[2];
+} owner_state;
+
+static void owner_close(const cl_api *api, void *state)
 {
+    owner_state *st = state;
+    if (!st)
+        return;
+    release_buffers(api, &st->bufs[0]);
+    release_buffers(api, &st->bufs[1]);
+    if (st->kern.check)
+        api->clReleaseKernel(st->kern.check);
+    if (st->kern.segments)
+        api->clReleaseKernel(st->kern.segments);
+    if (st->kern.sum)
+        api->clReleaseKernel(st->kern.sum);
+    free(st);
+}
+
+static int owner_open(const cl_api *api, const cl_dev *dev, cl_program prog, const cl_msm_plan *plan,
+                      const msm_curve_ops *ops, void **state, char *detail)
+{
+    owner_state *st = calloc(1, sizeof *st);
     cl_int rc;
-    k->check = api->clCreateKernel(prog, "msm_check_points", &rc);
+    *state = st;
+    if (!st) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory");
+        return CL_MSM_DEVICE_ERROR;
+    }
+    st->kern.check = api->clCreateKernel(prog, "msm_check_points", &rc);
     CL_CHECK_RC(clCreateKernel, rc);
-    k->segments = api->clCreateKernel(prog, "msm_segments", &rc);
+    st->kern.segments = api->clCreateKernel(prog, "msm_segments", &rc);
     CL_CHECK_RC(clCreateKernel, rc);
-    k->sum = api->clCreateKernel(prog, "msm_sum_segments", &rc);
+    st->kern.sum = api->clCreateKernel(prog, "msm_sum_segments", &rc);
     CL_CHECK_RC(clCreateKernel, rc);
+    for (unsigned s = 0; s < 2 && s < plan->chunks; s++)
+        if (create_buffers(api, dev, plan, ops, &st->bufs[s], detail) != 0)
+            goto out;
+    return CL_MSM_OK;
+out:
+    return CL_MSM_DEVICE_ERROR;
+}
+
+static const cl_uint no_bad_index[2] = {0xffffffffu, 0xffffffffu};
+
+/* Sets the kernel's arguments: pairs of size and pointer, NULL-terminated. */
+static int set_args(const cl_api *api, cl_kernel k, const size_t *sizes, const void *const *values, char *detail)
+{
+    for (cl_uint i = 0; values[i]; i++)
+        CL_CALL(api, clSetKernelArg, k, i, sizes[i], values[i]);
     return 0;
 out:
     return -1;
 }
 
-static void release_kernels(const cl_api *api, msm_kernels *k)
+static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue q, void *state, unsigned slot,
+                         const cl_msm_plan *plan, const msm_curve_ops *ops, const cl_msm_chunk *ck, void *host_sums,
+                         cl_uint *host_bad, char *detail)
 {
-    if (k->check)
-        api->clReleaseKernel(k->check);
-    if (k->segments)
-        api->clReleaseKernel(k->segments);
-    if (k->sum)
-        api->clReleaseKernel(k->sum);
-}
-
-static const cl_uint no_bad_index[2] = {0xffffffffu, 0xffffffffu};
-
-/* Enqueues everything for one chunk of m points without waiting. */
-static int enqueue_chunk(const cl_api *api, cl_command_queue q, const msm_kernels *k, const chunk_buffers *b,
-                         const cl_msm_plan *plan, const msm_curve_ops *ops, const unsigned char *points,
-                         const unsigned char *scalars, size_t m, void *host_sums, cl_uint *host_bad, char *detail)
-{
-    cl_uint n32 = (cl_uint)m, c = plan->c, w0 = plan->w_begin, nwin = plan->nwin, seg_len = (cl_uint)plan->seg_len;
-    cl_uint nseg = (cl_uint)((m + plan->seg_len - 1) / plan->seg_len);
-    size_t g_check = m, g_seg = (size_t)nseg * nwin, g_sum = nwin;
-    CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, m * ops->affine_size, points, 0, NULL, NULL);
-    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, m * 32, scalars, 0, NULL, NULL);
+    owner_state *st = state;
+    const msm_kernels *k = &st->kern;
+    const chunk_buffers *b = &st->bufs[slot];
+    cl_uint n32 = (cl_uint)ck->m, c = plan->c, w0 = plan->w_begin, nwin = plan->nwin, seg_len = (cl_uint)plan->seg_len;
+    cl_uint nseg = (cl_uint)((ck->m + plan->seg_len - 1) / plan->seg_len), first = ck->slab ? ck->slab_first : 0;
+    cl_mem points = ck->slab ? ck->slab : b->points;
+    size_t g_check = ck->m, g_seg = (size_t)nseg * nwin, g_sum = nwin, m = sizeof(cl_mem), u = sizeof(cl_uint);
+    (void)dev;
+    if (!ck->slab) {
+        CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, ck->m * ops->affine_size, ck->points, 0, NULL,
+                NULL);
+    }
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, ck->m * 32, ck->scalars, 0, NULL, NULL);
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
-    CL_CALL(api, clSetKernelArg, k->check, 0, sizeof(cl_mem), &b->points);
-    CL_CALL(api, clSetKernelArg, k->check, 1, sizeof n32, &n32);
-    CL_CALL(api, clSetKernelArg, k->check, 2, sizeof(cl_mem), &b->bad);
-    CL_CALL(api, clEnqueueNDRangeKernel, q, k->check, 1, NULL, &g_check, NULL, 0, NULL, NULL);
-    CL_CALL(api, clSetKernelArg, k->segments, 0, sizeof(cl_mem), &b->points);
-    CL_CALL(api, clSetKernelArg, k->segments, 1, sizeof(cl_mem), &b->scalars);
-    CL_CALL(api, clSetKernelArg, k->segments, 2, sizeof n32, &n32);
-    CL_CALL(api, clSetKernelArg, k->segments, 3, sizeof c, &c);
-    CL_CALL(api, clSetKernelArg, k->segments, 4, sizeof w0, &w0);
-    CL_CALL(api, clSetKernelArg, k->segments, 5, sizeof nwin, &nwin);
-    CL_CALL(api, clSetKernelArg, k->segments, 6, sizeof seg_len, &seg_len);
-    CL_CALL(api, clSetKernelArg, k->segments, 7, sizeof(cl_mem), &b->buckets);
-    CL_CALL(api, clSetKernelArg, k->segments, 8, sizeof(cl_mem), &b->partials);
+    if (!ck->slab) {
+        if (set_args(api, k->check, (size_t[]){m, u, m}, (const void *[]){&b->points, &n32, &b->bad, NULL}, detail) != 0)
+            goto out;
+        CL_CALL(api, clEnqueueNDRangeKernel, q, k->check, 1, NULL, &g_check, NULL, 0, NULL, NULL);
+    }
+    if (set_args(api, k->segments, (size_t[]){m, u, m, u, u, u, u, u, m, m},
+                 (const void *[]){&points, &first, &b->scalars, &n32, &c, &w0, &nwin, &seg_len, &b->buckets,
+                                  &b->partials, NULL},
+                 detail) != 0)
+        goto out;
     CL_CALL(api, clEnqueueNDRangeKernel, q, k->segments, 1, NULL, &g_seg, NULL, 0, NULL, NULL);
-    CL_CALL(api, clSetKernelArg, k->sum, 0, sizeof(cl_mem), &b->partials);
-    CL_CALL(api, clSetKernelArg, k->sum, 1, sizeof nseg, &nseg);
-    CL_CALL(api, clSetKernelArg, k->sum, 2, sizeof nwin, &nwin);
-    CL_CALL(api, clSetKernelArg, k->sum, 3, sizeof(cl_mem), &b->sums);
+    if (set_args(api, k->sum, (size_t[]){m, u, u, m}, (const void *[]){&b->partials, &nseg, &nwin, &b->sums, NULL},
+                 detail) != 0)
+        goto out;
     CL_CALL(api, clEnqueueNDRangeKernel, q, k->sum, 1, NULL, &g_sum, NULL, 0, NULL, NULL);
     CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
     CL_CALL(api, clEnqueueReadBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, host_bad, 0, NULL, NULL);
@@ -214,100 +252,133 @@ out:
     return -1;
 }
 
+static const cl_msm_family owner_family = {owner_open, owner_enqueue, owner_close};
 
+/* The chunks of points [first, first + n) of pts (into list, when not NULL; their number is
+ * returned): plan->chunk_points at most each, and with a resident copy, none across a slab's
+ * end. */
+static unsigned list_chunks(const cl_msm_plan *plan, const msm_curve_ops *ops, const cl_resident *res,
+                            const cl_points *pts, size_t first, const unsigned char *scalars, size_t n,
+                            cl_msm_chunk *list)
+{
+    unsigned count = 0;
+    for (size_t pos = 0; pos < n; count++) {
+        cl_msm_chunk ck = {NULL, 0, pos, n - pos < plan->chunk_points ? n - pos : plan->chunk_points,
+                           pts->host + (first + pos) * ops->affine_size, scalars + pos * 32};
+        if (res) {
+            size_t at = first + pos, slab = at / res->slab_points, in = at % res->slab_points;
+            if (ck.m > res->slab_points - in)
+                ck.m = res->slab_points - in;
+            ck.slab = ((cl_mem *)res->slabs)[slab];
+            ck.slab_first = (cl_uint)in;
+        }
+        if (list)
+            list[count] = ck;
+        pos += ck.m;
+    }
+    return count;
+}
 
-static cl_msm_result run_owner(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                              const unsigned char *points, const unsigned char *scalars, size_t n,
-                              const cl_msm_plan *planned, unsigned char *out, size_t *bad_index,
-                              msm_point_check *bad_kind, char *detail)
+/* Every chunk of the plan through one kernel design: two queues in turn, each with its own
+ * buffers, so that one chunk's transfers overlap the other's compute. */
+static cl_msm_result run_chunks(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                                const cl_msm_family *family, const cl_resident *res, const cl_points *pts,
+                                size_t first, const unsigned char *scalars, size_t n, const cl_msm_plan *planned,
+                                unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
     const cl_api *api = &rt->api;
-    cl_msm_result res = CL_MSM_DEVICE_ERROR;
-    chunk_buffers bufs[2];
-    msm_kernels kern = {0};
+    cl_msm_result res_code = CL_MSM_DEVICE_ERROR;
     cl_msm_plan plan = *planned;
     cl_program prog;
+    void *state = NULL;
     unsigned char *sums = NULL;
     cl_uint *bad = NULL;
-    memset(bufs, 0, sizeof bufs);
-    if (cl_dev_injected_fault(dev, detail) ||
-        cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0 ||
-        create_kernels(api, prog, &kern, detail) != 0)
-        goto out;
+    cl_msm_chunk *chunks = NULL;
+    plan.chunks = list_chunks(&plan, ops, res, pts, first, scalars, n, NULL);
     sums = malloc((size_t)plan.chunks * plan.nwin * ops->xyzz_size);
     bad = malloc((size_t)plan.chunks * 2 * sizeof *bad);
-    if (!sums || !bad) {
+    chunks = malloc((size_t)plan.chunks * sizeof *chunks);
+    if (!sums || !bad || !chunks) {
         snprintf(detail, CL_DETAIL_LEN, "out of host memory for %u chunk results", plan.chunks);
         goto out;
     }
-    for (unsigned s = 0; s < 2 && s < plan.chunks; s++)
-        if (create_buffers(api, dev, &plan, ops, &bufs[s], detail) != 0)
-            goto out;
+    (void)list_chunks(&plan, ops, res, pts, first, scalars, n, chunks);
+    if (cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0)
+        goto out;
+    res_code = family->open(api, dev, prog, &plan, ops, &state, detail);
+    if (res_code != CL_MSM_OK)
+        goto out;
+    res_code = CL_MSM_DEVICE_ERROR;
     for (unsigned k = 0; k < plan.chunks; k++) {
-        size_t begin = (size_t)k * plan.chunk_points, m = n - begin < plan.chunk_points ? n - begin : plan.chunk_points;
-        if (enqueue_chunk(api, dev->queue[k % 2], &kern, &bufs[k % 2], &plan, ops, points + begin * ops->affine_size,
-                          scalars + begin * 32, m, sums + (size_t)k * plan.nwin * ops->xyzz_size, bad + 2 * k,
-                          detail) != 0)
+        if (family->enqueue(api, dev, dev->queue[k % 2], state, k % 2, &plan, ops, &chunks[k],
+                            sums + (size_t)k * plan.nwin * ops->xyzz_size, bad + 2 * k, detail) != 0)
             goto out;
+        dev->bytes_sent += chunks[k].m * (32 + (chunks[k].slab ? 0 : ops->affine_size));
     }
     CL_CALL(api, clFinish, dev->queue[0]);
     CL_CALL(api, clFinish, dev->queue[1]);
-    if (cl_msm_find_bad_point(bad, &plan, bad_index, bad_kind)) {
-        res = CL_MSM_BAD_POINT;
+    if (cl_msm_find_bad_point(bad, chunks, plan.chunks, bad_index, bad_kind)) {
+        res_code = CL_MSM_BAD_POINT;
         goto out;
     }
     if (cl_msm_combine_chunks(ops, &plan, sums, out) != 0) {
         snprintf(detail, CL_DETAIL_LEN, "out of host memory for the window sums");
         goto out;
     }
-    res = CL_MSM_OK;
+    res_code = CL_MSM_OK;
 out:
-    if (res == CL_MSM_DEVICE_ERROR && dev->queue[0]) {
+    if (res_code == CL_MSM_DEVICE_ERROR && dev->queue[0]) {
         /* drain what was enqueued before releasing the buffers it uses */
         api->clFinish(dev->queue[0]);
         api->clFinish(dev->queue[1]);
     }
-    release_buffers(api, &bufs[0]);
-    release_buffers(api, &bufs[1]);
-    release_kernels(api, &kern);
+    if (state)
+        family->close(api, state);
     free(sums);
     free(bad);
-    return res;
+    free(chunks);
+    return res_code;
 }
 
-/* The planned kernel; a device that cannot run the sorted kernels' work-groups runs the
- * owner-computes kernel instead (same window grid, so a hybrid split stays valid). */
-static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                              const unsigned char *points, const unsigned char *scalars, size_t n,
-                              const cl_msm_plan *plan, unsigned char *out, size_t *bad_index,
-                              msm_point_check *bad_kind, char *detail)
+/* The planned kernel over pts' resident copy where it has one; a device that cannot run the
+ * sorted kernels' work-groups runs the owner-computes kernel instead (same window grid, so a
+ * hybrid split stays valid). */
+static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+                              size_t first, const unsigned char *scalars, size_t n, const cl_msm_plan *plan,
+                              unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
+    cl_resident *res = NULL;
+    if (cl_dev_injected_fault(dev, detail) || cl_resident_get(rt, dev, curve, ops, pts, &res, detail) != 0)
+        return CL_MSM_DEVICE_ERROR;
     if (!plan->sorted)
-        return run_owner(rt, dev, curve, ops, points, scalars, n, plan, out, bad_index, bad_kind, detail);
-    cl_msm_result r = cl_msm_sorted_run(rt, dev, curve, ops, points, scalars, n, plan, out, bad_index, bad_kind, detail);
+        return run_chunks(rt, dev, curve, ops, &owner_family, res, pts, first, scalars, n, plan, out, bad_index,
+                          bad_kind, detail);
+    cl_msm_result r = run_chunks(rt, dev, curve, ops, &cl_msm_sorted_family, res, pts, first, scalars, n, plan, out,
+                                 bad_index, bad_kind, detail);
     if (r != CL_MSM_UNSUPPORTED)
         return r;
     cl_msm_plan owner;
     owner_plan(&owner, dev, ops, n, plan->c);
     plan_windows(&owner, dev, ops, plan->w_begin, plan->w_begin + plan->nwin);
-    return run_owner(rt, dev, curve, ops, points, scalars, n, &owner, out, bad_index, bad_kind, detail);
+    return run_chunks(rt, dev, curve, ops, &owner_family, res, pts, first, scalars, n, &owner, out, bad_index,
+                      bad_kind, detail);
 }
 
-cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
-                     const unsigned char *scalars, size_t n, unsigned c, unsigned char *out, size_t *bad_index,
-                     msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
+cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+                     size_t first, const unsigned char *scalars, size_t n, unsigned c, unsigned char *out,
+                     size_t *bad_index, msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
 {
     cl_msm_plan plan;
     cl_msm_make_plan(&plan, dev, ops, n, c);
     if (plan_out)
         *plan_out = plan;
-    return run_plan(rt, dev, curve, ops, points, scalars, n, &plan, out, bad_index, bad_kind, detail);
+    return run_plan(rt, dev, curve, ops, pts, first, scalars, n, &plan, out, bad_index, bad_kind, detail);
 }
 
-cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                             const unsigned char *points, const unsigned char *scalars, size_t n, unsigned c,
-                             unsigned w_begin, unsigned w_end, unsigned char *out, size_t *bad_index,
-                             msm_point_check *bad_kind, char *detail)
+cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+                             size_t first, const unsigned char *scalars, size_t n, unsigned c, unsigned w_begin,
+                             unsigned w_end, unsigned char *out, size_t *bad_index, msm_point_check *bad_kind,
+                             char *detail)
 {
     cl_msm_plan plan;
     cl_msm_make_plan(&plan, dev, ops, n, c);
@@ -317,7 +388,7 @@ cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_c
     } else {
         plan_windows(&plan, dev, ops, w_begin, w_end);
     }
-    return run_plan(rt, dev, curve, ops, points, scalars, n, &plan, out, bad_index, bad_kind, detail);
+    return run_plan(rt, dev, curve, ops, pts, first, scalars, n, &plan, out, bad_index, bad_kind, detail);
 }
 
 int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned char *a, const unsigned char *b,

@@ -37,28 +37,44 @@ int cl_msm_uses_sorted(const cl_dev *dev);
  * chunking in tests. */
 void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c);
 
+/* The points of an MSM: the set's host bytes (interchange form, count points) and, where key
+ * is not 0, the caller's unique key of the set, under which each device keeps it between
+ * calls, uploaded and checked once (cl_resident.c); owner groups keys for cl_resident_drop. */
+typedef struct {
+    const unsigned char *host;
+    size_t count;
+    uint64_t key, owner;
+} cl_points;
+
 /*
- * out (interchange bytes) = sum scalars[i] * points[i] on dev for curve id `curve`, with the
- * final window combination on the host through ops. Contracts: n >= 1; scalars are canonical
- * (< r, checked by the caller); points are in the interchange form and are validated on the
- * device: CL_MSM_BAD_POINT sets *bad_index (the lowest invalid index) and *bad_kind.
- * CL_MSM_DEVICE_ERROR leaves the failing call in detail. plan_out (may be NULL) receives the
- * plan used.
+ * out (interchange bytes) = sum scalars[i] * pts[first + i] for i < n on dev for curve id
+ * `curve`, with the final window combination on the host through ops. Contracts: n >= 1,
+ * first + n <= pts->count; scalars are canonical (< r, checked by the caller); points are in
+ * the interchange form and are validated on the device: CL_MSM_BAD_POINT sets *bad_index
+ * (the lowest invalid index, counted from first) and *bad_kind. CL_MSM_DEVICE_ERROR leaves
+ * the failing call in detail. plan_out (may be NULL) receives the plan used.
  */
-RT_MUST_CHECK cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const unsigned char *points,
-                     const unsigned char *scalars, size_t n, unsigned c, unsigned char *out, size_t *bad_index,
-                     msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail);
+RT_MUST_CHECK cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+                                   size_t first, const unsigned char *scalars, size_t n, unsigned c, unsigned char *out,
+                                   size_t *bad_index, msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail);
 
 /*
  * The part of that MSM in windows [w_begin, w_end) of c bits (Booth digits, msm_impl.h):
- * out = sum over those windows w of 2^(c w) * sum_i d_w(scalars[i]) * points[i]. The pieces
- * of a window grid shared with the CPU (host/msm_hybrid.c). Contracts as cl_msm; c >= 1 and
- * w_begin < w_end <= msm_window_count(scalar bits, c).
+ * out = sum over those windows w of 2^(c w) * sum_i d_w(scalars[i]) * pts[first + i]. The
+ * pieces of a window grid shared with the CPU (host/msm_hybrid.c). Contracts as cl_msm;
+ * c >= 1 and w_begin < w_end <= msm_window_count(scalar bits, c).
  */
 RT_MUST_CHECK cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                             const unsigned char *points, const unsigned char *scalars, size_t n, unsigned c,
-                             unsigned w_begin, unsigned w_end, unsigned char *out, size_t *bad_index,
-                             msm_point_check *bad_kind, char *detail);
+                                           const cl_points *pts, size_t first, const unsigned char *scalars, size_t n,
+                                           unsigned c, unsigned w_begin, unsigned w_end, unsigned char *out,
+                                           size_t *bad_index, msm_point_check *bad_kind, char *detail);
+
+/* The resident copy of pts on dev, uploaded and checked on first use; *out = NULL when the
+ * set is not kept (key 0; larger than half the device's memory after the least recently used
+ * sets are released; an invalid point: the chunks then upload and check as usual). 0, or -1
+ * with detail on a device error. */
+RT_MUST_CHECK int cl_resident_get(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+                                  cl_resident **out, char *detail);
 
 /* Known-answer checks before first use: field multiplications against expected products
  * and a small MSM against expected_msm (computed by the caller on the CPU). 0 passed, or
@@ -78,16 +94,37 @@ RT_MUST_CHECK int cl_msm_create_buffers(const cl_api *api, const cl_dev *dev, co
                                         char *detail);
 uint64_t cl_msm_max_alloc(const cl_dev *dev);
 uint64_t cl_msm_bucket_budget(const cl_dev *dev);
-/* 1 with the lowest invalid point (global index) over the chunks' check results, else 0. */
-int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_plan *plan, size_t *index, msm_point_check *kind);
+/* One chunk of an MSM: points [begin, begin + m) counted from the MSM's first, read from a
+ * resident slab (at slab_first) or, slab NULL, uploaded from the host bytes. */
+typedef struct {
+    cl_mem slab;
+    cl_uint slab_first;
+    size_t begin, m;
+    const unsigned char *points, *scalars;
+} cl_msm_chunk;
+
+/* The host code of one kernel design: open makes its kernels and two sets of chunk buffers
+ * (CL_MSM_UNSUPPORTED when the device cannot run it), enqueue puts one chunk on queue q
+ * with buffer set `slot` without waiting (the window sums and the bad-point pair land in
+ * host_sums and host_bad when the queue finishes), close releases what open made. */
+typedef struct {
+    int (*open)(const cl_api *api, const cl_dev *dev, cl_program prog, const cl_msm_plan *plan,
+                const msm_curve_ops *ops, void **state, char *detail);
+    int (*enqueue)(const cl_api *api, const cl_dev *dev, cl_command_queue q, void *state, unsigned slot,
+                   const cl_msm_plan *plan, const msm_curve_ops *ops, const cl_msm_chunk *ck, void *host_sums,
+                   cl_uint *host_bad, char *detail);
+    void (*close)(const cl_api *api, void *state);
+} cl_msm_family;
+extern const cl_msm_family cl_msm_sorted_family;
+
+/* 1 with the lowest invalid point (counted from the MSM's first) over the chunks' check
+ * results, else 0. */
+int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_chunk *chunks, unsigned count, size_t *index,
+                          msm_point_check *kind);
 /* out = the combination of the chunks' window sums (plan->chunks x plan->nwin XYZZ, chunk
  * order), windows below plan->w_begin empty. 0, or -1 when out of host memory. */
 RT_MUST_CHECK int cl_msm_combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, const unsigned char *sums,
                                         unsigned char *out);
 void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c);
-RT_MUST_CHECK cl_msm_result cl_msm_sorted_run(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                                              const unsigned char *points, const unsigned char *scalars, size_t n,
-                                              const cl_msm_plan *plan, unsigned char *out, size_t *bad_index,
-                                              msm_point_check *bad_kind, char *detail);
 
 #endif

@@ -33,14 +33,15 @@ uint64_t cl_msm_bucket_budget(const cl_dev *dev)
     return dev->global_mem / 4 < max_alloc ? dev->global_mem / 4 : max_alloc;
 }
 
-int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_plan *plan, size_t *index, msm_point_check *kind)
+int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_chunk *chunks, unsigned count, size_t *index,
+                          msm_point_check *kind)
 {
-    for (unsigned k = 0; k < plan->chunks; k++) {
+    for (unsigned k = 0; k < count; k++) {
         cl_uint range = bad[2 * k], curve = bad[2 * k + 1];
         if (range == 0xffffffffu && curve == 0xffffffffu)
             continue;
         *kind = range <= curve ? MSM_POINT_COORD_RANGE : MSM_POINT_NOT_ON_CURVE;
-        *index = (size_t)k * plan->chunk_points + (range <= curve ? range : curve);
+        *index = chunks[k].begin + (range <= curve ? range : curve);
         return 1;
     }
     return 0;
@@ -53,7 +54,7 @@ int cl_msm_combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, con
     unsigned char *window_sums = malloc((size_t)(plan->w_begin + plan->nwin) * xs);
     if (!window_sums)
         return -1;
-    uint64_t result[4 * 6]; /* the largest XYZZ: four 6-limb coordinates */
+    uint64_t result[MSM_MAX_XYZZ_BYTES / 8];
     unsigned char *mine = window_sums + (size_t)plan->w_begin * xs; /* windows below w_begin: none */
     for (unsigned w = 0; w < plan->w_begin; w++)
         ops->xyzz_set_inf(window_sums + w * xs);

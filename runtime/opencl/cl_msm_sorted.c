@@ -1,7 +1,7 @@
 /*
  * cl_msm_sorted.c: the host side of the sorted-bucket OpenCL MSM (kernels_cl/msm_sorted.cl):
- * its plan, buffers and launches per chunk. cl_msm.c chooses between it and the
- * owner-computes kernel and owns the chunk results' combination.
+ * its plan, buffers and launches per chunk (cl_msm_sorted_family). cl_msm.c chooses between
+ * it and the owner-computes kernel and drives the chunks for both.
  *
  * Plan: c minimises nwin * (m + 3 * 2^(c-1)) (one mixed addition per point and window, about
  * three additions per bucket in the bucket sums and reduction) with every window's buckets
@@ -251,14 +251,14 @@ static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sor
 
 /* Steps 3-6: bucket starts, bucket sums (level 0, then the carry levels), segments, windows. */
 static int enqueue_sums(const cl_api *api, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
-                        const sorted_shape *s, cl_uint nwin, char *detail)
+                        const sorted_shape *s, cl_uint nwin, cl_mem points, cl_uint first, char *detail)
 {
     cl_uint total = (cl_uint)s->entries, nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets;
     cl_uint nseg = s->nseg, log_len = s->log_len;
     if (launch(api, q, k[K_STARTS], (size_t)nkeys + 1, 0,
                (karg[]){ARG(b->keys[0]), ARG(total), ARG(nkeys), ARG(b->starts), END}, detail) != 0 ||
         launch(api, q, k[K_RUNS], s->items, 0,
-               (karg[]){ARG(b->points), ARG(b->keys[0]), ARG(b->vals[0]), ARG(b->starts), ARG(nkeys), ARG(span),
+               (karg[]){ARG(points), ARG(first), ARG(b->keys[0]), ARG(b->vals[0]), ARG(b->starts), ARG(nkeys), ARG(span),
                         ARG(b->buckets), ARG(b->carry[0]), ARG(b->carry_keys[0]), END},
                detail) != 0)
         return -1;
@@ -283,26 +283,10 @@ static int enqueue_sums(const cl_api *api, cl_command_queue q, cl_kernel *k, sor
 
 static const cl_uint no_bad_index[2] = {0xffffffffu, 0xffffffffu};
 
-static int enqueue_chunk(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
-                         const cl_msm_plan *plan, const msm_curve_ops *ops, const unsigned char *points,
-                         const unsigned char *scalars, size_t m, void *host_sums, cl_uint *host_bad, char *detail)
-{
-    sorted_shape s = shape_of(dev, plan->c, plan->nwin, m);
-    cl_uint m32 = (cl_uint)m;
-    CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, m * ops->affine_size, points, 0, NULL, NULL);
-    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, m * 32, scalars, 0, NULL, NULL);
-    CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
-    if (launch(api, q, k[K_CHECK], m, 0, (karg[]){ARG(b->points), ARG(m32), ARG(b->bad), END}, detail) != 0 ||
-        enqueue_sort(api, q, k, b, &s, plan->c, plan->w_begin, plan->nwin, detail) != 0 ||
-        enqueue_sums(api, q, k, b, &s, plan->nwin, detail) != 0)
-        goto out;
-    CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, plan->nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
-    CL_CALL(api, clEnqueueReadBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, host_bad, 0, NULL, NULL);
-    CL_CALL(api, clFlush, q);
-    return 0;
-out:
-    return -1;
-}
+typedef struct {
+    cl_kernel kern[K_COUNT];
+    sorted_buffers bufs[2];
+} sorted_state;
 
 /* 1 when the sort kernels can run with work-groups of SORT_GROUP items on dev. */
 static int takes_sort_groups(const cl_api *api, const cl_dev *dev, cl_kernel *k)
@@ -318,66 +302,66 @@ static int takes_sort_groups(const cl_api *api, const cl_dev *dev, cl_kernel *k)
     return 1;
 }
 
-cl_msm_result cl_msm_sorted_run(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                                const unsigned char *points, const unsigned char *scalars, size_t n,
-                                const cl_msm_plan *plan, unsigned char *out, size_t *bad_index,
-                                msm_point_check *bad_kind, char *detail)
+static void sorted_close(const cl_api *api, void *state)
 {
-    const cl_api *api = &rt->api;
-    cl_msm_result res = CL_MSM_DEVICE_ERROR;
-    sorted_buffers bufs[2];
-    cl_kernel kern[K_COUNT] = {0};
-    cl_program prog;
-    unsigned char *sums = NULL;
-    cl_uint *bad = NULL;
-    memset(bufs, 0, sizeof bufs);
-    if (cl_dev_injected_fault(dev, detail) ||
-        cl_dev_program(rt, dev, CL_PROG_MSM, curve, cl_dev_default_words(dev), &prog, detail) != 0 ||
-        create_kernels(api, prog, kern, detail) != 0)
-        goto out;
-    if (!takes_sort_groups(api, dev, kern)) {
-        snprintf(detail, CL_DETAIL_LEN, "%s cannot run work-groups of %u items", dev->id, SORT_GROUP);
-        res = CL_MSM_UNSUPPORTED;
-        goto out;
+    sorted_state *st = state;
+    if (!st)
+        return;
+    release_buffers(api, &st->bufs[0]);
+    release_buffers(api, &st->bufs[1]);
+    release_kernels(api, st->kern);
+    free(st);
+}
+
+static int sorted_open(const cl_api *api, const cl_dev *dev, cl_program prog, const cl_msm_plan *plan,
+                       const msm_curve_ops *ops, void **state, char *detail)
+{
+    sorted_state *st = calloc(1, sizeof *st);
+    int rc = CL_MSM_DEVICE_ERROR;
+    *state = st;
+    if (!st) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory");
+        return rc;
     }
-    sums = malloc((size_t)plan->chunks * plan->nwin * ops->xyzz_size);
-    bad = malloc((size_t)plan->chunks * 2 * sizeof *bad);
-    if (!sums || !bad) {
-        snprintf(detail, CL_DETAIL_LEN, "out of host memory for %u chunk results", plan->chunks);
-        goto out;
+    if (create_kernels(api, prog, st->kern, detail) != 0)
+        return rc;
+    if (!takes_sort_groups(api, dev, st->kern)) {
+        snprintf(detail, CL_DETAIL_LEN, "%s cannot run work-groups of %u items", dev->id, SORT_GROUP);
+        return CL_MSM_UNSUPPORTED;
     }
     sorted_shape full = shape_of(dev, plan->c, plan->nwin, plan->chunk_points);
     for (unsigned s = 0; s < 2 && s < plan->chunks; s++)
-        if (create_buffers(api, dev, &full, ops, plan->nwin, &bufs[s], detail) != 0)
-            goto out;
-    for (unsigned k = 0; k < plan->chunks; k++) {
-        size_t begin = (size_t)k * plan->chunk_points;
-        size_t m = n - begin < plan->chunk_points ? n - begin : plan->chunk_points;
-        if (enqueue_chunk(api, dev, dev->queue[k % 2], kern, &bufs[k % 2], plan, ops, points + begin * ops->affine_size,
-                          scalars + begin * 32, m, sums + (size_t)k * plan->nwin * ops->xyzz_size, bad + 2 * k,
-                          detail) != 0)
-            goto out;
-    }
-    CL_CALL(api, clFinish, dev->queue[0]);
-    CL_CALL(api, clFinish, dev->queue[1]);
-    if (cl_msm_find_bad_point(bad, plan, bad_index, bad_kind)) {
-        res = CL_MSM_BAD_POINT;
-        goto out;
-    }
-    if (cl_msm_combine_chunks(ops, plan, sums, out) != 0) {
-        snprintf(detail, CL_DETAIL_LEN, "out of host memory for the window sums");
-        goto out;
-    }
-    res = CL_MSM_OK;
-out:
-    if (res != CL_MSM_OK && dev->queue[0]) {
-        api->clFinish(dev->queue[0]);
-        api->clFinish(dev->queue[1]);
-    }
-    release_buffers(api, &bufs[0]);
-    release_buffers(api, &bufs[1]);
-    release_kernels(api, kern);
-    free(sums);
-    free(bad);
-    return res;
+        if (create_buffers(api, dev, &full, ops, plan->nwin, &st->bufs[s], detail) != 0)
+            return rc;
+    return CL_MSM_OK;
 }
+
+static int sorted_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue q, void *state, unsigned slot,
+                          const cl_msm_plan *plan, const msm_curve_ops *ops, const cl_msm_chunk *ck, void *host_sums,
+                          cl_uint *host_bad, char *detail)
+{
+    sorted_state *st = state;
+    sorted_buffers *b = &st->bufs[slot];
+    sorted_shape s = shape_of(dev, plan->c, plan->nwin, ck->m);
+    cl_uint m32 = (cl_uint)ck->m, first = ck->slab ? ck->slab_first : 0;
+    cl_mem points = ck->slab ? ck->slab : b->points;
+    if (!ck->slab) {
+        CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, ck->m * ops->affine_size, ck->points, 0, NULL,
+                NULL);
+    }
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, ck->m * 32, ck->scalars, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
+    if ((!ck->slab &&
+         launch(api, q, st->kern[K_CHECK], ck->m, 0, (karg[]){ARG(b->points), ARG(m32), ARG(b->bad), END}, detail) != 0) ||
+        enqueue_sort(api, q, st->kern, b, &s, plan->c, plan->w_begin, plan->nwin, detail) != 0 ||
+        enqueue_sums(api, q, st->kern, b, &s, plan->nwin, points, first, detail) != 0)
+        goto out;
+    CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, plan->nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueReadBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, host_bad, 0, NULL, NULL);
+    CL_CALL(api, clFlush, q);
+    return 0;
+out:
+    return -1;
+}
+
+const cl_msm_family cl_msm_sorted_family = {sorted_open, sorted_enqueue, sorted_close};
