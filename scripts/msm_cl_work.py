@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Counted work of the two OpenCL MSM kernels per point, from their plans and code.
 
-usage: msm_cl_work.py [--cus N] [--cpu] [--mem-gib G] [--log-n 20,24]
+usage: msm_cl_work.py [--cus N] [--cpu] [--mem-gib G] [--log-n 20,24] [--group g1|g2]
 
 Mirrors the planning of runtime/opencl/cl_msm.c (owner-computes) and cl_msm_sorted.c
 (sorted buckets) for one device (default: an NVIDIA H200, 132 compute units, 141 GiB) and
@@ -10,7 +10,9 @@ multiplications (squarings counted as multiplications: mixed XYZZ addition 10, X
 14, as in arith/ec_impl.h), global memory bytes read and written by the kernels, and kernel
 launches per chunk. Expected values: a Booth digit is zero with probability 2^-c; the
 sorted kernels' buckets are all non-empty at these sizes. Affine points 64 bytes, XYZZ 128,
-scalars 32 (BN254).
+scalars 32 (BN254). --group g2: BN254 G2, the same kernels over Fq2 (affine 128 bytes, XYZZ
+256), field multiplications counted in the base field, 3 per Fq2 multiplication (Karatsuba;
+an Fq2 squaring costs 2 and is counted as 3: an upper bound).
 """
 import argparse
 
@@ -97,9 +99,13 @@ def main():
     ap.add_argument("--cpu", action="store_true", help="a CPU device (POCL)")
     ap.add_argument("--mem-gib", type=float, default=141)
     ap.add_argument("--log-n", default="20,24")
+    ap.add_argument("--group", choices=("g1", "g2"), default="g1")
     a = ap.parse_args()
+    global AFF, XYZZ, MADD, ADD
+    if a.group == "g2":
+        AFF, XYZZ, MADD, ADD = 2 * AFF, 2 * XYZZ, 3 * MADD, 3 * ADD
     mem = int(a.mem_gib * (1 << 30))
-    print(f"device: {a.cus} compute units, {'CPU' if a.cpu else 'GPU'}, {a.mem_gib} GiB; BN254 G1, per point")
+    print(f"device: {a.cus} compute units, {'CPU' if a.cpu else 'GPU'}, {a.mem_gib} GiB; BN254 {a.group.upper()}, per point")
     print(f"{'log_n':>5} {'kernel':<7} {'c':>2} {'field mults':>11} {'bytes read':>10} {'written':>8} {'launches':>8}  plan")
     for log_n in (int(x) for x in a.log_n.split(",")):
         n = 1 << log_n

@@ -5,7 +5,9 @@
  * device's k-th tile or on every tile (HPR_SCHED_INJECT_FAULT) are made good by the CPU and
  * reported, the first invalid point is named whichever device met it, and POCL is left out
  * when it would oversubscribe the cores beside the native pool. The random grids run with
- * both OpenCL MSM kernels (HPR_CL_MSM=owner|sorted: loop index / 2).
+ * both OpenCL MSM kernels (HPR_CL_MSM=owner|sorted: loop index / 2). Two OpenCL devices
+ * (POCL_DEVICES="pthread pthread") beside the CPU: G1 and G2 grids give the CPU's result
+ * with all three taking tiles, and resident bases end up held by both devices.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
@@ -120,6 +122,49 @@ START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
 }
 END_TEST
 
+static unsigned long long resident_on(hpr_ctx *ctx, unsigned index)
+{
+    hpr_device_info info;
+    ck_assert_int_eq(hpr_device_get_info(ctx, index, &info), HPR_OK);
+    return info.resident_bytes;
+}
+
+/* _i: curve _i % 2, G1 (_i < 2) or G2. Two POCL devices of one thread each (set before
+ * OpenCL loads in this forked test) and one CPU thread. */
+START_TEST(hybrid_spreads_over_two_opencl_devices)
+{
+    const curve_t *c = &curves[_i];
+    setenv("POCL_DEVICES", "pthread pthread", 1);
+    setenv("HPR_SCHED_EVERY_DEVICE", "1", 1);
+    setenv("HPR_SCHED_TILES", "1,1,8,8", 1);
+    hpr_ctx *ctx = ocl_hybrid_ctx();
+    ck_assert_uint_eq(hpr_device_count(ctx), 2);
+    inputs in = make_inputs(ctx, c, 1500, 990 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES | EDGE_INFINITY);
+    unsigned char want[MAXP], got[MAXP];
+    ocl_cpu_msm_group(c->curve, c->group, in.points, in.scalars, in.n, want);
+    expect_msm(ctx, c, &in, want, NULL, "two OpenCL devices");
+    hpr_run_report rep;
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+    ck_assert_msg(rep.ndevices == 3, "%u devices in the run (%s)", rep.ndevices, rep.notes);
+    for (unsigned d = 0; d < rep.ndevices; d++)
+        ck_assert_msg(rep.devices[d].tiles > 0, "%s got no tile (%s)", rep.devices[d].device, rep.notes);
+    ck_assert_uint_eq(resident_on(ctx, 0) + resident_on(ctx, 1), 0); /* a call's points: released after it */
+    hpr_bases *b = NULL;
+    ck_assert_int_eq(hpr_bases_create(ctx, c->curve, c->group, in.points, in.n, &b), HPR_OK);
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(hpr_msm_bases(ctx, b, in.scalars, in.n, got, NULL), HPR_OK);
+        assert_seeded(memcmp(got, want, c->point_size) == 0, "bases over two devices, round %d: differs", round);
+    }
+    ck_assert_uint_eq(resident_on(ctx, 0), in.n * c->point_size);
+    ck_assert_uint_eq(resident_on(ctx, 1), in.n * c->point_size);
+    hpr_bases_destroy(b);
+    ck_assert_uint_eq(resident_on(ctx, 0) + resident_on(ctx, 1), 0);
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+    unsetenv("HPR_SCHED_EVERY_DEVICE");
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -128,6 +173,7 @@ int main(void)
     tcase_add_loop_test(tc, hybrid_splits_give_the_cpu_result, 0, 4);
     tcase_add_loop_test(tc, hybrid_reports_the_first_invalid_point, 0, 2);
     tcase_add_test(tc, hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores);
+    tcase_add_loop_test(tc, hybrid_spreads_over_two_opencl_devices, 0, 4);
     TCase *faults = test_case(s, "faults", 900); /* may build the MSM program (an empty cache) */
     tcase_add_loop_test(faults, hybrid_survives_device_faults, 0, 6);
     return run_suite(s);
