@@ -42,17 +42,35 @@ ARITH_FN arith_u64 msm_scalar_bits(const arith_u64 *k, unsigned start, unsigned 
     return v & ((((arith_u64)1) << len) - 1);
 }
 
+/* Booth digit of the `width` bits of scalar k from bit `at` (1 <= width <= MSM_IMPL_MAX_WINDOW_BITS):
+ * b[at..at+width) + b[at-1] - 2^width b[at+width-1] (b[-1] = 0). Windows that tile a bit
+ * range [b0, b1) in any widths telescope: sum over them of 2^(at - b0) digit = the bits of
+ * [b0, b1) + b[b0-1] - 2^(b1-b0) b[b1-1], whatever the widths. So a device may cover a bit
+ * slice of another device's windows with windows of its own width (runtime/opencl/cl_msm.c). */
+ARITH_FN int msm_booth_digit_at(const arith_u64 *k, unsigned at, unsigned width)
+{
+    arith_u64 bits; /* bit 0 = b[at-1], bits 1..width = b[at] .. b[at+width-1] */
+    if (at == 0)
+        bits = msm_scalar_bits(k, 0, width) << 1;
+    else
+        bits = msm_scalar_bits(k, at - 1, width + 1);
+    int window = (int)(bits >> 1);
+    int top = (window >> (width - 1)) & 1;
+    return window + (int)(bits & 1) - (top << width);
+}
+
+/* Booth digit of window w of bit slice [b0, b1) in windows of c bits (the last one narrower
+ * when c does not divide b1 - b0). Contract: b0 + w * c < b1. */
+ARITH_FN int msm_slice_digit(const arith_u64 *k, unsigned b0, unsigned b1, unsigned w, unsigned c)
+{
+    unsigned at = b0 + w * c;
+    return msm_booth_digit_at(k, at, b1 - at < c ? b1 - at : c);
+}
+
 /* Booth digit of window w (c bits, 1 <= c <= MSM_IMPL_MAX_WINDOW_BITS) of scalar k. */
 ARITH_FN int msm_booth_digit(const arith_u64 *k, unsigned w, unsigned c)
 {
-    arith_u64 bits; /* bit 0 = b[wc-1], bits 1..c = b[wc] .. b[wc+c-1] */
-    if (w == 0)
-        bits = msm_scalar_bits(k, 0, c) << 1;
-    else
-        bits = msm_scalar_bits(k, w * c - 1, c + 1);
-    int window = (int)(bits >> 1);
-    int top = (window >> (c - 1)) & 1;
-    return window + (int)(bits & 1) - (top << c);
+    return msm_booth_digit_at(k, w * c, c);
 }
 
 /* Bucket of a nonzero digit d: |d| - 1 (a negative digit adds -P to the bucket of |d|).

@@ -6,7 +6,7 @@
  * of W windows x B blocks of points; item j is window j / B, block j % B. A tile (a range of
  * items) is a few whole windows over all points, or some blocks of one window; a device turns
  * each piece into sum_w 2^(c w) * sum_i d_w(k_i) * P_i over its windows and points (the CPU
- * with msm_cpu_job_run, an OpenCL device with cl_msm_windows, both on the same Booth digits)
+ * with msm_cpu_job_run, an OpenCL device with cl_msm_slice, each with its own window size)
  * and returns the tile's sum as a point; the host adds them in grid order. Any partition
  * covers every (window, point) once, so it changes no bit of the affine output.
  * Why windows rather than point ranges: Pippenger's throughput grows with the number of
@@ -14,8 +14,12 @@
  * works at the speed of a smaller MSM and the split loses what it gains; a window over all
  * points costs the same wherever it runs. Measured (BN254 2^18, CPU avx512 1 thread + POCL
  * 1 thread): point-range tiles ran the CPU at 340-550k points/s against 630k alone, hybrid
- * efficiency 0.41-0.72. The price: every device uses the CPU's c (a GPU would choose its own;
- * per-device bit slices are the way to give it that).
+ * efficiency 0.41-0.72.
+ * Each device at its own window size: the grid's windows are the CPU's (its c, chosen for all
+ * n points), but an OpenCL device computes a piece of windows [w0, w1) as the bit slice
+ * [w0 c, w1 c) of the scalars in windows of its own size (cl_msm_slice): Booth digits over
+ * any tiling of a slice telescope to the same value (msm_booth_digit_at), so a GPU runs at
+ * its c near 16 beside a CPU at 12 or 13, and the bits do not change.
  * Points on the devices: an OpenCL device receives the points once per call (once for all
  * calls where they have a key: hpr_bases, a Groth16 key's sections) and reads every tile's
  * points from that copy (runtime/opencl/cl_resident.c), so its tiles send only scalars.
@@ -106,18 +110,21 @@ static int injected_fault(tile_device *td)
     return f[idlen] == '@' && strtoul(f + idlen + 1, NULL, 10) == td->tiles_started;
 }
 
-/* acc (XYZZ) = the piece on the OpenCL device. -1 for a device fault (detail). */
+/* acc (XYZZ) = the piece on the OpenCL device: the bit slice of the CPU's windows [w0, w1),
+ * in windows of the device's own size (cl_msm_slice), up to bit `bits` (k < 2^bits: the rest
+ * is zero and carries nothing). -1 for a device fault (detail). */
 static int opencl_piece(tile_device *td, grid_piece pc, void *acc, char *detail, size_t detail_len)
 {
     const msm_curve_ops *ops = td->ops;
+    unsigned c = td->grid->c, b1 = pc.w1 * c < ops->scalar_bits + 1 ? pc.w1 * c : ops->scalar_bits + 1;
     unsigned char bytes[MSM_MAX_AFFINE_BYTES];
     uint64_t affine[MSM_MAX_AFFINE_BYTES / 8];
     uint32_t first = 0;
     size_t bad_index;
     msm_point_check bad_kind;
     char why[CL_DETAIL_LEN];
-    switch (cl_msm_windows(td->ctx->cl, td->dev, td->variant, ops, td->pts, pc.p0, td->scalars + pc.p0 * 32,
-                           pc.p1 - pc.p0, td->grid->c, pc.w0, pc.w1, bytes, &bad_index, &bad_kind, why)) {
+    switch (cl_msm_slice(td->ctx->cl, td->dev, td->variant, ops, td->pts, pc.p0, td->scalars + pc.p0 * 32,
+                         pc.p1 - pc.p0, pc.w0 * c, b1, bytes, &bad_index, &bad_kind, why)) {
     case CL_MSM_OK: break;
     case CL_MSM_BAD_POINT:
         snprintf(detail, detail_len, "%s: reported point %zu invalid, which the CPU accepted", td->dev->id,

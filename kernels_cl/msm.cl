@@ -6,7 +6,8 @@
  * exactly the host's bytes) and n canonical 4-limb scalars, one partial window sum per
  * (segment of points, window); the host adds the segments in order and combines windows.
  * Method: work-item g = seg * nwin + wi owns segment seg (seg_len consecutive points) and
- * window w_begin + wi, and 2^(c-1) private buckets in global memory. It walks its points in
+ * window wi of the bit slice [b0, b1) (c bits, the last window narrower: msm_slice_digit),
+ * and 2^(c-1) private buckets in global memory. It walks its points in
  * index order, recodes the signed (Booth) digit on the device, adds +-P to bucket |d| with
  * one mixed XYZZ addition, then reduces its buckets by running sums (two additions per
  * bucket) into its window sum.
@@ -56,11 +57,11 @@ ARITH_FN void bucket_reduce(pt_xyzz *sum, __global const pt_xyzz *buckets, uint 
 }
 
 __kernel void msm_segments(__global const pt_affine *points, uint first, __global const ulong *scalars, uint n, uint c,
-                           uint w_begin, uint nwin, uint seg_len, __global pt_xyzz *buckets,
+                           uint b0, uint b1, uint nwin, uint seg_len, __global pt_xyzz *buckets,
                            __global pt_xyzz *partials)
 {
     uint g = get_global_id(0), wi;
-    uint seg = arith_divrem(g, nwin, &wi), w = w_begin + wi;
+    uint seg = arith_divrem(g, nwin, &wi);
     uint nbuckets = 1u << (c - 1);
     ulong begin = (ulong)seg * seg_len, end = begin + seg_len;
     __global pt_xyzz *mine = buckets + (ulong)g * nbuckets;
@@ -72,7 +73,7 @@ __kernel void msm_segments(__global const pt_affine *points, uint first, __globa
         mine[j] = acc;
     for (ulong i = begin; i < end; i++) {
         ulong k[4] = {scalars[4 * i], scalars[4 * i + 1], scalars[4 * i + 2], scalars[4 * i + 3]};
-        int d = msm_booth_digit(k, w, c);
+        int d = msm_slice_digit(k, b0, b1, wi, c);
         if (d == 0)
             continue;
         pt_affine p = points[first + i];

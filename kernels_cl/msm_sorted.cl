@@ -3,7 +3,8 @@
  * sppark and ICICLE), in OpenCL 1.2 without vendor libraries. Included by msm.cl (one curve
  * per program, curve_select.h). The host side is runtime/opencl/cl_msm_sorted.c.
  *
- * What: for a chunk of m points and windows [w_begin, w_begin + nwin) of c bits, each
+ * What: for a chunk of m points and the nwin windows of c bits that tile the bit slice
+ * [b0, b1) of the scalars (the last one narrower; msm_slice_digit), each
  * window's sum  sum_b (b + 1) * (sum of the points whose digit is +-(b + 1)),  as XYZZ.
  * Steps (one launch each, all in one in-order queue):
  *   1. msm_sort_keys: per point and window, the signed (Booth) digit d becomes an entry
@@ -44,8 +45,9 @@
 #define SORT_NONE 0xffffffffu
 #define ENTRY_SIGN 0x80000000u
 
-/* Work-item e = w * m + i: the entry of point i in window w_begin + w (keys[e], vals[e]). */
-__kernel void msm_sort_keys(__global const ulong *scalars, uint m, uint c, uint w_begin, uint nwin,
+/* Work-item e = w * m + i: the entry of point i in window w of the bit slice [b0, b1) (keys[e],
+ * vals[e]). */
+__kernel void msm_sort_keys(__global const ulong *scalars, uint m, uint c, uint b0, uint b1, uint nwin,
                             __global uint *keys, __global uint *vals)
 {
     uint e = get_global_id(0), i;
@@ -54,7 +56,7 @@ __kernel void msm_sort_keys(__global const ulong *scalars, uint m, uint c, uint 
     uint w = arith_divrem(e, m, &i);
     ulong k[4] = {scalars[4 * (ulong)i], scalars[4 * (ulong)i + 1], scalars[4 * (ulong)i + 2], scalars[4 * (ulong)i + 3]};
     uint nbuckets = 1u << (c - 1);
-    int d = msm_booth_digit(k, w_begin + w, c);
+    int d = msm_slice_digit(k, b0, b1, w, c);
     keys[e] = d == 0 ? nwin * nbuckets : w * nbuckets + msm_digit_bucket(d);
     vals[e] = i | (d < 0 ? ENTRY_SIGN : 0u);
 }

@@ -12,12 +12,19 @@
  * bytes_sent), with slabs smaller than a chunk so that chunks are cut at slab ends, the same
  * bits as the CPU, released by hpr_bases_destroy and safe after hpr_ctx_destroy. G2 on the
  * device (the same kernels over Fq2): the edge matrix against the CPU and the naive sum,
- * chunking with the first bad point's global index, and resident G2 bases, both kernels.
+ * chunking with the first bad point's global index, and resident G2 bases, both kernels. Bit
+ * slices (cl_msm_slice, the hybrid's pieces at the device's own window size) against the CPU's
+ * MSM of the scalars the slice stands for, computed with GMP.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
 #include "msm_test_inputs.h"
 
+#include "host/devices.h"
+#include "host/msm_engine.h"
+#include "runtime/opencl/cl_msm.h"
+
+#include <gmp.h>
 #include <string.h>
 
 static void expect_device_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, const char *what)
@@ -329,6 +336,78 @@ START_TEST(g2_on_the_device_matches_the_cpu)
 }
 END_TEST
 
+/* The scalar that the bit slice [b0, b1) of k stands for, times 2^b0, mod r (GMP):
+ * 2^b0 (bits [b0, b1) of k + b[b0 - 1] - 2^(b1 - b0) b[b1 - 1]). */
+static void slice_scalar(unsigned char *out, const unsigned char *k, unsigned b0, unsigned b1, const uint64_t *order)
+{
+    mpz_t x, s, r;
+    size_t count = 0;
+    mpz_inits(x, s, r, NULL);
+    mpz_import(x, 32, -1, 1, 0, 0, k);
+    mpz_import(r, 4, -1, 8, 0, 0, order);
+    mpz_fdiv_q_2exp(s, x, b0);
+    mpz_fdiv_r_2exp(s, s, b1 - b0);
+    if (b0 > 0 && mpz_tstbit(x, b0 - 1))
+        mpz_add_ui(s, s, 1);
+    if (mpz_tstbit(x, b1 - 1)) {
+        mpz_t top;
+        mpz_init_set_ui(top, 1);
+        mpz_mul_2exp(top, top, b1 - b0);
+        mpz_sub(s, s, top);
+        mpz_clear(top);
+    }
+    mpz_mul_2exp(s, s, b0);
+    mpz_mod(s, s, r);
+    memset(out, 0, 32);
+    mpz_export(out, &count, -1, 1, 0, 0, s);
+    mpz_clears(x, s, r, NULL);
+}
+
+/* Loop index: curve _i % 2 (G1), kernel _i / 2. Fixed and random slices, narrow and wide, at
+ * the device's own window size. */
+START_TEST(device_bit_slices_match_the_scalars_they_stand_for)
+{
+    const curve_t *c = curve_and_kernel(_i);
+    const msm_curve_ops *ops = msm_ops(c->curve, HPR_G1);
+    unsigned top = ops->scalar_bits + 1, slices[12][2] = {{0, 0}, {0, 1}, {1, 7}, {5, 22}, {13, 26}, {100, 101},
+                                                           {200, 0}, {37, 150}};
+    char id[16], why[CL_DETAIL_LEN];
+    cl_dev *dev = NULL;
+    test_rng rng;
+    test_rng_init(&rng, 1200 + (uint64_t)_i);
+    slices[0][1] = slices[6][1] = top;
+    for (int j = 8; j < 12; j++) {
+        slices[j][0] = (unsigned)(test_rng_next(&rng) % (top - 1));
+        slices[j][1] = slices[j][0] + 1 + (unsigned)(test_rng_next(&rng) % (top - slices[j][0]));
+    }
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    ck_assert_int_eq(dev_resolve(ctx, id, &dev), HPR_OK);
+    ck_assert_int_eq(dev_ready(ctx, dev, c->curve, HPR_G1), HPR_OK);
+    inputs in = make_inputs(ctx, c, 300, 1300 + (uint64_t)_i, EDGE_ZEROS | EDGE_R_MINUS_1 | EDGE_ONES);
+    unsigned char *shifted = malloc(in.n * 32);
+    ck_assert_ptr_nonnull(shifted);
+    cl_points pts = {in.points, in.n, 0, 0};
+    for (int j = 0; j < 12; j++) {
+        unsigned b0 = slices[j][0], b1 = slices[j][1];
+        unsigned char want[MAXP], got[MAXP];
+        size_t bad = 0;
+        msm_point_check kind;
+        for (size_t i = 0; i < in.n; i++)
+            slice_scalar(shifted + 32 * i, in.scalars + 32 * i, b0, b1, c->order);
+        ocl_cpu_msm(c->curve, in.points, shifted, in.n, want);
+        ck_assert_msg(cl_msm_slice(ctx->cl, dev, (int)c->curve, ops, &pts, 0, in.scalars, in.n, b0, b1, got, &bad,
+                                   &kind, why) == CL_MSM_OK,
+                      "slice [%u, %u): %s", b0, b1, why);
+        assert_seeded(memcmp(got, want, c->point_size) == 0, "%s slice [%u, %u): differs from the CPU", kernels[_i / 2],
+                      b0, b1);
+    }
+    free(shifted);
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -342,6 +421,7 @@ int main(void)
     tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
     tcase_add_loop_test(tc, resident_bases_are_sent_once_and_match_the_cpu, 0, 4);
     tcase_add_loop_test(tc, g2_on_the_device_matches_the_cpu, 0, 4);
+    tcase_add_loop_test(tc, device_bit_slices_match_the_scalars_they_stand_for, 0, 4);
     TCase *faults = test_case(s, "faults", 900); /* may build the MSM program (an empty cache) */
     tcase_add_loop_test(faults, a_failing_device_is_reported_and_the_cpu_redoes_the_work, 0, 2);
     return run_suite(s);

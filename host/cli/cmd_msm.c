@@ -263,7 +263,8 @@ int cmd_msm(int argc, char **argv)
     if ((rc = run_msm(ctx, curve, NULL, points, scalars, n, (unsigned)wb, result)) != 0)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
-    fprintf(stderr, "msm: %s G1, n = %zu, device %s, %u threads, CPU tier %s: %.3f ms\n", cli_curve_name(curve), n,
+    fprintf(stderr, "msm: %s %s, n = %zu, device %s, %u threads, CPU tier %s: %.3f ms\n", cli_curve_name(curve),
+            cli_group == HPR_G2 ? "G2" : "G1", n,
             device, hpr_ctx_threads(ctx), hpr_ctx_cpu_tier(ctx), ms);
     rc = write_point_json(curve, result, out_path ? &out : NULL);
 out:

@@ -52,15 +52,15 @@ static unsigned segments_for(const cl_dev *dev, unsigned nwin, size_t m)
 }
 
 
-/* Windows [w_begin, w_end) of the plan, and the segments that spread them over the device
- * (no more than the bucket budget holds). */
-static void plan_windows(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, unsigned w_begin,
-                         unsigned w_end)
+/* The bit slice [b0, b1) of the plan in windows of plan->c bits, and the segments that spread
+ * them over the device (no more than the bucket budget holds). */
+static void plan_windows(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, unsigned b0, unsigned b1)
 {
     size_t chunk = plan->chunk_points;
-    uint64_t per_segment = (uint64_t)(w_end - w_begin) * ((uint64_t)ops->xyzz_size << (plan->c - 1));
-    plan->w_begin = w_begin;
-    plan->nwin = w_end - w_begin;
+    plan->b0 = b0;
+    plan->b1 = b1;
+    plan->nwin = cl_msm_slice_windows(b0, b1, plan->c);
+    uint64_t per_segment = (uint64_t)plan->nwin * ((uint64_t)ops->xyzz_size << (plan->c - 1));
     plan->nseg = segments_for(dev, plan->nwin, chunk);
     if ((uint64_t)plan->nseg * per_segment > cl_msm_bucket_budget(dev))
         plan->nseg = cl_msm_bucket_budget(dev) / per_segment ? (unsigned)(cl_msm_bucket_budget(dev) / per_segment) : 1;
@@ -85,7 +85,8 @@ int cl_msm_uses_sorted(const cl_dev *dev)
     return (dev->type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
-static void owner_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+static void owner_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c,
+                       unsigned b0, unsigned b1)
 {
     uint64_t max_alloc = cl_msm_max_alloc(dev), budget = cl_msm_bucket_budget(dev);
     size_t per_point = ops->affine_size + 32;
@@ -100,7 +101,7 @@ static void owner_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops
     unsigned lo = c ? c : MIN_AUTO_C, hi = c ? c : MAX_AUTO_C;
     plan->c = lo;
     for (unsigned cc = lo; cc <= hi; cc++) {
-        unsigned nwin = msm_window_count(ops->scalar_bits, cc);
+        unsigned nwin = cl_msm_slice_windows(b0, b1, cc);
         unsigned nseg = segments_for(dev, nwin, chunk);
         double buckets = (double)nwin * nseg * (double)(1u << (cc - 1)) * (double)ops->xyzz_size;
         double cost = (double)nwin * (double)chunk + (double)nwin * nseg * 1.5 * (double)(1u << cc);
@@ -115,15 +116,16 @@ static void owner_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops
     plan->sorted = 0;
     plan->chunk_points = chunk;
     plan->chunks = (unsigned)((n + chunk - 1) / chunk);
-    plan_windows(plan, dev, ops, 0, msm_window_count(ops->scalar_bits, plan->c));
+    plan_windows(plan, dev, ops, b0, b1);
 }
 
-void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c, unsigned b0,
+                      unsigned b1)
 {
     if (cl_msm_uses_sorted(dev))
-        cl_msm_sorted_plan(plan, dev, ops, n, c);
+        cl_msm_sorted_plan(plan, dev, ops, n, c, b0, b1);
     else
-        owner_plan(plan, dev, ops, n, c);
+        owner_plan(plan, dev, ops, n, c, b0, b1);
 }
 
 static void release_buffers(const cl_api *api, chunk_buffers *b)
@@ -218,7 +220,8 @@ static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue 
     owner_state *st = state;
     const msm_kernels *k = &st->kern;
     const chunk_buffers *b = &st->bufs[slot];
-    cl_uint n32 = (cl_uint)ck->m, c = plan->c, w0 = plan->w_begin, nwin = plan->nwin, seg_len = (cl_uint)plan->seg_len;
+    cl_uint n32 = (cl_uint)ck->m, c = plan->c, b0 = plan->b0, b1 = plan->b1, nwin = plan->nwin;
+    cl_uint seg_len = (cl_uint)plan->seg_len;
     cl_uint nseg = (cl_uint)((ck->m + plan->seg_len - 1) / plan->seg_len), first = ck->slab ? ck->slab_first : 0;
     cl_mem points = ck->slab ? ck->slab : b->points;
     size_t g_check = ck->m, g_seg = (size_t)nseg * nwin, g_sum = nwin, m = sizeof(cl_mem), u = sizeof(cl_uint);
@@ -234,8 +237,8 @@ static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue 
             goto out;
         CL_CALL(api, clEnqueueNDRangeKernel, q, k->check, 1, NULL, &g_check, NULL, 0, NULL, NULL);
     }
-    if (set_args(api, k->segments, (size_t[]){m, u, m, u, u, u, u, u, m, m},
-                 (const void *[]){&points, &first, &b->scalars, &n32, &c, &w0, &nwin, &seg_len, &b->buckets,
+    if (set_args(api, k->segments, (size_t[]){m, u, m, u, u, u, u, u, u, m, m},
+                 (const void *[]){&points, &first, &b->scalars, &n32, &c, &b0, &b1, &nwin, &seg_len, &b->buckets,
                                   &b->partials, NULL},
                  detail) != 0)
         goto out;
@@ -358,8 +361,7 @@ static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_
     if (r != CL_MSM_UNSUPPORTED)
         return r;
     cl_msm_plan owner;
-    owner_plan(&owner, dev, ops, n, plan->c);
-    plan_windows(&owner, dev, ops, plan->w_begin, plan->w_begin + plan->nwin);
+    owner_plan(&owner, dev, ops, n, plan->c, plan->b0, plan->b1);
     return run_chunks(rt, dev, curve, ops, &owner_family, res, pts, first, scalars, n, &owner, out, bad_index,
                       bad_kind, detail);
 }
@@ -369,25 +371,19 @@ cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops
                      size_t *bad_index, msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
 {
     cl_msm_plan plan;
-    cl_msm_make_plan(&plan, dev, ops, n, c);
+    /* the whole scalar: bits [0, bits + 1), the top one 0 (k < r), so no digit carries out */
+    cl_msm_make_plan(&plan, dev, ops, n, c, 0, ops->scalar_bits + 1);
     if (plan_out)
         *plan_out = plan;
     return run_plan(rt, dev, curve, ops, pts, first, scalars, n, &plan, out, bad_index, bad_kind, detail);
 }
 
-cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
-                             size_t first, const unsigned char *scalars, size_t n, unsigned c, unsigned w_begin,
-                             unsigned w_end, unsigned char *out, size_t *bad_index, msm_point_check *bad_kind,
-                             char *detail)
+cl_msm_result cl_msm_slice(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+                           size_t first, const unsigned char *scalars, size_t n, unsigned b0, unsigned b1,
+                           unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
     cl_msm_plan plan;
-    cl_msm_make_plan(&plan, dev, ops, n, c);
-    if (plan.sorted) {
-        plan.w_begin = w_begin;
-        plan.nwin = w_end - w_begin;
-    } else {
-        plan_windows(&plan, dev, ops, w_begin, w_end);
-    }
+    cl_msm_make_plan(&plan, dev, ops, n, 0, b0, b1);
     return run_plan(rt, dev, curve, ops, pts, first, scalars, n, &plan, out, bad_index, bad_kind, detail);
 }
 

@@ -14,8 +14,9 @@ typedef struct {
     int sorted;          /* 1: the sorted-bucket kernels (msm_sorted.cl), 0: owner-computes (msm.cl) */
     size_t chunk_points; /* points per chunk (the last may be shorter) */
     unsigned chunks;
-    unsigned c, w_begin, nwin, nseg; /* window bits, first window and windows computed; owner-computes:
-                                        segments per chunk; sorted: bucket segments per window */
+    unsigned c, b0, b1, nwin, nseg; /* the device's window bits, over the bit slice [b0, b1) of the scalars
+                                       in nwin windows (the last narrower); owner-computes: segments per
+                                       chunk; sorted: bucket segments per window */
     size_t seg_len;         /* owner-computes: points per segment; sorted: entries per bucket-sum item */
 } cl_msm_plan;
 
@@ -32,10 +33,11 @@ enum { CL_MSM_KERNEL_AUTO = 0, CL_MSM_KERNEL_OWNER = 1, CL_MSM_KERNEL_SORTED = 2
 int cl_msm_kernel_parse(const char *name); /* "owner", "sorted"; anything else (NULL too): AUTO */
 int cl_msm_uses_sorted(const cl_dev *dev);
 
-/* Plans an MSM of n points on dev (c = 0: chosen) with the kernel cl_msm_uses_sorted picks.
- * HPR_CL_MAX_ALLOC (bytes, environment) lowers the device's max allocation, to exercise
- * chunking in tests. */
-void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c);
+/* Plans an MSM of n points over the bit slice [b0, b1) of the scalars on dev (c = 0: the
+ * device chooses its window) with the kernel cl_msm_uses_sorted picks. HPR_CL_MAX_ALLOC
+ * (bytes, environment) lowers the device's max allocation, to exercise chunking in tests. */
+void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c, unsigned b0,
+                      unsigned b1);
 
 /* The points of an MSM: the set's host bytes (interchange form, count points) and, where key
  * is not 0, the caller's unique key of the set, under which each device keeps it between
@@ -59,15 +61,17 @@ RT_MUST_CHECK cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const
                                    size_t *bad_index, msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail);
 
 /*
- * The part of that MSM in windows [w_begin, w_end) of c bits (Booth digits, msm_impl.h):
- * out = sum over those windows w of 2^(c w) * sum_i d_w(scalars[i]) * pts[first + i]. The
- * pieces of a window grid shared with the CPU (host/msm_hybrid.c). Contracts as cl_msm;
- * c >= 1 and w_begin < w_end <= msm_window_count(scalar bits, c).
+ * The part of that MSM in the bit slice [b0, b1) of the scalars, with Booth digits that carry
+ * in b[b0 - 1] and carry out b[b1 - 1] (msm_booth_digit_at): out = 2^b0 * sum_i
+ * (bits [b0, b1) of k_i + b[b0 - 1] - 2^(b1 - b0) b[b1 - 1]) * pts[first + i], in windows of
+ * the device's own size. That is exactly what another device's Booth windows [w0, w1) of any
+ * size c give for b0 = w0 c, b1 = w1 c: the pieces of a window grid shared with the CPU
+ * (host/msm_hybrid.c), each device at its best window. Contracts as cl_msm; b0 < b1.
  */
-RT_MUST_CHECK cl_msm_result cl_msm_windows(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                                           const cl_points *pts, size_t first, const unsigned char *scalars, size_t n,
-                                           unsigned c, unsigned w_begin, unsigned w_end, unsigned char *out,
-                                           size_t *bad_index, msm_point_check *bad_kind, char *detail);
+RT_MUST_CHECK cl_msm_result cl_msm_slice(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                                         const cl_points *pts, size_t first, const unsigned char *scalars, size_t n,
+                                         unsigned b0, unsigned b1, unsigned char *out, size_t *bad_index,
+                                         msm_point_check *bad_kind, char *detail);
 
 /* The resident copy of pts on dev, uploaded and checked on first use; *out = NULL when the
  * set is not kept (key 0; larger than half the device's memory after the least recently used
@@ -121,10 +125,13 @@ extern const cl_msm_family cl_msm_sorted_family;
  * results, else 0. */
 int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_chunk *chunks, unsigned count, size_t *index,
                           msm_point_check *kind);
-/* out = the combination of the chunks' window sums (plan->chunks x plan->nwin XYZZ, chunk
- * order), windows below plan->w_begin empty. 0, or -1 when out of host memory. */
+/* out = 2^plan->b0 times the combination of the chunks' window sums (plan->chunks x
+ * plan->nwin XYZZ, chunk order; window w at 2^(w c)). 0, or -1 when out of host memory. */
 RT_MUST_CHECK int cl_msm_combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, const unsigned char *sums,
                                         unsigned char *out);
-void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c);
+void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c,
+                        unsigned b0, unsigned b1);
+/* Windows of c bits that tile [b0, b1). */
+unsigned cl_msm_slice_windows(unsigned b0, unsigned b1, unsigned c);
 
 #endif

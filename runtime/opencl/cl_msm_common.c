@@ -47,22 +47,28 @@ int cl_msm_find_bad_point(const cl_uint *bad, const cl_msm_chunk *chunks, unsign
     return 0;
 }
 
+unsigned cl_msm_slice_windows(unsigned b0, unsigned b1, unsigned c)
+{
+    return (b1 - b0 + c - 1) / c;
+}
+
 int cl_msm_combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, const unsigned char *sums,
                           unsigned char *out)
 {
     size_t xs = ops->xyzz_size;
-    unsigned char *window_sums = malloc((size_t)(plan->w_begin + plan->nwin) * xs);
+    unsigned char *window_sums = malloc((size_t)(plan->nwin + 1) * xs);
     if (!window_sums)
         return -1;
     uint64_t result[MSM_MAX_XYZZ_BYTES / 8];
-    unsigned char *mine = window_sums + (size_t)plan->w_begin * xs; /* windows below w_begin: none */
-    for (unsigned w = 0; w < plan->w_begin; w++)
-        ops->xyzz_set_inf(window_sums + w * xs);
-    memcpy(mine, sums, plan->nwin * xs);
+    unsigned char *shift = window_sums + (size_t)plan->nwin * xs; /* [-1] infinity, [0] the sum: times 2^b0 */
+    memcpy(window_sums, sums, plan->nwin * xs);
     for (unsigned k = 1; k < plan->chunks; k++)
         for (unsigned w = 0; w < plan->nwin; w++)
-            ops->xyzz_add(mine + w * xs, mine + w * xs, sums + ((size_t)k * plan->nwin + w) * xs);
-    ops->combine_windows(result, window_sums, plan->w_begin + plan->nwin, plan->c);
+            ops->xyzz_add(window_sums + w * xs, window_sums + w * xs, sums + ((size_t)k * plan->nwin + w) * xs);
+    ops->combine_windows(result, window_sums, plan->nwin, plan->c);
+    ops->xyzz_set_inf(shift - xs);
+    memcpy(shift, result, xs);
+    ops->combine_windows(result, shift - xs, 2, plan->b0);
     ops->encode_xyzz(out, result);
     free(window_sums);
     return 0;

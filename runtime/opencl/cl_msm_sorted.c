@@ -93,14 +93,15 @@ static sorted_shape shape_of(const cl_dev *dev, unsigned c, unsigned nwin, size_
     return s;
 }
 
-void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c)
+void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops *ops, size_t n, unsigned c,
+                        unsigned b0, unsigned b1)
 {
     uint64_t max_alloc = cl_msm_max_alloc(dev), budget = cl_msm_bucket_budget(dev);
     double best = -1;
     unsigned lo = c ? c : MIN_C, hi = c ? c : MAX_C;
     plan->c = lo;
     for (unsigned cc = lo; cc <= hi; cc++) {
-        unsigned nwin = msm_window_count(ops->scalar_bits, cc);
+        unsigned nwin = cl_msm_slice_windows(b0, b1, cc);
         double buckets = (double)nwin * (double)(1u << (cc - 1)) * (double)ops->xyzz_size;
         double cost = (double)nwin * ((double)n + 3.0 * (double)(1u << (cc - 1)));
         if (!c && cc > lo && buckets > (double)budget)
@@ -110,7 +111,7 @@ void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_op
             plan->c = cc;
         }
     }
-    unsigned nwin = msm_window_count(ops->scalar_bits, plan->c);
+    unsigned nwin = cl_msm_slice_windows(b0, b1, plan->c);
     size_t per_point = ops->affine_size + 32 + (size_t)nwin * SORT_BYTES_PER_ENTRY;
     size_t chunk = (size_t)(max_alloc / ((size_t)nwin * 4 > ops->affine_size ? (size_t)nwin * 4 : ops->affine_size));
     if ((uint64_t)chunk * per_point > dev->global_mem / 8)
@@ -124,7 +125,8 @@ void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_op
     plan->sorted = 1;
     plan->chunk_points = chunk;
     plan->chunks = (unsigned)((n + chunk - 1) / chunk);
-    plan->w_begin = 0;
+    plan->b0 = b0;
+    plan->b1 = b1;
     plan->nwin = nwin;
     sorted_shape full = shape_of(dev, plan->c, nwin, chunk);
     plan->nseg = full.nseg;
@@ -213,12 +215,14 @@ out:
 
 /* Steps 1-2 of msm_sorted.cl: the entries, sorted by key into keys[0] / vals[0]. */
 static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
-                        const sorted_shape *s, cl_uint c, cl_uint w0, cl_uint nwin, char *detail)
+                        const sorted_shape *s, const cl_msm_plan *plan, char *detail)
 {
     cl_uint m = (cl_uint)s->m, total = (cl_uint)s->entries, ntiles = (cl_uint)s->ntiles;
+    cl_uint c = plan->c, b0 = plan->b0, b1 = plan->b1, nwin = plan->nwin;
     cl_uint len = (cl_uint)(s->ntiles * SORT_GROUP), nblocks = (len + SCAN_BLOCK - 1) / SCAN_BLOCK;
     if (launch(api, q, k[K_KEYS], s->entries, 0,
-               (karg[]){ARG(b->scalars), ARG(m), ARG(c), ARG(w0), ARG(nwin), ARG(b->keys[0]), ARG(b->vals[0]), END},
+               (karg[]){ARG(b->scalars), ARG(m), ARG(c), ARG(b0), ARG(b1), ARG(nwin), ARG(b->keys[0]), ARG(b->vals[0]),
+                        END},
                detail) != 0)
         return -1;
     for (unsigned p = 0; p < s->passes; p++) {
@@ -353,7 +357,7 @@ static int sorted_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
     if ((!ck->slab &&
          launch(api, q, st->kern[K_CHECK], ck->m, 0, (karg[]){ARG(b->points), ARG(m32), ARG(b->bad), END}, detail) != 0) ||
-        enqueue_sort(api, q, st->kern, b, &s, plan->c, plan->w_begin, plan->nwin, detail) != 0 ||
+        enqueue_sort(api, q, st->kern, b, &s, plan, detail) != 0 ||
         enqueue_sums(api, q, st->kern, b, &s, plan->nwin, points, first, detail) != 0)
         goto out;
     CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, plan->nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
