@@ -150,23 +150,37 @@ int cl_runtime_open(cl_runtime **out, const cl_options *opts)
     return 0;
 }
 
+/* Unlinks *link (a set of dev) and releases it. */
+static void release_set(const cl_api *api, cl_dev *dev, cl_resident **link)
+{
+    cl_resident *r = *link;
+    *link = r->next;
+    for (unsigned s = 0; r->slabs && s < r->nslabs; s++)
+        if (r->slabs[s])
+            api->clReleaseMemObject(r->slabs[s]);
+    dev->resident_bytes -= r->bytes;
+    free(r->slabs);
+    free(r);
+}
+
 void cl_resident_drop(const cl_api *api, cl_dev *dev, uint64_t owner)
 {
     cl_resident **link = &dev->resident;
     while (*link) {
-        cl_resident *r = *link;
-        if (owner && r->owner != owner) {
-            link = &r->next;
-            continue;
-        }
-        *link = r->next;
-        for (unsigned s = 0; s < r->nslabs; s++)
-            if (((cl_mem *)r->slabs)[s])
-                api->clReleaseMemObject(((cl_mem *)r->slabs)[s]);
-        dev->resident_bytes -= r->bytes;
-        free(r->slabs);
-        free(r);
+        if (owner && (*link)->owner != owner)
+            link = &(*link)->next;
+        else
+            release_set(api, dev, link);
     }
+}
+
+void cl_resident_remove(const cl_api *api, cl_dev *dev, cl_resident *r)
+{
+    cl_resident **link = &dev->resident;
+    while (*link && *link != r)
+        link = &(*link)->next;
+    if (*link)
+        release_set(api, dev, link);
 }
 
 static void release_device(const cl_api *api, cl_dev *dev)

@@ -62,7 +62,7 @@ typedef struct cl_resident {
     size_t count, slab_points, point_size;
     uint64_t bytes;
     unsigned nslabs;
-    void *slabs;         /* cl_mem[nslabs] */
+    cl_mem *slabs;       /* nslabs of them */
     struct cl_resident *next;
 } cl_resident;
 
@@ -123,6 +123,8 @@ RT_MUST_CHECK int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curv
 
 /* Releases the resident point sets of dev whose owner is `owner` (0: all of them). */
 void cl_resident_drop(const cl_api *api, cl_dev *dev, uint64_t owner);
+/* Releases the one resident set r of dev. */
+void cl_resident_remove(const cl_api *api, cl_dev *dev, cl_resident *r);
 
 /* 1 (with detail) when opts->inject_fault names dev: every call of the device's MSM and NTT
  * fails, for the tests of the CPU fallback. */

@@ -203,16 +203,6 @@ out:
 
 static const cl_uint no_bad_index[2] = {0xffffffffu, 0xffffffffu};
 
-/* Sets the kernel's arguments: pairs of size and pointer, NULL-terminated. */
-static int set_args(const cl_api *api, cl_kernel k, const size_t *sizes, const void *const *values, char *detail)
-{
-    for (cl_uint i = 0; values[i]; i++)
-        CL_CALL(api, clSetKernelArg, k, i, sizes[i], values[i]);
-    return 0;
-out:
-    return -1;
-}
-
 static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue q, void *state, unsigned slot,
                          const cl_msm_plan *plan, const msm_curve_ops *ops, const cl_msm_chunk *ck, void *host_sums,
                          cl_uint *host_bad, char *detail)
@@ -224,7 +214,6 @@ static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue 
     cl_uint seg_len = (cl_uint)plan->seg_len;
     cl_uint nseg = (cl_uint)((ck->m + plan->seg_len - 1) / plan->seg_len), first = ck->slab ? ck->slab_first : 0;
     cl_mem points = ck->slab ? ck->slab : b->points;
-    size_t g_check = ck->m, g_seg = (size_t)nseg * nwin, g_sum = nwin, m = sizeof(cl_mem), u = sizeof(cl_uint);
     (void)dev;
     if (!ck->slab) {
         CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, ck->m * ops->affine_size, ck->points, 0, NULL,
@@ -232,21 +221,18 @@ static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue 
     }
     CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, ck->m * 32, ck->scalars, 0, NULL, NULL);
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
-    if (!ck->slab) {
-        if (set_args(api, k->check, (size_t[]){m, u, m}, (const void *[]){&b->points, &n32, &b->bad, NULL}, detail) != 0)
-            goto out;
-        CL_CALL(api, clEnqueueNDRangeKernel, q, k->check, 1, NULL, &g_check, NULL, 0, NULL, NULL);
-    }
-    if (set_args(api, k->segments, (size_t[]){m, u, m, u, u, u, u, u, u, m, m},
-                 (const void *[]){&points, &first, &b->scalars, &n32, &c, &b0, &b1, &nwin, &seg_len, &b->buckets,
-                                  &b->partials, NULL},
-                 detail) != 0)
+    if ((!ck->slab && cl_msm_launch(api, q, k->check, ck->m, 0,
+                                    (cl_msm_karg[]){CL_ARG(b->points), CL_ARG(n32), CL_ARG(b->bad), CL_ARGS_END},
+                                    detail) != 0) ||
+        cl_msm_launch(api, q, k->segments, (size_t)nseg * nwin, 0,
+                      (cl_msm_karg[]){CL_ARG(points), CL_ARG(first), CL_ARG(b->scalars), CL_ARG(n32), CL_ARG(c),
+                                      CL_ARG(b0), CL_ARG(b1), CL_ARG(nwin), CL_ARG(seg_len), CL_ARG(b->buckets),
+                                      CL_ARG(b->partials), CL_ARGS_END},
+                      detail) != 0 ||
+        cl_msm_launch(api, q, k->sum, nwin, 0,
+                      (cl_msm_karg[]){CL_ARG(b->partials), CL_ARG(nseg), CL_ARG(nwin), CL_ARG(b->sums), CL_ARGS_END},
+                      detail) != 0)
         goto out;
-    CL_CALL(api, clEnqueueNDRangeKernel, q, k->segments, 1, NULL, &g_seg, NULL, 0, NULL, NULL);
-    if (set_args(api, k->sum, (size_t[]){m, u, u, m}, (const void *[]){&b->partials, &nseg, &nwin, &b->sums, NULL},
-                 detail) != 0)
-        goto out;
-    CL_CALL(api, clEnqueueNDRangeKernel, q, k->sum, 1, NULL, &g_sum, NULL, 0, NULL, NULL);
     CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
     CL_CALL(api, clEnqueueReadBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, host_bad, 0, NULL, NULL);
     CL_CALL(api, clFlush, q);
@@ -272,7 +258,7 @@ static unsigned list_chunks(const cl_msm_plan *plan, const msm_curve_ops *ops, c
             size_t at = first + pos, slab = at / res->slab_points, in = at % res->slab_points;
             if (ck.m > res->slab_points - in)
                 ck.m = res->slab_points - in;
-            ck.slab = ((cl_mem *)res->slabs)[slab];
+            ck.slab = res->slabs[slab];
             ck.slab_first = (cl_uint)in;
         }
         if (list)

@@ -96,6 +96,17 @@ typedef struct {
  * detail (the buffers made so far are left for the caller to release). */
 RT_MUST_CHECK int cl_msm_create_buffers(const cl_api *api, const cl_dev *dev, const cl_msm_buffer *want, size_t count,
                                         char *detail);
+/* A kernel's arguments for cl_msm_launch: CL_ARG(x) each (x an lvalue), then CL_ARGS_END. */
+typedef struct {
+    size_t size;
+    const void *value;
+} cl_msm_karg;
+#define CL_ARG(x) ((cl_msm_karg){sizeof(x), &(x)})
+#define CL_ARGS_END ((cl_msm_karg){0, NULL})
+/* Sets k's arguments and enqueues it on q over `global` items (work-groups of `local`, 0:
+ * the driver's choice). 0, or -1 with the failing call in detail. */
+RT_MUST_CHECK int cl_msm_launch(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local,
+                                const cl_msm_karg *args, char *detail);
 uint64_t cl_msm_max_alloc(const cl_dev *dev);
 uint64_t cl_msm_bucket_budget(const cl_dev *dev);
 /* One chunk of an MSM: points [begin, begin + m) counted from the MSM's first, read from a

@@ -20,6 +20,17 @@ out:
     return -1;
 }
 
+int cl_msm_launch(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local,
+                  const cl_msm_karg *args, char *detail)
+{
+    for (cl_uint i = 0; args[i].value; i++)
+        CL_CALL(api, clSetKernelArg, k, i, args[i].size, args[i].value);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL);
+    return 0;
+out:
+    return -1;
+}
+
 uint64_t cl_msm_max_alloc(const cl_dev *dev)
 {
     uint64_t forced = dev->opts ? dev->opts->max_alloc : 0;

@@ -193,25 +193,6 @@ static void release_kernels(const cl_api *api, cl_kernel *k)
             api->clReleaseKernel(k[i]);
 }
 
-/* Sets the arguments (pairs of size and pointer, NULL-terminated) and enqueues the kernel. */
-typedef struct {
-    size_t size;
-    const void *value;
-} karg;
-
-#define ARG(x) ((karg){sizeof(x), &(x)})
-#define END ((karg){0, NULL})
-
-static int launch(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local, const karg *args,
-                  char *detail)
-{
-    for (cl_uint i = 0; args[i].value; i++)
-        CL_CALL(api, clSetKernelArg, k, i, args[i].size, args[i].value);
-    CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL);
-    return 0;
-out:
-    return -1;
-}
 
 /* Steps 1-2 of msm_sorted.cl: the entries, sorted by key into keys[0] / vals[0]. */
 static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
@@ -220,25 +201,25 @@ static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sor
     cl_uint m = (cl_uint)s->m, total = (cl_uint)s->entries, ntiles = (cl_uint)s->ntiles;
     cl_uint c = plan->c, b0 = plan->b0, b1 = plan->b1, nwin = plan->nwin;
     cl_uint len = (cl_uint)(s->ntiles * SORT_GROUP), nblocks = (len + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    if (launch(api, q, k[K_KEYS], s->entries, 0,
-               (karg[]){ARG(b->scalars), ARG(m), ARG(c), ARG(b0), ARG(b1), ARG(nwin), ARG(b->keys[0]), ARG(b->vals[0]),
-                        END},
+    if (cl_msm_launch(api, q, k[K_KEYS], s->entries, 0,
+               (cl_msm_karg[]){CL_ARG(b->scalars), CL_ARG(m), CL_ARG(c), CL_ARG(b0), CL_ARG(b1), CL_ARG(nwin), CL_ARG(b->keys[0]), CL_ARG(b->vals[0]),
+                        CL_ARGS_END},
                detail) != 0)
         return -1;
     for (unsigned p = 0; p < s->passes; p++) {
         cl_uint shift = p * RADIX_BITS;
         cl_mem *in = &b->keys[p % 2], *vin = &b->vals[p % 2], *out = &b->keys[1 - p % 2], *vout = &b->vals[1 - p % 2];
-        if (launch(api, q, k[K_HIST], s->ntiles * SORT_GROUP, SORT_GROUP,
-                   (karg[]){ARG(*in), ARG(total), ARG(shift), ARG(b->counts), ARG(ntiles), END}, detail) != 0 ||
-            launch(api, q, k[K_SCAN_BLOCKS], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
-                   (karg[]){ARG(b->counts), ARG(len), ARG(b->block_sums), END}, detail) != 0 ||
-            launch(api, q, k[K_SCAN_SMALL], SORT_GROUP, SORT_GROUP, (karg[]){ARG(b->block_sums), ARG(nblocks), END},
+        if (cl_msm_launch(api, q, k[K_HIST], s->ntiles * SORT_GROUP, SORT_GROUP,
+                   (cl_msm_karg[]){CL_ARG(*in), CL_ARG(total), CL_ARG(shift), CL_ARG(b->counts), CL_ARG(ntiles), CL_ARGS_END}, detail) != 0 ||
+            cl_msm_launch(api, q, k[K_SCAN_BLOCKS], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+                   (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END}, detail) != 0 ||
+            cl_msm_launch(api, q, k[K_SCAN_SMALL], SORT_GROUP, SORT_GROUP, (cl_msm_karg[]){CL_ARG(b->block_sums), CL_ARG(nblocks), CL_ARGS_END},
                    detail) != 0 ||
-            launch(api, q, k[K_SCAN_APPLY], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
-                   (karg[]){ARG(b->counts), ARG(len), ARG(b->block_sums), END}, detail) != 0 ||
-            launch(api, q, k[K_SCATTER], s->ntiles * SORT_GROUP, SORT_GROUP,
-                   (karg[]){ARG(*in), ARG(*vin), ARG(total), ARG(shift), ARG(b->counts), ARG(ntiles), ARG(*out),
-                            ARG(*vout), END},
+            cl_msm_launch(api, q, k[K_SCAN_APPLY], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+                   (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END}, detail) != 0 ||
+            cl_msm_launch(api, q, k[K_SCATTER], s->ntiles * SORT_GROUP, SORT_GROUP,
+                   (cl_msm_karg[]){CL_ARG(*in), CL_ARG(*vin), CL_ARG(total), CL_ARG(shift), CL_ARG(b->counts), CL_ARG(ntiles), CL_ARG(*out),
+                            CL_ARG(*vout), CL_ARGS_END},
                    detail) != 0)
             return -1;
     }
@@ -259,28 +240,28 @@ static int enqueue_sums(const cl_api *api, cl_command_queue q, cl_kernel *k, sor
 {
     cl_uint total = (cl_uint)s->entries, nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets;
     cl_uint nseg = s->nseg, log_len = s->log_len;
-    if (launch(api, q, k[K_STARTS], (size_t)nkeys + 1, 0,
-               (karg[]){ARG(b->keys[0]), ARG(total), ARG(nkeys), ARG(b->starts), END}, detail) != 0 ||
-        launch(api, q, k[K_RUNS], s->items, 0,
-               (karg[]){ARG(points), ARG(first), ARG(b->keys[0]), ARG(b->vals[0]), ARG(b->starts), ARG(nkeys), ARG(span),
-                        ARG(b->buckets), ARG(b->carry[0]), ARG(b->carry_keys[0]), END},
+    if (cl_msm_launch(api, q, k[K_STARTS], (size_t)nkeys + 1, 0,
+               (cl_msm_karg[]){CL_ARG(b->keys[0]), CL_ARG(total), CL_ARG(nkeys), CL_ARG(b->starts), CL_ARGS_END}, detail) != 0 ||
+        cl_msm_launch(api, q, k[K_RUNS], s->items, 0,
+               (cl_msm_karg[]){CL_ARG(points), CL_ARG(first), CL_ARG(b->keys[0]), CL_ARG(b->vals[0]), CL_ARG(b->starts), CL_ARG(nkeys), CL_ARG(span),
+                        CL_ARG(b->buckets), CL_ARG(b->carry[0]), CL_ARG(b->carry_keys[0]), CL_ARGS_END},
                detail) != 0)
         return -1;
     unsigned from = 0;
     for (size_t n = s->items; n > 1; n = (n + span - 1) / span, from = 1 - from) {
         cl_uint n32 = (cl_uint)n;
-        if (launch(api, q, k[K_CARRY], (n + span - 1) / span, 0,
-                   (karg[]){ARG(b->carry[from]), ARG(b->carry_keys[from]), ARG(n32), ARG(span), ARG(b->buckets),
-                            ARG(b->carry[1 - from]), ARG(b->carry_keys[1 - from]), END},
+        if (cl_msm_launch(api, q, k[K_CARRY], (n + span - 1) / span, 0,
+                   (cl_msm_karg[]){CL_ARG(b->carry[from]), CL_ARG(b->carry_keys[from]), CL_ARG(n32), CL_ARG(span), CL_ARG(b->buckets),
+                            CL_ARG(b->carry[1 - from]), CL_ARG(b->carry_keys[1 - from]), CL_ARGS_END},
                    detail) != 0)
             return -1;
     }
-    return launch(api, q, k[K_SEGMENTS], (size_t)nwin * nseg, 0,
-                  (karg[]){ARG(b->buckets), ARG(b->starts), ARG(nbuckets), ARG(nseg), ARG(b->seg_r), ARG(b->seg_s),
-                           END},
+    return cl_msm_launch(api, q, k[K_SEGMENTS], (size_t)nwin * nseg, 0,
+                  (cl_msm_karg[]){CL_ARG(b->buckets), CL_ARG(b->starts), CL_ARG(nbuckets), CL_ARG(nseg), CL_ARG(b->seg_r), CL_ARG(b->seg_s),
+                           CL_ARGS_END},
                   detail) != 0 ||
-                   launch(api, q, k[K_WINDOWS], nwin, 0,
-                          (karg[]){ARG(b->seg_r), ARG(b->seg_s), ARG(nseg), ARG(log_len), ARG(b->sums), END}, detail) != 0
+                   cl_msm_launch(api, q, k[K_WINDOWS], nwin, 0,
+                          (cl_msm_karg[]){CL_ARG(b->seg_r), CL_ARG(b->seg_s), CL_ARG(nseg), CL_ARG(log_len), CL_ARG(b->sums), CL_ARGS_END}, detail) != 0
                ? -1
                : 0;
 }
@@ -356,7 +337,7 @@ static int sorted_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue
     CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, ck->m * 32, ck->scalars, 0, NULL, NULL);
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
     if ((!ck->slab &&
-         launch(api, q, st->kern[K_CHECK], ck->m, 0, (karg[]){ARG(b->points), ARG(m32), ARG(b->bad), END}, detail) != 0) ||
+         cl_msm_launch(api, q, st->kern[K_CHECK], ck->m, 0, (cl_msm_karg[]){CL_ARG(b->points), CL_ARG(m32), CL_ARG(b->bad), CL_ARGS_END}, detail) != 0) ||
         enqueue_sort(api, q, st->kern, b, &s, plan, detail) != 0 ||
         enqueue_sums(api, q, st->kern, b, &s, plan->nwin, points, first, detail) != 0)
         goto out;

@@ -26,12 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void drop_one(const cl_api *api, cl_dev *dev, cl_resident *r)
-{
-    r->owner = UINT64_MAX; /* no caller's owner: cl_points.owner is a counter */
-    cl_resident_drop(api, dev, UINT64_MAX);
-}
-
 static cl_resident *find(cl_dev *dev, const cl_points *pts, int curve)
 {
     for (cl_resident *r = dev->resident; r; r = r->next)
@@ -52,7 +46,7 @@ static int make_room(const cl_api *api, cl_dev *dev, uint64_t need)
         for (cl_resident *r = dev->resident; r; r = r->next)
             if (r->last_use < oldest->last_use)
                 oldest = r;
-        drop_one(api, dev, oldest);
+        cl_resident_remove(api, dev, oldest);
     }
     return 1;
 }
@@ -82,10 +76,9 @@ static int upload(cl_runtime *rt, cl_dev *dev, int curve, cl_resident *r, const 
         CL_CALL(api, clEnqueueWriteBuffer, dev->queue[0], slabs[s], CL_FALSE, 0, m * r->point_size,
                 host + first * r->point_size, 0, NULL, NULL);
         CL_CALL(api, clEnqueueWriteBuffer, dev->queue[0], bad, CL_FALSE, 0, sizeof found, found, 0, NULL, NULL);
-        CL_CALL(api, clSetKernelArg, check, 0, sizeof(cl_mem), &slabs[s]);
-        CL_CALL(api, clSetKernelArg, check, 1, sizeof m32, &m32);
-        CL_CALL(api, clSetKernelArg, check, 2, sizeof(cl_mem), &bad);
-        CL_CALL(api, clEnqueueNDRangeKernel, dev->queue[0], check, 1, NULL, &m, NULL, 0, NULL, NULL);
+        if (cl_msm_launch(api, dev->queue[0], check, m, 0,
+                          (cl_msm_karg[]){CL_ARG(slabs[s]), CL_ARG(m32), CL_ARG(bad), CL_ARGS_END}, detail) != 0)
+            goto out;
         CL_CALL(api, clEnqueueReadBuffer, dev->queue[0], bad, CL_TRUE, 0, sizeof found, found, 0, NULL, NULL);
         *valid = found[0] == 0xffffffffu && found[1] == 0xffffffffu;
         dev->bytes_sent += m * r->point_size;
@@ -142,12 +135,12 @@ int cl_resident_get(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops 
     r->last_use = ++dev->resident_clock;
     if (!r->slabs) {
         snprintf(detail, CL_DETAIL_LEN, "out of host memory");
-        drop_one(api, dev, r);
+        cl_resident_remove(api, dev, r);
         return -1;
     }
     if (upload(rt, dev, curve, r, pts->host, &valid, detail) != 0 || !valid) {
         api->clFinish(dev->queue[0]);
-        drop_one(api, dev, r);
+        cl_resident_remove(api, dev, r);
         return valid ? -1 : 0;
     }
     *out = r;
