@@ -9,6 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *hpr_version(unsigned *major, unsigned *minor, unsigned *patch)
+{
+    if (major)
+        *major = HPR_VERSION_MAJOR;
+    if (minor)
+        *minor = HPR_VERSION_MINOR;
+    if (patch)
+        *patch = HPR_VERSION_PATCH;
+    return HPR_VERSION_STRING;
+}
+
 const char *hpr_status_str(hpr_status status)
 {
     switch (status) {
@@ -26,6 +37,7 @@ const char *hpr_status_str(hpr_status status)
     case HPR_ERR_ELEMENT_OUT_OF_RANGE: return "field element out of range (>= modulus p)";
     case HPR_ERR_FORMAT: return "malformed input";
     case HPR_ERR_IO: return "input/output error";
+    case HPR_ERR_WITNESS_LENGTH: return "witness length differs from the circuit's";
     case HPR_ERR_OUT_OF_MEMORY: return "out of memory";
     case HPR_ERR_THREADS: return "could not start threads";
     case HPR_ERR_DEVICE: return "device error";

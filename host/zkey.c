@@ -180,19 +180,34 @@ static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_s
     return HPR_OK;
 }
 
-hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, zkey_file *zk)
+/* The container, the protocol (section 1) and the Groth16 header (section 2), with every
+ * section located in s. */
+static hpr_status parse_front(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, zkey_file *zk,
+                              bin_section *s, uint32_t last_required)
 {
-    bin_section s[ZKEY_SECTIONS + 1];
     hpr_status st;
     memset(zk, 0, sizeof *zk);
     if ((st = read_container(ctx, data, len, name, "zkey", 1, s, ZKEY_SECTIONS)) != HPR_OK ||
-        (st = require(ctx, name, s, 1, 9)) != HPR_OK ||
+        (st = require(ctx, name, s, 1, last_required)) != HPR_OK ||
         (st = expect_size(ctx, name, &s[1], 1, 4, "the protocol id")) != HPR_OK)
         return st;
     if (u32le(s[1].p) != 1)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: protocol %u is not Groth16 (1; PLONK is 2, FFLONK 10)", name,
                         u32le(s[1].p));
-    if ((st = parse_header(ctx, name, &s[2], zk)) != HPR_OK)
+    return parse_header(ctx, name, &s[2], zk);
+}
+
+hpr_status zkey_parse_header(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, zkey_file *zk)
+{
+    bin_section s[ZKEY_SECTIONS + 1];
+    return parse_front(ctx, data, len, name, zk, s, 2);
+}
+
+hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name, zkey_file *zk)
+{
+    bin_section s[ZKEY_SECTIONS + 1];
+    hpr_status st;
+    if ((st = parse_front(ctx, data, len, name, zk, s, 9)) != HPR_OK)
         return st;
     uint64_t g1 = 2 * (uint64_t)zk->n8q, g2 = 4 * (uint64_t)zk->n8q, nv = zk->n_vars;
     struct {
@@ -261,9 +276,31 @@ out:
     return st;
 }
 
+hpr_status zkey_copy(hpr_ctx *ctx, const void *data, size_t len, zkey_file *zk)
+{
+    unsigned char *copy = len ? rt_alloc_large(len) : NULL;
+    hpr_status st;
+    memset(zk, 0, sizeof *zk);
+    if (len && !copy)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "no memory for a copy of the %zu-byte zkey", len);
+    if (len)
+        memcpy(copy, data, len);
+    st = zkey_parse(ctx, copy, len, "the zkey buffer", zk);
+    if (st != HPR_OK) {
+        free(copy);
+        return st;
+    }
+    zk->map = copy;
+    zk->map_len = len;
+    zk->heap_copy = 1;
+    return HPR_OK;
+}
+
 void zkey_close(zkey_file *zk)
 {
-    if (zk && zk->map)
+    if (zk && zk->map && zk->heap_copy)
+        free((void *)zk->map);
+    else if (zk && zk->map)
         munmap((void *)zk->map, zk->map_len);
     if (zk)
         memset(zk, 0, sizeof *zk);
@@ -288,7 +325,8 @@ hpr_status wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const
                         name);
     uint32_t n = u32le(s[1].p + 4 + zk->n8r);
     if (n != zk->n_vars)
-        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %u witness values, the zkey needs nVars = %u", name, n, zk->n_vars);
+        return ctx_fail(ctx, HPR_ERR_WITNESS_LENGTH, "%s: %u witness values, the zkey needs nVars = %u", name, n,
+                        zk->n_vars);
     if ((st = expect_size(ctx, name, &s[2], 2, (uint64_t)n * zk->n8r, "nWitness values")) != HPR_OK)
         return st;
     for (uint32_t i = 0; i < n; i++)

@@ -32,16 +32,23 @@ typedef struct {
     const unsigned char *alpha1, *beta1, *beta2, *gamma2, *delta1, *delta2;
     const unsigned char *coef;   /* n_coef entries of 12 + n8r bytes */
     const unsigned char *ic, *a, *b1, *b2, *c, *h; /* the point sections, in place */
-    const unsigned char *map;    /* the mapping */
+    const unsigned char *map;    /* the mapping, or the heap copy when heap_copy */
     size_t map_len;
+    int heap_copy;
 } zkey_file;
 
 /* Maps and validates path. On success *zk is filled; release with zkey_close. */
 RT_MUST_CHECK hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk);
+/* The same checks over a copy of len bytes of data, which zk owns (released by zkey_close). */
+RT_MUST_CHECK hpr_status zkey_copy(hpr_ctx *ctx, const void *data, size_t len, zkey_file *zk);
 /* The same checks over a buffer the caller keeps alive (no mapping; for tests and callers
  * that already hold the bytes). name labels the errors. */
 RT_MUST_CHECK hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name,
                                     zkey_file *zk);
+/* Only the container, protocol and Groth16 header (section 2): curve and counts, for size
+ * queries; the point and coefficient sections are neither checked nor located. */
+RT_MUST_CHECK hpr_status zkey_parse_header(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name,
+                                           zkey_file *zk);
 void zkey_close(zkey_file *zk);
 
 typedef struct {

@@ -84,6 +84,48 @@ def g2_lines(name, field, scalar_field, twist, gen, fields):
     ]
 
 
+# Optimal ate pairings (host/pairing.c): the tower Fq12 = Fq6[w]/(w^2 - v), Fq6 = Fq2[v]/(v^3 - xi).
+PAIRINGS = [
+    # name, base field, scalar field, xi = (c0, c1), curve parameter u, twist type
+    ("BN254_PAIRING", "BN254_FP", "BN254_FR", (9, 1), 4965661367192848881, "D"),
+    ("BLS12_381_PAIRING", "BLS12_381_FP", "BLS12_381_FR", (1, 1), -0xd201000000010000, "M"),
+]
+
+
+def fq2_pow(a, e, p):
+    out, base = (1, 0), a
+    while e:
+        if e & 1:
+            out = fq2_mul(out, base, p)
+        base = fq2_mul(base, base, p)
+        e >>= 1
+    return out
+
+
+def pairing_lines(name, field, scalar_field, xi, u, twist, fields):
+    n, p = fields[field]
+    _, r_order = fields[scalar_field]
+    mont = pow(2, 64 * n, p)
+    assert (p**12 - 1) % r_order == 0
+    final = (p**12 - 1) // r_order
+    loop = 6 * u + 2 if twist == "D" else abs(u)  # BN: 6u + 2; BLS12: |u| (u < 0: conjugate)
+    words = (final.bit_length() + 63) // 64
+    g12, g13 = fq2_pow(xi, (p - 1) // 3, p), fq2_pow(xi, (p - 1) // 2, p)
+    g22 = fq2_pow(xi, (p * p - 1) // 3, p)
+    assert g22[1] == 0 and fq2_pow(xi, (p * p - 1) // 2, p) == (p - 1, 0)
+    return [
+        "/* %s: optimal ate over %s; xi = %d + %d u, %s-type twist */" % (name, field, xi[0], xi[1], twist),
+        "#define %s_XI %s /* Montgomery */" % (name, fq2_literal(xi, n, mont, p)),
+        "#define %s_LOOP %s /* %s */" % (name, literal(loop, 2), "6u + 2" if twist == "D" else "|u|, u < 0"),
+        "#define %s_LOOP_BITS %d" % (name, loop.bit_length()),
+        "#define %s_GAMMA12 %s /* xi^((p-1)/3), Montgomery */" % (name, fq2_literal(g12, n, mont, p)),
+        "#define %s_GAMMA13 %s /* xi^((p-1)/2), Montgomery */" % (name, fq2_literal(g13, n, mont, p)),
+        "#define %s_GAMMA22 %s /* xi^((p^2-1)/3), in Fq, Montgomery */" % (name, literal(g22[0] * mont % p, n)),
+        "#define %s_FINAL_EXP %s /* (p^12 - 1) / r */" % (name, literal(final, words)),
+        "#define %s_FINAL_EXP_LIMBS %d" % (name, words),
+    ]
+
+
 def limbs(value, n):
     return [(value >> (64 * i)) & (2**64 - 1) for i in range(n)]
 
@@ -188,6 +230,8 @@ def main():
         lines += curve_lines(*c, fields) + [""]
     for c in G2_CURVES:
         lines += g2_lines(*c, fields) + [""]
+    for c in PAIRINGS:
+        lines += pairing_lines(*c, fields) + [""]
     lines += ["#endif"]
     text = "\n".join(lines) + "\n"
     if len(sys.argv) > 1:

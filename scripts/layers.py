@@ -30,10 +30,10 @@ LAYERS = [
     ("runtime/opencl", "runtime/sched"),         # OpenCL backend, scheduler and profile
     ("host", "host/include"),                    # the library (engines below, API entries on
                                                  # top) and its public header
-    ("host/cli",),                               # the CLI
+    ("host/cli", "host/rapidsnark"),             # the CLI; rapidsnark's C API (its own library)
 ]
 # Folders that may reach only the public header of the library.
-PUBLIC_ONLY = {"host/cli": "host/include"}
+PUBLIC_ONLY = {"host/cli": "host/include", "host/rapidsnark": "host/include"}
 PUBLIC_HEADER = "host/include/hyprove.h"
 INCLUDE_DIRS = ["host/include", "."]
 SOURCE_DIRS = ["arith", "runtime", "kernels_cpu", "kernels_cl", "host"]

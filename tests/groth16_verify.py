@@ -156,6 +156,18 @@ def cli_error_checks(fixture):
                   f"(rc {r.returncode}: {r.stderr.strip()[:200]})")
             check(open(proof).read() == "keep" and open(public).read() == "keep",
                   f"groth16 prove {word}: existing outputs untouched")
+        r = run([HYPROVE, "groth16", "prove", zkey, wtns, proof, public, "extra.json"])
+        check(r.returncode != 0 and "extra.json" in r.stderr and open(proof).read() == "keep",
+              f"groth16 prove with a fifth file: refused, naming it ({r.stderr.strip()[:160]})")
+        # options before, between and after the files, and "--" before files: one proof each
+        for args in (["--devices", "cpu", "--threads", "1", zkey, wtns, proof, public],
+                     [zkey, "--devices=cpu", wtns, proof, "--threads", "2", public],
+                     ["--devices", "cpu", "--", zkey, wtns, proof, public]):
+            os.remove(proof) if os.path.exists(proof) else None
+            r = run([HYPROVE, "groth16", "prove"] + args)
+            ok, text = snarkjs_verify(fixture, public, proof) if r.returncode == 0 else (False, r.stderr)
+            check(ok, f"groth16 prove {' '.join(a if a.startswith('-') else os.path.basename(a) for a in args)}: "
+                      f"snarkjs accepts the proof ({text.strip()[-160:]})")
         r = run([HYPROVE, "groth16", "prove", "--help"])
         check(r.returncode == 0 and "CIRCUIT.zkey" in r.stdout, "groth16 prove --help")
         r = run([HYPROVE, "bench", "groth16", zkey, wtns, "--repeat", "1", "--devices", "cpu"])

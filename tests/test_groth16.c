@@ -175,7 +175,7 @@ START_TEST(refuses_bad_witnesses_and_arguments)
     file_buf edge_wt = read_fixture("edge_pub", "witness.wtns");
     expect_refused(ctx, bn, bls_wt.data, bls_wt.len, HPR_ERR_FORMAT, "prime", "a BLS12-381 witness for a BN254 key");
     expect_refused(ctx, bls, wt.data, wt.len, HPR_ERR_FORMAT, "prime", "a BN254 witness for a BLS12-381 key");
-    expect_refused(ctx, bn, edge_wt.data, edge_wt.len, HPR_ERR_FORMAT, "", "a witness of another length");
+    expect_refused(ctx, bn, edge_wt.data, edge_wt.len, HPR_ERR_WITNESS_LENGTH, "nVars", "a witness of another length");
     expect_refused(ctx, bn, wt.data, wt.len / 2, HPR_ERR_FORMAT, "", "a truncated witness");
     ck_assert_int_eq(hpr_groth16_prove_file(ctx, bn, "/nonexistent/w.wtns", &proof), HPR_ERR_IO);
     ck_assert_ptr_nonnull(strstr(hpr_ctx_error_detail(ctx), "/nonexistent/w.wtns"));
@@ -202,6 +202,56 @@ START_TEST(refuses_bad_witnesses_and_arguments)
 }
 END_TEST
 
+/* _i: fixture. A prover over a copy of the zkey's bytes proves the same r = s = 0 proof as the
+ * mapped one, after the caller's buffer is overwritten; the header-only size query agrees with
+ * the prover's sizes and refuses what the prover refuses. */
+START_TEST(prover_from_a_buffer)
+{
+    const char *fixture = fixtures[_i];
+    hpr_ctx *ctx = make_ctx(2, NULL);
+    file_buf zk = read_fixture(fixture, "circuit.zkey");
+    hpr_groth16_prover *mapped = open_prover(ctx, fixture), *copied = NULL;
+    hpr_curve curve = 0;
+    size_t dom[2], vars[2], pub[2];
+    hpr_status st = hpr_groth16_prover_create_from_buffer(ctx, zk.data, zk.len, &copied);
+    ck_assert_msg(st == HPR_OK, "%s: %s (%s)", fixture, hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    ck_assert_int_eq(hpr_groth16_zkey_sizes(ctx, zk.data, zk.len, &curve, &dom[0], &vars[0], &pub[0]), HPR_OK);
+    memset(zk.data, 0x5a, zk.len); /* the prover keeps its own copy */
+    hpr_groth16_prover_sizes(copied, &dom[1], &vars[1], &pub[1]);
+    ck_assert_int_eq(curve, hpr_groth16_prover_curve(mapped));
+    ck_assert_int_eq(hpr_groth16_prover_curve(copied), hpr_groth16_prover_curve(mapped));
+    ck_assert(dom[0] == dom[1] && vars[0] == vars[1] && pub[0] == pub[1]);
+    expect_r0s0(ctx, copied, fixture, "from a buffer");
+    hpr_groth16_prover_destroy(copied);
+    ck_assert_int_eq(hpr_groth16_zkey_sizes(ctx, zk.data, zk.len, NULL, NULL, NULL, NULL), HPR_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(hpr_ctx_error_detail(ctx), "zkey buffer"));
+    ck_assert_int_eq(hpr_groth16_prover_create_from_buffer(ctx, zk.data, zk.len, &copied), HPR_ERR_FORMAT);
+    ck_assert_ptr_null(copied);
+    ck_assert_int_eq(hpr_groth16_prover_create_from_buffer(ctx, NULL, 10, &copied), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(hpr_groth16_zkey_sizes(NULL, zk.data, zk.len, NULL, NULL, NULL, NULL), HPR_ERR_INVALID_ARGUMENT);
+    hpr_groth16_prover_destroy(mapped);
+    free(zk.data);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* hpr_version agrees with the header; the accessors take NULL. */
+START_TEST(version_and_null_accessors)
+{
+    unsigned major, minor, patch;
+    char want[32];
+    ck_assert_str_eq(hpr_version(&major, &minor, &patch), HPR_VERSION_STRING);
+    snprintf(want, sizeof want, "%u.%u.%u", major, minor, patch);
+    ck_assert_str_eq(want, HPR_VERSION_STRING);
+    ck_assert_str_eq(hpr_version(NULL, NULL, NULL), HPR_VERSION_STRING);
+    size_t dom = 1, vars = 1, pub = 1;
+    hpr_groth16_prover_sizes(NULL, &dom, &vars, &pub);
+    ck_assert(dom == 0 && vars == 0 && pub == 0);
+    ck_assert_int_eq(hpr_groth16_prover_curve(NULL), 0);
+    ck_assert_str_eq(hpr_status_str(HPR_ERR_WITNESS_LENGTH), "witness length differs from the circuit's");
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -212,6 +262,8 @@ int main(void)
     tcase_add_loop_test(tc, random_proofs_are_blinded, 0, NFIXTURES);
     tcase_add_test(tc, one_prover_serves_several_threads);
     tcase_add_test(tc, refuses_bad_witnesses_and_arguments);
+    tcase_add_loop_test(tc, prover_from_a_buffer, 0, NFIXTURES);
+    tcase_add_test(tc, version_and_null_accessors);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

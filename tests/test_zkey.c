@@ -140,14 +140,21 @@ START_TEST(malformed_zkeys_are_refused)
 }
 END_TEST
 
-static void expect_wtns_refused(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *d, size_t len, const char *what,
-                                const char *needle)
+/* Refused with status want, the detail naming the file and needle. */
+static void expect_wtns_status(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *d, size_t len, hpr_status want,
+                               const char *what, const char *needle)
 {
     wtns_data w;
     hpr_status st = wtns_parse(ctx, d, len, "bad.wtns", zk, &w);
-    ck_assert_msg(st == HPR_ERR_FORMAT, "%s: status %d", what, (int)st);
+    ck_assert_msg(st == want, "%s: status %d, expected %d", what, (int)st, (int)want);
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "bad.wtns") && strstr(hpr_ctx_error_detail(ctx), needle),
                   "%s: detail '%s' lacks '%s'", what, hpr_ctx_error_detail(ctx), needle);
+}
+
+static void expect_wtns_refused(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *d, size_t len, const char *what,
+                                const char *needle)
+{
+    expect_wtns_status(ctx, zk, d, len, HPR_ERR_FORMAT, what, needle);
 }
 
 START_TEST(malformed_witnesses_are_refused)
@@ -167,7 +174,7 @@ START_TEST(malformed_witnesses_are_refused)
     size_t s1 = record_of(&w, 1), s2 = record_of(&w, 2);
     memcpy(d, w.data, w.len);
     put_u32(d + s1 + 12 + 4 + 32, get_u32(d + s1 + 12 + 4 + 32) - 1);
-    expect_wtns_refused(ctx, &bn, d, w.len, "one value short", "witness values");
+    expect_wtns_status(ctx, &bn, d, w.len, HPR_ERR_WITNESS_LENGTH, "one value short", "witness values");
     memcpy(d, w.data, w.len);
     memset(d + s2 + 12 + 32 * 3, 0xff, 32);
     expect_wtns_refused(ctx, &bn, d, w.len, "a value >= r", "witness value 3");

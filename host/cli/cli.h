@@ -15,6 +15,11 @@ typedef struct {
  * help to stdout. Returns -1 when parsing succeeded and the command should run, otherwise
  * the exit code to return (0 after --help, CLI_EXIT_USAGE after an error). */
 int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts);
+/* The same, with up to max_pos positional arguments anywhere among the options (before, after
+ * or between them; after "--" every argument is positional) collected into pos, their number
+ * in *npos. More than max_pos is a usage error. */
+int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
+                   const char **pos, int max_pos, int *npos);
 
 int cmd_msm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -23,6 +28,8 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_ntt(int argc, char **argv);
 int cmd_bench_ntt(int argc, char **argv);
 int cmd_groth16(int argc, char **argv);
+/* hyprove-prover (hyprove run under that name): rapidsnark's `prover` command line. */
+int cmd_rapidsnark_prover(int argc, char **argv);
 int cmd_bench_groth16(int argc, char **argv);
 int cmd_default_job(void);
 /* The main job's Groth16 example (cmd_groth16.c). */

@@ -16,6 +16,7 @@ static const char *prove_help =
     "usage: hyprove groth16 prove CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json\n"
     "                             [--devices D] [--threads T] [--cpu-tier T] [--report]\n"
     "\n"
+    "Options may come before, between or after the four files.\n"
     "A Groth16 proof of the witness (snarkjs .wtns) for the proving key (snarkjs .zkey, BN254\n"
     "or BLS12-381), written as snarkjs writes proof.json and public.json (both atomically;\n"
     "public.json is an empty array when the circuit has no public signals). r and s come from\n"
@@ -55,18 +56,6 @@ static int make_prove_ctx(const char *devices, const char *threads_s, const char
     if (st == HPR_ERR_UNKNOWN_DEVICE)
         return cli_error("unknown device '%s' (see 'hyprove devices')", cfg.devices);
     return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
-}
-
-/* Moves the leading positional arguments (up to max) out of argv into pos. */
-static int take_positionals(int *argc, char **argv, const char **pos, int max)
-{
-    int n = 0;
-    while (n < max && *argc > 1 && argv[1][0] != '-') {
-        pos[n++] = argv[1];
-        memmove(&argv[1], &argv[2], (size_t)(*argc - 2) * sizeof *argv);
-        (*argc)--;
-    }
-    return n;
 }
 
 /* ---- the progress line ---- */
@@ -213,15 +202,32 @@ int cmd_groth16(int argc, char **argv)
                                argc < 2 ? "" : argv[1]);
     }
     argc--, argv++;
-    int report = cli_take_flag(&argc, argv, "--report");
-    int npos = take_positionals(&argc, argv, pos, 4);
-    int rc = cli_parse_options(argc, argv, "groth16 prove ", prove_help, opts, sizeof opts / sizeof opts[0]);
+    int report = cli_take_flag(&argc, argv, "--report"), npos;
+    int rc = cli_parse_args(argc, argv, "groth16 prove ", prove_help, opts, sizeof opts / sizeof opts[0], pos, 4, &npos);
     if (rc >= 0)
         return rc;
     if (npos < 4)
         return cli_usage_error("groth16 prove ", "expected CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json (%d given)",
                                npos);
     return prove(pos, devices, threads_s, tier, report);
+}
+
+/* ---- hyprove-prover: rapidsnark's `prover` command line ---- */
+
+/* Exactly `prover <circuit.zkey> <witness.wtns> <proof.json> <public.json>` as rapidsnark's
+ * binary takes it: no options, exit status 0 on success and 1 (EXIT_FAILURE) on any error,
+ * the message on stderr. The proof is hyprove's on the default devices (all), written as
+ * `hyprove groth16 prove` writes it (snarkjs's form, both files or neither). */
+int cmd_rapidsnark_prover(int argc, char **argv)
+{
+    if (argc != 5) {
+        fputs("Invalid number of parameters:\n"
+              "Usage: hyprove-prover <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n",
+              stderr);
+        return 1;
+    }
+    const char *pos[4] = {argv[1], argv[2], argv[3], argv[4]};
+    return prove(pos, NULL, NULL, NULL, 0) == CLI_EXIT_OK ? 0 : 1;
 }
 
 /* ---- bench ---- */
@@ -276,8 +282,8 @@ int cmd_bench_groth16(int argc, char **argv)
     char devices[8][CLI_DEVICE_NAME_LEN];
     size_t ndev = 1;
     unsigned long long repeat = 5;
-    int npos = take_positionals(&argc, argv, pos, 2);
-    int rc = cli_parse_options(argc, argv, "bench groth16 ", bench_help, opts, sizeof opts / sizeof opts[0]);
+    int npos;
+    int rc = cli_parse_args(argc, argv, "bench groth16 ", bench_help, opts, sizeof opts / sizeof opts[0], pos, 2, &npos);
     if (rc >= 0)
         return rc;
     if (npos < 2)

@@ -26,14 +26,31 @@ static const char *main_help =
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
     "  --version    print the version\n"
     "\n"
+    "Run as hyprove-prover (the link that `cmake --install` makes): rapidsnark's `prover`,\n"
+    "  hyprove-prover CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json (exit status 0 or 1).\n"
+    "\n"
     "'hyprove COMMAND --help' describes each command.\n";
 
-int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts)
+int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
+                   const char **pos, int max_pos, int *npos)
 {
+    int only_positionals = 0;
+    if (npos)
+        *npos = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *eq = strchr(arg, '=');
         size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
         size_t k;
+        if (!only_positionals && strcmp(arg, "--") == 0) {
+            only_positionals = 1;
+            continue;
+        }
+        if (max_pos > 0 && (only_positionals || arg[0] != '-' || strcmp(arg, "-") == 0)) {
+            if (*npos == max_pos)
+                return cli_usage_error(cmd, "unexpected argument '%s' (%d expected)", arg, max_pos);
+            pos[(*npos)++] = arg;
+            continue;
+        }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(help, stdout);
             return CLI_EXIT_OK;
@@ -54,6 +71,11 @@ int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, 
     return -1;
 }
 
+int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts)
+{
+    return cli_parse_args(argc, argv, cmd, help, opts, nopts, NULL, 0, NULL);
+}
+
 /* One command per process: large buffers (MSM digits and buckets, NTT columns) come from
  * the heap and are reused by the next phase, instead of being mapped, faulted in page by
  * page and unmapped by each call (glibc maps blocks over 128 KiB until its threshold adapts):
@@ -69,9 +91,18 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/* The program's name without its folder. */
+static const char *program_name(const char *argv0)
+{
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    return slash ? slash + 1 : argv0 ? argv0 : "";
+}
+
 int main(int argc, char **argv)
 {
     keep_freed_memory();
+    if (strcmp(program_name(argv[0]), "hyprove-prover") == 0)
+        return cmd_rapidsnark_prover(argc, argv);
     if (argc < 2)
         return cmd_default_job();
     const char *cmd = argv[1];

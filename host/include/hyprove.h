@@ -22,6 +22,9 @@
 extern "C" {
 #endif
 
+#define HPR_VERSION_MAJOR 0
+#define HPR_VERSION_MINOR 1
+#define HPR_VERSION_PATCH 0
 #define HPR_VERSION_STRING "0.1.0"
 
 /* Marks the API: the library is built with hidden visibility, so these are the only symbols
@@ -49,11 +52,17 @@ typedef enum {
     HPR_ERR_ELEMENT_OUT_OF_RANGE = 110, /* a field element >= p */
     HPR_ERR_FORMAT = 200,
     HPR_ERR_IO = 201,
+    HPR_ERR_WITNESS_LENGTH = 202, /* a .wtns with another number of values than the zkey's nVars */
     HPR_ERR_OUT_OF_MEMORY = 300,
     HPR_ERR_THREADS = 301,
     HPR_ERR_DEVICE = 400,
     HPR_ERR_INTERNAL = 500
 } hpr_status;
+
+/* The version of the library that is running ("0.1.0"), which may differ from the
+ * HPR_VERSION_STRING that a program was compiled with; *major, *minor and *patch get its
+ * numbers where not NULL. */
+HPR_API const char *hpr_version(unsigned *major, unsigned *minor, unsigned *patch);
 
 /* A static English description of a status ("unknown status" for values not listed). */
 HPR_API const char *hpr_status_str(hpr_status status);
@@ -369,15 +378,26 @@ typedef struct {
  * HPR_ERR_FORMAT or HPR_ERR_UNSUPPORTED_CURVE with the detail on ctx). The prover is
  * read-only once made: many proofs, from several threads at once (one context each). */
 HPR_API hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out);
+/* The same from the bytes of a .zkey: the prover keeps its own copy (len bytes of memory), so
+ * the caller may release zkey as soon as this returns. */
+HPR_API hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey, size_t len,
+                                                         hpr_groth16_prover **out);
 HPR_API void hpr_groth16_prover_destroy(hpr_groth16_prover *prover);
+/* The zkey's curve; 0 for a NULL prover. */
 HPR_API hpr_curve hpr_groth16_prover_curve(const hpr_groth16_prover *prover);
-/* Constraints domain size, witness length (with the leading 1) and public signals. */
+/* Constraints domain size, witness length (with the leading 1) and public signals (zeros for a
+ * NULL prover). */
 HPR_API void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_size, size_t *n_vars,
                               size_t *n_public);
 
+/* The curve and counts of a .zkey from its container and Groth16 header alone (the point
+ * sections are not read: a cheap size query); NULL outputs are skipped. */
+HPR_API hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve,
+                                          size_t *domain_size, size_t *n_vars, size_t *n_public);
+
 /*
  * A proof from a .wtns file's bytes (or its path): the witness must be of the zkey's prime
- * and length. r and s come from the OS's CSPRNG (getrandom). Devices follow the context's
+ * (else HPR_ERR_FORMAT) and length (else HPR_ERR_WITNESS_LENGTH). r and s come from the OS's CSPRNG (getrandom). Devices follow the context's
  * default: "cpu" everything on the CPU; "cl:P.D" the NTTs and the five MSMs (G1 and G2) on
  * that device; "all" the proof as a task graph when an OpenCL device can join (h on the CPU,
  * each MSM on whichever device is free and would finish it first), else the CPU. The G1 and
