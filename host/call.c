@@ -35,6 +35,7 @@ const char *hpr_status_str(hpr_status status)
     case HPR_ERR_CPU_TIER: return "CPU kernel tier not available on this processor or build";
     case HPR_ERR_UNSUPPORTED_FIELD: return "unsupported field";
     case HPR_ERR_ELEMENT_OUT_OF_RANGE: return "field element out of range (>= modulus p)";
+    case HPR_ERR_PROOF_INVALID: return "the proof does not verify";
     case HPR_ERR_FORMAT: return "malformed input";
     case HPR_ERR_IO: return "input/output error";
     case HPR_ERR_WITNESS_LENGTH: return "witness length differs from the circuit's";

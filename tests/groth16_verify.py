@@ -174,6 +174,110 @@ def cli_error_checks(fixture):
         check(r.returncode == 0 and "msm B2" in r.stdout and "total" in r.stdout, "bench groth16 prints the phases")
 
 
+BLS12_381_P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
+
+
+def bls_g1_outside_subgroup():
+    """A point of y^2 = x^3 + 4 over BLS12-381's Fq outside the order-r subgroup (the cofactor
+    is h = 0x396c8c005555e1568c00aaab0000aaab, so almost every curve point is)."""
+    p = BLS12_381_P
+    x = 5
+    while True:
+        rhs = (x ** 3 + 4) % p
+        y = pow(rhs, (p + 1) // 4, p)  # p = 3 (mod 4)
+        if y * y % p == rhs:
+            return [str(x), str(y), "1"]
+        x += 1
+
+
+def verify(vk, public, proof):
+    return run([HYPROVE, "groth16", "verify", vk, public, proof])
+
+
+def verify_checks(name, fixture):
+    """`hyprove groth16 verify` (and `prove --verify`) against snarkjs's files: snarkjs's
+    proofs verify; tampered ones are rejected with exit 1 (a valid form that fails the
+    equation) or 2 (malformed, off the curve, outside the subgroup)."""
+    import json
+    vk = os.path.join(fixture, "verification_key.json")
+    public = os.path.join(fixture, "public.json")
+    with tempfile.TemporaryDirectory() as out:
+        for proof_name in ("proof_r0s0.json", "proof.json"):
+            proof = os.path.join(fixture, proof_name)
+            if os.path.exists(proof):
+                r = verify(vk, public, proof)
+                check(r.returncode == 0 and "OK" in r.stdout,
+                      f"{name}: hyprove groth16 verify accepts snarkjs's {proof_name} ({r.stderr.strip()[-160:]})")
+        r = run([HYPROVE, "groth16", "prove", os.path.join(fixture, "circuit.zkey"), os.path.join(fixture, "witness.wtns"),
+                 os.path.join(out, "p.json"), os.path.join(out, "u.json"), "--devices", "cpu", "--verify"])
+        check(r.returncode == 0 and verify(vk, os.path.join(out, "u.json"), os.path.join(out, "p.json")).returncode == 0,
+              f"{name}: prove --verify writes a proof that hyprove groth16 verify accepts ({r.stderr.strip()[-160:]})")
+        good = json.load(open(os.path.join(out, "p.json")))
+        pub = json.load(open(os.path.join(out, "u.json")))
+        curve_p = BLS12_381_P if good["curve"] == "bls12381" else \
+            21888242871839275222246405745257275088696311157297823662689037894645226208583
+
+        def expect(proof_obj, public_list, code, what, needle=""):
+            pf, uf = os.path.join(out, "t_proof.json"), os.path.join(out, "t_public.json")
+            json.dump(proof_obj, open(pf, "w"))
+            json.dump(public_list, open(uf, "w"))
+            r = verify(vk, uf, pf)
+            check(r.returncode == code and needle in r.stderr,
+                  f"{name}: {what}: exit {code} (got {r.returncode}: {r.stderr.strip()[-160:]})")
+
+        neg_a = dict(good, pi_a=[good["pi_a"][0], str(curve_p - int(good["pi_a"][1])), "1"])
+        expect(neg_a, pub, 1, "-A instead of A (a coordinate changed, still on the curve)", "invalid proof")
+        expect(dict(good, pi_a=good["pi_c"], pi_c=good["pi_a"]), pub, 1, "A and C swapped", "invalid proof")
+        if pub:
+            expect(good, [str(int(pub[0]) + 1)] + pub[1:], 1, "a public signal changed", "invalid proof")
+            expect(good, pub[:-1], 2, "a public signal missing", "public signals")
+        off = dict(good, pi_a=[str(int(good["pi_a"][0]) + 1), good["pi_a"][1], "1"])
+        expect(off, pub, 2, "A off the curve", "not on the")
+        expect(dict(good, pi_b=[good["pi_b"][1], good["pi_b"][0], good["pi_b"][2]]), pub, 2, "B off the curve",
+               "not on the")
+        if good["curve"] == "bls12381":
+            expect(dict(good, pi_c=bls_g1_outside_subgroup()), pub, 2, "C outside the prime-order subgroup",
+                   "subgroup")
+        expect(dict(good, protocol="plonk"), pub, 2, "protocol plonk", "protocol")
+        bad = os.path.join(out, "bad.json")
+        open(bad, "w").write('{"pi_a": [1, 2')
+        r = verify(vk, public, bad)
+        check(r.returncode == 2 and "proof" in r.stderr and "byte" in r.stderr,
+              f"{name}: malformed proof JSON: exit 2 naming the file and byte ({r.stderr.strip()[-160:]})")
+        r = verify(vk, public, os.path.join(out, "none.json"))
+        check(r.returncode == 2 and "none.json" in r.stderr, f"{name}: a missing file: exit 2 naming it")
+
+
+def wrong_key_checks(fixture):
+    """A zkey whose delta2 (verification) no longer matches its proving points: prove --verify
+    refuses to write the proof, naming the devices; without --verify the proof is written and
+    `groth16 verify` with the key's own verification points rejects it."""
+    import struct
+    data = bytearray(open(os.path.join(fixture, "circuit.zkey"), "rb").read())
+    pos, n = 12, struct.unpack_from("<I", data, 8)[0]
+    for _ in range(n):
+        kind, size = struct.unpack_from("<IQ", data, pos)
+        if kind == 2:
+            h = pos + 12
+            n8q = struct.unpack_from("<I", data, h)[0]
+            n8r = struct.unpack_from("<I", data, h + 4 + n8q)[0]
+            pts = h + 4 + n8q + 4 + n8r + 12
+            g1, g2 = 2 * n8q, 4 * n8q
+            gamma2, delta2 = pts + 2 * g1 + g2, pts + 2 * g1 + 2 * g2 + g1
+            data[delta2:delta2 + g2] = data[gamma2:gamma2 + g2]
+        pos += 12 + size
+    with tempfile.TemporaryDirectory() as out:
+        zkey = os.path.join(out, "wrong.zkey")
+        open(zkey, "wb").write(bytes(data))
+        proof, public = os.path.join(out, "proof.json"), os.path.join(out, "public.json")
+        r = run([HYPROVE, "groth16", "prove", zkey, os.path.join(fixture, "witness.wtns"), proof, public,
+                 "--devices", "cpu", "--verify"])
+        check(r.returncode == 1 and "does not verify" in r.stderr and "cpu" in r.stderr
+              and not os.path.exists(proof) and not os.path.exists(public),
+              f"prove --verify with a key whose delta2 was replaced: refused, devices named, nothing written "
+              f"({r.stderr.strip()[-200:]})")
+
+
 def main_job_checks(fixture):
     """`hyprove` with no arguments proves the bundled example; snarkjs accepts the proof."""
     with tempfile.TemporaryDirectory() as out:
@@ -194,6 +298,9 @@ def main():
         names.append(name)
         fixture_checks(name, fixture, devices)
     check(len(names) >= 4, f"fixtures found: {', '.join(names)}")
+    for name, fixture in fixtures():
+        verify_checks(name, fixture)
+    wrong_key_checks(os.path.join(FIXTURE_DIRS[0], "bn128_2e10"))
     cli_error_checks(os.path.join(FIXTURE_DIRS[0], "bn128_2e10"))
     main_job_checks(os.path.join(FIXTURE_DIRS[0], "bn128_2e10"))
     if failures:

@@ -14,9 +14,11 @@
 
 static const char *prove_help =
     "usage: hyprove groth16 prove CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json\n"
-    "                             [--devices D] [--threads T] [--cpu-tier T] [--report]\n"
+    "                             [--devices D] [--threads T] [--cpu-tier T] [--report] [--verify]\n"
     "\n"
-    "Options may come before, between or after the four files.\n"
+    "Options may come before, between or after the four files. --verify checks the proof\n"
+    "(the pairing equation with the zkey's verification key) before writing it: a proof that\n"
+    "does not verify is reported with the devices that computed it, and nothing is written.\n"
     "A Groth16 proof of the witness (snarkjs .wtns) for the proving key (snarkjs .zkey, BN254\n"
     "or BLS12-381), written as snarkjs writes proof.json and public.json (both atomically;\n"
     "public.json is an empty array when the circuit has no public signals). r and s come from\n"
@@ -24,6 +26,14 @@ static const char *prove_help =
     "device, the NTTs on the CPU), cpu, or cl:P.D (the MSMs and NTTs there). --report\n"
     "prints the time of each phase and the devices that computed it. On a terminal, a\n"
     "progress line shows while a proof takes over a second.\n";
+
+static const char *verify_help =
+    "usage: hyprove groth16 verify VERIFICATION_KEY.json PUBLIC.json PROOF.json\n"
+    "\n"
+    "Checks a Groth16 proof as `snarkjs groth16 verify` does (the same files, in the same\n"
+    "order; BN254 and BLS12-381): every point on its curve and in its subgroup, every public\n"
+    "signal below r, then the pairing equation. Exit status: 0 the proof verifies (\"OK\" on\n"
+    "stdout), 1 it does not, 2 bad arguments or a file that is missing or malformed.\n";
 
 static const char *bench_help =
     "usage: hyprove bench groth16 CIRCUIT.zkey WITNESS.wtns [--repeat R] [--devices D[,D...]]\n"
@@ -156,7 +166,33 @@ out:
     return rc;
 }
 
-static int prove(const char *const *pos, const char *devices, const char *threads_s, const char *tier, int report)
+/* "msm A: cl:0.0 100%; msm H: cpu 62%, cl:0.0 38%" from the phases that had devices. */
+static void devices_of(const hpr_groth16_report *r, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int p = 0; p < HPR_G16_PHASES && used + 1 < len; p++)
+        if (r->devices[p][0]) {
+            int n = snprintf(out + used, len - used, "%s%s: %s", used ? "; " : "", phase_names[p], r->devices[p]);
+            used += n > 0 ? (size_t)n : 0;
+        }
+}
+
+/* The proof checked against the prover's key before anything is written. */
+static int verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof)
+{
+    char devs[HPR_G16_PHASES * 100];
+    hpr_status st = hpr_groth16_verify(ctx, prover, proof);
+    if (st == HPR_OK)
+        return CLI_EXIT_OK;
+    devices_of(&proof->report, devs, sizeof devs);
+    if (st == HPR_ERR_PROOF_INVALID)
+        return cli_error("the proof does not verify (computed on %s); nothing written", devs[0] ? devs : "cpu");
+    return cli_status_error("verifying the proof", st, ctx);
+}
+
+static int prove(const char *const *pos, const char *devices, const char *threads_s, const char *tier, int report,
+                 int verify)
 {
     hpr_ctx *ctx = NULL;
     hpr_groth16_prover *prover = NULL;
@@ -179,7 +215,9 @@ static int prove(const char *const *pos, const char *devices, const char *thread
     }
     if (hpr_ctx_notice(ctx)[0])
         fprintf(stderr, "hyprove: notice: %s\n", hpr_ctx_notice(ctx));
-    rc = write_outputs(&proof, pos[2], pos[3]);
+    rc = verify ? verify_before_writing(ctx, prover, &proof) : CLI_EXIT_OK;
+    if (rc == CLI_EXIT_OK)
+        rc = write_outputs(&proof, pos[2], pos[3]);
     if (rc == CLI_EXIT_OK && report)
         print_report(&proof.report);
     hpr_groth16_proof_free(&proof);
@@ -189,27 +227,82 @@ out:
     return rc;
 }
 
+/* The three files read, then hpr_groth16_verify_json: exit 0 valid, 1 invalid, 2 otherwise. */
+static int verify_files(const char *const *pos)
+{
+    unsigned char *text[3] = {NULL, NULL, NULL};
+    size_t len[3];
+    hpr_ctx *ctx = NULL;
+    hpr_config cfg;
+    int rc = CLI_EXIT_USAGE;
+    for (int i = 0; i < 3; i++)
+        if (cli_read_file(pos[i], &text[i], &len[i]) != 0)
+            goto out;
+    hpr_config_default(&cfg);
+    cfg.devices = "cpu";
+    hpr_status st = hpr_ctx_create(&cfg, &ctx);
+    if (st != HPR_OK) {
+        cli_status_error("creating the context", st, NULL);
+        goto out;
+    }
+    st = hpr_groth16_verify_json(ctx, (const char *)text[0], len[0], (const char *)text[1], len[1],
+                                 (const char *)text[2], len[2]);
+    if (st == HPR_OK) {
+        printf("OK: the proof verifies\n");
+        rc = CLI_EXIT_OK;
+    } else if (st == HPR_ERR_PROOF_INVALID) {
+        fprintf(stderr, "hyprove: invalid proof: %s\n", hpr_ctx_error_detail(ctx));
+        rc = CLI_EXIT_FAILURE;
+    } else {
+        cli_status_error("verifying", st, ctx);
+        rc = CLI_EXIT_USAGE;
+    }
+out:
+    hpr_ctx_destroy(ctx);
+    for (int i = 0; i < 3; i++)
+        free(text[i]);
+    return rc;
+}
+
+static int cmd_groth16_verify(int argc, char **argv)
+{
+    const char *pos[3];
+    int npos;
+    int rc = cli_parse_args(argc, argv, "groth16 verify ", verify_help, NULL, 0, pos, 3, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos < 3)
+        return cli_usage_error("groth16 verify ", "expected VERIFICATION_KEY.json PUBLIC.json PROOF.json (%d given)",
+                               npos);
+    return verify_files(pos);
+}
+
 int cmd_groth16(int argc, char **argv)
 {
     const char *devices = NULL, *threads_s = NULL, *tier = NULL, *pos[4];
     const cli_opt opts[] = {{"--devices", &devices}, {"--threads", &threads_s}, {"--cpu-tier", &tier}};
+    if (argc >= 2 && strcmp(argv[1], "verify") == 0)
+        return cmd_groth16_verify(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "prove") != 0) {
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
             fputs(prove_help, stdout);
+            fputs("\n", stdout);
+            fputs(verify_help, stdout);
             return CLI_EXIT_OK;
         }
-        return cli_usage_error("groth16 ", argc < 2 ? "missing subcommand (prove)" : "unknown subcommand '%s' (prove)",
+        return cli_usage_error("groth16 ",
+                               argc < 2 ? "missing subcommand (prove, verify)" : "unknown subcommand '%s' (prove, verify)",
                                argc < 2 ? "" : argv[1]);
     }
     argc--, argv++;
-    int report = cli_take_flag(&argc, argv, "--report"), npos;
+    int report = cli_take_flag(&argc, argv, "--report"), verify = cli_take_flag(&argc, argv, "--verify"), npos;
     int rc = cli_parse_args(argc, argv, "groth16 prove ", prove_help, opts, sizeof opts / sizeof opts[0], pos, 4, &npos);
     if (rc >= 0)
         return rc;
     if (npos < 4)
         return cli_usage_error("groth16 prove ", "expected CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json (%d given)",
                                npos);
-    return prove(pos, devices, threads_s, tier, report);
+    return prove(pos, devices, threads_s, tier, report, verify);
 }
 
 /* ---- hyprove-prover: rapidsnark's `prover` command line ---- */
@@ -227,7 +320,7 @@ int cmd_rapidsnark_prover(int argc, char **argv)
         return 1;
     }
     const char *pos[4] = {argv[1], argv[2], argv[3], argv[4]};
-    return prove(pos, NULL, NULL, NULL, 0) == CLI_EXIT_OK ? 0 : 1;
+    return prove(pos, NULL, NULL, NULL, 0, 0) == CLI_EXIT_OK ? 0 : 1;
 }
 
 /* ---- bench ---- */
@@ -340,9 +433,10 @@ int cli_example_proof(void)
     snprintf(proof_path, sizeof proof_path, "%s/proof.json", out);
     snprintf(public_path, sizeof public_path, "%s/public.json", out);
     printf("Groth16 example: a proof of %s (BN254, 2^10 constraints) on every device\n", dir);
-    int rc = prove(pos, "all", NULL, NULL, 1);
+    int rc = prove(pos, "all", NULL, NULL, 1, 1);
     if (rc == CLI_EXIT_OK)
-        printf("proof written: %s, %s\nverify with: snarkjs groth16 verify %s %s %s\n", proof_path, public_path, vk,
-               public_path, proof_path);
+        printf("proof written (and verified): %s, %s\nverify again with: hyprove groth16 verify %s %s %s\n"
+               "                      or: snarkjs groth16 verify %s %s %s\n",
+               proof_path, public_path, vk, public_path, proof_path, vk, public_path, proof_path);
     return rc;
 }

@@ -22,6 +22,7 @@ static const char *main_help =
     "  ntt          one NTT (forward, inverse, coset, any order, batched) from a file\n"
     "  bench ntt    time NTTs and LDEs over fields and sizes\n"
     "  groth16 prove  a Groth16 proof from snarkjs/circom files (zkey, wtns -> proof, public)\n"
+    "  groth16 verify check a proof as snarkjs does (verification key, public, proof)\n"
     "  bench groth16  time whole proofs, per phase\n"
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
     "  --version    print the version\n"

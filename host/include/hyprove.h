@@ -50,6 +50,7 @@ typedef enum {
     HPR_ERR_CPU_TIER = 108, /* a CPU kernel tier this processor, OS or build cannot run */
     HPR_ERR_UNSUPPORTED_FIELD = 109,
     HPR_ERR_ELEMENT_OUT_OF_RANGE = 110, /* a field element >= p */
+    HPR_ERR_PROOF_INVALID = 111,        /* a well-formed proof that does not verify */
     HPR_ERR_FORMAT = 200,
     HPR_ERR_IO = 201,
     HPR_ERR_WITNESS_LENGTH = 202, /* a .wtns with another number of values than the zkey's nVars */
@@ -411,6 +412,23 @@ HPR_API hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *pro
 HPR_API hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
                                   hpr_groth16_proof *proof);
 HPR_API void hpr_groth16_proof_free(hpr_groth16_proof *proof);
+
+/*
+ * Verification, snarkjs's check e(A, B) = e(alpha, beta) e(vk_x, gamma) e(C, delta) with the
+ * optimal ate pairing of the curve: HPR_OK when the proof verifies, HPR_ERR_PROOF_INVALID when
+ * it does not. Every point is checked first (range, curve, prime-order subgroup: a point off
+ * them is HPR_ERR_COORDINATE_OUT_OF_RANGE, HPR_ERR_POINT_NOT_ON_CURVE or
+ * HPR_ERR_POINT_NOT_IN_SUBGROUP) and every public signal (below r, else
+ * HPR_ERR_SCALAR_OUT_OF_RANGE). CPU only; a few milliseconds (BN254) to tens of
+ * milliseconds (BLS12-381).
+ * hpr_groth16_verify: a proof against its prover's zkey (the key's verification points).
+ * hpr_groth16_verify_json: snarkjs's verification_key.json, public.json and proof.json texts
+ * (not NUL-terminated: their lengths are given); malformed JSON or a field that is missing or
+ * of the wrong form is HPR_ERR_FORMAT naming the file and field.
+ */
+HPR_API hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof);
+HPR_API hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,
+                                           size_t public_len, const char *proof_json, size_t proof_len);
 
 /* proof.json and public.json exactly as snarkjs writes them (one-space indentation, no final
  * newline; curve "bn128" or "bls12381"; public.json "[\n]" when there are no public signals).
