@@ -28,6 +28,11 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_ntt(int argc, char **argv);
 int cmd_bench_ntt(int argc, char **argv);
 int cmd_groth16(int argc, char **argv);
+/* A context for proofs from the CLI's --devices, --threads and --cpu-tier values (each may
+ * be NULL): 0, or the exit code after printing the error (cmd names the command). */
+int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd, hpr_ctx **ctx);
+/* `hyprove serve`: a Groth16 proving server over HTTP (cmd_serve.c). */
+int cmd_serve(int argc, char **argv);
 /* hyprove-prover (hyprove run under that name): rapidsnark's `prover` command line. */
 int cmd_rapidsnark_prover(int argc, char **argv);
 int cmd_bench_groth16(int argc, char **argv);

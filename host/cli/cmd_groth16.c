@@ -47,7 +47,7 @@ static const char *bench_help =
 static const char *phase_names[HPR_G16_PHASES] = {"witness", "h (NTTs)", "msm A", "msm B1", "msm B2 (G2)",
                                                   "msm C", "msm H", "assemble"};
 
-static int make_prove_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd, hpr_ctx **ctx)
+int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd, hpr_ctx **ctx)
 {
     hpr_config cfg;
     unsigned long long v = 0;
@@ -198,7 +198,7 @@ static int prove(const char *const *pos, const char *devices, const char *thread
     hpr_groth16_prover *prover = NULL;
     hpr_groth16_proof proof;
     progress prog;
-    int rc = make_prove_ctx(devices, threads_s, tier, "groth16 prove ", &ctx);
+    int rc = cli_groth16_ctx(devices, threads_s, tier, "groth16 prove ", &ctx);
     if (rc)
         return rc;
     hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
@@ -393,7 +393,7 @@ int cmd_bench_groth16(int argc, char **argv)
     for (size_t d = 0; d < ndev && rc <= 0; d++) {
         hpr_ctx *ctx = NULL;
         hpr_groth16_prover *prover = NULL;
-        if ((rc = make_prove_ctx(devices[d], threads_s, tier, "bench groth16 ", &ctx)) != 0)
+        if ((rc = cli_groth16_ctx(devices[d], threads_s, tier, "bench groth16 ", &ctx)) != 0)
             return rc;
         hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
         rc = st == HPR_OK ? bench_one(ctx, prover, pos[1], (unsigned)repeat, devices[d])

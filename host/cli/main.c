@@ -25,6 +25,7 @@ static const char *main_help =
     "  groth16 verify check a proof as snarkjs does (verification key, public, proof)\n"
     "  bench groth16  time whole proofs, per phase\n"
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
+    "  serve        a Groth16 proving server over HTTP (zkeys kept loaded; POST /prove)\n"
     "  --version    print the version\n"
     "\n"
     "Run as hyprove-prover (the link that `cmake --install` makes): rapidsnark's `prover`,\n"
@@ -127,5 +128,7 @@ int main(int argc, char **argv)
         return cmd_groth16(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0)
         return cmd_calibrate(argc - 1, argv + 1);
+    if (strcmp(cmd, "serve") == 0)
+        return cmd_serve(argc - 1, argv + 1);
     return cli_usage_error("", "unknown command '%s'", cmd);
 }

@@ -1,0 +1,459 @@
+/*
+ * cmd_serve.c: `hyprove serve`, a Groth16 proving server over HTTP (libmicrohttpd).
+ *
+ * What: each --zkey is opened once (hpr_groth16_prover_create: mapped, validated; its bases
+ * stay on the context's OpenCL devices from the first proof); POST /prove[?zkey=NAME] with a
+ * .wtns as the body answers {"proof": <proof.json>, "public": <public.json>}, errors answer
+ * {"error": "..."} with 400 (a bad witness or request), 404 (unknown path or zkey), 405, 413
+ * (a body over --max-request) or 500; GET /status lists the zkeys, the devices and the queue.
+ * Method: one connection thread each (MHD_USE_THREAD_PER_CONNECTION), one context for the
+ * whole server and a mutex around it: requests queue for the cores and devices instead of
+ * oversubscribing them (a context serves one call at a time), and /status says how many wait.
+ * Bodies are collected up to --max-request bytes (a Content-Length above it is refused before
+ * the upload). SIGINT or SIGTERM stops the server (exit 0). With --verify every proof is
+ * checked (hpr_groth16_verify) before it is sent.
+ * Why here and not in the library: a server is an application of the public API; the library
+ * stays free of sockets. libmicrohttpd is optional at build time (HPR_HAVE_MHD).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *serve_help =
+    "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
+    "                     [--devices D] [--threads T] [--cpu-tier T] [--verify]\n"
+    "\n"
+    "A Groth16 proving server over HTTP. Each zkey is loaded once, named NAME or by its file\n"
+    "name without .zkey. Requests:\n"
+    "  POST /prove[?zkey=NAME]  body: a .wtns file's bytes (NAME may be left out when one zkey\n"
+    "                           is loaded) -> 200 {\"proof\": {...}, \"public\": [...]}\n"
+    "  GET /status              -> 200 {\"zkeys\": [...], \"devices\": [...], \"queue\": {...}}\n"
+    "Errors answer {\"error\": \"...\"}: 400 bad witness or request, 404 unknown path or zkey,\n"
+    "405 wrong method, 413 body over --max-request (default 256 MiB), 500 otherwise. Proofs run\n"
+    "one at a time on the context's devices (--devices, default all); others queue. ADDR is an\n"
+    "IPv4 address (127.0.0.1 for this machine only); PORT 0 picks a free port. The first line\n"
+    "on stdout says where it listens. SIGINT or SIGTERM stops it. --verify checks each proof\n"
+    "before sending it.\n";
+
+#if HPR_HAVE_MHD
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#define SERVE_MAX_KEYS 16
+
+typedef struct {
+    char name[128];
+    hpr_groth16_prover *prover;
+} serve_key;
+
+typedef struct {
+    hpr_ctx *ctx;
+    serve_key keys[SERVE_MAX_KEYS];
+    size_t nkeys, max_request;
+    int verify;
+    char devices[HPR_REPORT_MAX_DEVICES + 1][300]; /* for /status, read once at the start */
+    size_t ndevices;
+    unsigned threads;
+    pthread_mutex_t prove_lock; /* the context: one proof at a time */
+    pthread_mutex_t stats_lock;
+    unsigned waiting, running;
+    unsigned long long served, failed;
+} server;
+
+typedef struct {
+    unsigned char *body;
+    size_t len, cap;
+    int too_large;
+} request;
+
+/* s with '"', '\' and control characters escaped for a JSON string (malloc'd). */
+static char *json_escape(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(6 * n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            *o++ = '\\';
+            *o++ = (char)c;
+        } else if (c < 0x20) {
+            o += sprintf(o, "\\u%04x", c);
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, char *body)
+{
+    if (!body)
+        return MHD_NO;
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    enum MHD_Result ok = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned code, const char *fmt, ...)
+{
+    char msg[1024], *esc, *body;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!(esc = json_escape(msg)))
+        return MHD_NO;
+    body = malloc(strlen(esc) + 16);
+    if (body)
+        sprintf(body, "{\"error\": \"%s\"}", esc);
+    free(esc);
+    return reply(c, code, body);
+}
+
+static void count(server *s, unsigned *field, int delta)
+{
+    pthread_mutex_lock(&s->stats_lock);
+    *field = (unsigned)((int)*field + delta);
+    pthread_mutex_unlock(&s->stats_lock);
+}
+
+static const serve_key *find_key(const server *s, const char *name)
+{
+    if (!name)
+        return s->nkeys == 1 ? &s->keys[0] : NULL;
+    for (size_t i = 0; i < s->nkeys; i++)
+        if (strcmp(s->keys[i].name, name) == 0)
+            return &s->keys[i];
+    return NULL;
+}
+
+/* A proof's HTTP status: a witness the key refuses is the client's error. */
+static unsigned status_code(hpr_status st)
+{
+    switch (st) {
+    case HPR_ERR_FORMAT:
+    case HPR_ERR_WITNESS_LENGTH:
+    case HPR_ERR_INVALID_ARGUMENT:
+    case HPR_ERR_SCALAR_OUT_OF_RANGE: return 400;
+    default: return 500;
+    }
+}
+
+static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request *r)
+{
+    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
+    const serve_key *k = find_key(s, name);
+    hpr_groth16_proof proof;
+    char detail[600], *pj = NULL, *uj = NULL;
+    if (!k && !name)
+        return reply_error(c, 400, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
+    if (!k)
+        return reply_error(c, 404, "no zkey named '%s' (see GET /status)", name);
+    count(s, &s->waiting, 1);
+    pthread_mutex_lock(&s->prove_lock);
+    count(s, &s->waiting, -1);
+    count(s, &s->running, 1);
+    hpr_status st = hpr_groth16_prove(s->ctx, k->prover, r->body ? r->body : (const unsigned char *)"", r->len, &proof);
+    if (st == HPR_OK && s->verify && (st = hpr_groth16_verify(s->ctx, k->prover, &proof)) != HPR_OK)
+        hpr_groth16_proof_free(&proof);
+    snprintf(detail, sizeof detail, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
+             hpr_ctx_error_detail(s->ctx));
+    count(s, &s->running, -1);
+    pthread_mutex_unlock(&s->prove_lock);
+    pthread_mutex_lock(&s->stats_lock);
+    if (st == HPR_OK)
+        s->served++;
+    else
+        s->failed++;
+    pthread_mutex_unlock(&s->stats_lock);
+    if (st != HPR_OK)
+        return reply_error(c, status_code(st), "%s", detail);
+    st = hpr_groth16_proof_json(&proof, &pj, &uj);
+    hpr_groth16_proof_free(&proof);
+    char *body = st == HPR_OK ? malloc(strlen(pj) + strlen(uj) + 32) : NULL;
+    if (body)
+        sprintf(body, "{\"proof\": %s, \"public\": %s}", pj, uj);
+    free(pj);
+    free(uj);
+    return body ? reply(c, 200, body) : reply_error(c, 500, "formatting the proof: %s", hpr_status_str(st));
+}
+
+/* {"zkeys": [...], "devices": [...], "threads": T, "queue": {...}, "served": N, "failed": N} */
+static enum MHD_Result status(server *s, struct MHD_Connection *c)
+{
+    size_t cap = 4096 + 512 * (s->nkeys + HPR_REPORT_MAX_DEVICES), used = 0;
+    char *body = malloc(cap);
+    if (!body)
+        return MHD_NO;
+    used += (size_t)snprintf(body + used, cap - used, "{\"zkeys\": [");
+    for (size_t i = 0; i < s->nkeys; i++) {
+        size_t dom, vars, pub;
+        char *name = json_escape(s->keys[i].name);
+        hpr_groth16_prover_sizes(s->keys[i].prover, &dom, &vars, &pub);
+        used += (size_t)snprintf(body + used, cap - used,
+                                 "%s{\"name\": \"%s\", \"curve\": \"%s\", \"domain_size\": %zu, \"n_vars\": %zu, "
+                                 "\"n_public\": %zu}",
+                                 i ? ", " : "", name ? name : "", cli_curve_name(hpr_groth16_prover_curve(s->keys[i].prover)),
+                                 dom, vars, pub);
+        free(name);
+    }
+    used += (size_t)snprintf(body + used, cap - used, "], \"devices\": [");
+    for (size_t i = 0; i < s->ndevices; i++)
+        used += (size_t)snprintf(body + used, cap - used, "%s\"%s\"", i ? ", " : "", s->devices[i]);
+    pthread_mutex_lock(&s->stats_lock);
+    snprintf(body + used, cap - used,
+             "], \"threads\": %u, \"queue\": {\"running\": %u, \"waiting\": %u}, \"served\": %llu, \"failed\": %llu, "
+             "\"max_request\": %zu}",
+             s->threads, s->running, s->waiting, s->served, s->failed, s->max_request);
+    pthread_mutex_unlock(&s->stats_lock);
+    return reply(c, 200, body);
+}
+
+/* Collects the body (up to max_request bytes: the rest is dropped and the answer is 413). */
+static void take_upload(const server *s, request *r, const char *data, size_t len)
+{
+    if (r->too_large || len > s->max_request - r->len) {
+        r->too_large = 1;
+        return;
+    }
+    if (r->len + len > r->cap) {
+        size_t cap = r->cap ? r->cap : 65536;
+        while (cap < r->len + len)
+            cap *= 2;
+        unsigned char *b = realloc(r->body, cap);
+        if (!b) {
+            r->too_large = 1;
+            return;
+        }
+        r->body = b;
+        r->cap = cap;
+    }
+    memcpy(r->body + r->len, data, len);
+    r->len += len;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    server *s = cls;
+    request *r = *con_cls;
+    (void)version;
+    if (!r) { /* the headers: the body, if any, comes in the next calls */
+        if (!(r = calloc(1, sizeof *r)))
+            return MHD_NO;
+        *con_cls = r;
+        const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (length && strcmp(url, "/prove") == 0 && strtoull(length, NULL, 10) > s->max_request)
+            return reply_error(c, 413, "the body has %s bytes, over the server's limit of %zu", length,
+                               s->max_request);
+        return MHD_YES;
+    }
+    if (strcmp(url, "/prove") == 0 && strcmp(method, "POST") == 0) {
+        if (*upload_size) {
+            take_upload(s, r, upload, *upload_size);
+            *upload_size = 0;
+            return MHD_YES;
+        }
+        if (r->too_large)
+            return reply_error(c, 413, "the body is over the server's limit of %zu bytes", s->max_request);
+        return prove(s, c, r);
+    }
+    if (strcmp(url, "/status") == 0 && strcmp(method, "GET") == 0)
+        return status(s, c);
+    if (strcmp(url, "/prove") == 0 || strcmp(url, "/status") == 0)
+        return reply_error(c, 405, "%s does not take %s (POST /prove, GET /status)", url, method);
+    return reply_error(c, 404, "no such path '%s' (POST /prove, GET /status)", url);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    request *r = *con_cls;
+    (void)cls, (void)c, (void)toe;
+    if (r) {
+        free(r->body);
+        free(r);
+        *con_cls = NULL;
+    }
+}
+
+/* "A.B.C.D:PORT" into addr. */
+static int parse_listen(const char *s, struct sockaddr_in *addr)
+{
+    char host[64];
+    const char *colon = strrchr(s, ':');
+    unsigned long long port;
+    if (!colon || (size_t)(colon - s) >= sizeof host || cli_parse_uint(colon + 1, 0, 65535, &port) != 0)
+        return -1;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    memset(addr, 0, sizeof *addr);
+    addr->sin_family = AF_INET;
+    addr->sin_port = htons((uint16_t)port);
+    return inet_pton(AF_INET, host, &addr->sin_addr) == 1 ? 0 : -1;
+}
+
+/* "NAME=FILE", or FILE named by its file name without ".zkey": the name into out, the path
+ * returned. A name is letters, digits, '_', '-' and '.'. */
+static const char *key_name(const char *arg, char *out, size_t len)
+{
+    const char *eq = strchr(arg, '='), *path = eq ? eq + 1 : arg;
+    const char *slash = strrchr(path, '/'), *base = eq ? arg : slash ? slash + 1 : path;
+    size_t n = eq ? (size_t)(eq - arg) : strlen(base);
+    if (!eq && n > 5 && strcmp(base + n - 5, ".zkey") == 0)
+        n -= 5;
+    snprintf(out, len, "%.*s", (int)n, base);
+    for (const char *c = out; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("_-.", *c)))
+            return NULL;
+    return out[0] ? path : NULL;
+}
+
+static int open_keys(server *s, const char *const *args, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        serve_key *k = &s->keys[s->nkeys];
+        const char *path = key_name(args[i], k->name, sizeof k->name);
+        if (!path)
+            return cli_usage_error("serve ", "--zkey '%s': a name is letters, digits, '_', '-' and '.'", args[i]);
+        if (find_key(s, k->name) && s->nkeys)
+            return cli_usage_error("serve ", "two zkeys are named '%s': name them with --zkey NAME=FILE", k->name);
+        hpr_status st = hpr_groth16_prover_create(s->ctx, path, &k->prover);
+        if (st != HPR_OK)
+            return cli_status_error(path, st, s->ctx);
+        s->nkeys++;
+    }
+    return 0;
+}
+
+/* The devices for /status (JSON-escaped): "cpu", then each OpenCL device "cl:P.D NAME". */
+static void list_devices(server *s)
+{
+    snprintf(s->devices[0], sizeof s->devices[0], "cpu");
+    s->ndevices = 1;
+    for (unsigned i = 0, n = hpr_device_count(s->ctx); i < n && s->ndevices <= HPR_REPORT_MAX_DEVICES; i++) {
+        hpr_device_info info;
+        char *name;
+        if (hpr_device_get_info(s->ctx, i, &info) != HPR_OK || !(name = json_escape(info.name)))
+            continue;
+        snprintf(s->devices[s->ndevices++], sizeof s->devices[0], "%s %.200s%s", info.id, name,
+                 info.usable ? "" : " (unusable)");
+        free(name);
+    }
+    s->threads = hpr_ctx_threads(s->ctx);
+}
+
+/* Serves until SIGINT or SIGTERM. */
+static int run(server *s, const struct sockaddr_in *addr)
+{
+    sigset_t stop;
+    int sig;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL); /* the server's threads inherit the mask */
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request, s,
+        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300, MHD_OPTION_END);
+    if (!d)
+        return cli_error("cannot listen on %s:%u (in use, or not an address of this machine)",
+                         inet_ntoa(addr->sin_addr), (unsigned)ntohs(addr->sin_port));
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    printf("hyprove: serving on http://%s:%u with %zu zkey(s)\n", inet_ntoa(addr->sin_addr),
+           info ? (unsigned)info->port : (unsigned)ntohs(addr->sin_port), s->nkeys);
+    fflush(stdout);
+    sigwait(&stop, &sig);
+    MHD_stop_daemon(d);
+    printf("hyprove: stopped (%s); %llu proofs served, %llu failed\n", sig == SIGINT ? "SIGINT" : "SIGTERM", s->served,
+           s->failed);
+    return CLI_EXIT_OK;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
+    size_t npaths = 0;
+    unsigned long long max_request = 256ull << 20;
+    server s;
+    struct sockaddr_in addr;
+    int rc;
+    memset(&s, 0, sizeof s);
+    s.verify = cli_take_flag(&argc, argv, "--verify");
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i], **slot = strcmp(opt, "--listen") == 0        ? &listen
+                                            : strcmp(opt, "--max-request") == 0 ? &max_s
+                                            : strcmp(opt, "--devices") == 0     ? &devices
+                                            : strcmp(opt, "--threads") == 0     ? &threads_s
+                                            : strcmp(opt, "--cpu-tier") == 0    ? &tier
+                                                                                : NULL;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            fputs(serve_help, stdout);
+            return CLI_EXIT_OK;
+        }
+        if (strcmp(opt, "--zkey") == 0) {
+            if (npaths == SERVE_MAX_KEYS)
+                return cli_usage_error("serve ", "at most %d zkeys", SERVE_MAX_KEYS);
+            slot = &paths[npaths++];
+        }
+        if (!slot)
+            return cli_usage_error("serve ", "unknown %s '%s'", opt[0] == '-' ? "option" : "argument", opt);
+        if (i + 1 >= argc)
+            return cli_usage_error("serve ", "option %s needs a value", opt);
+        if (*slot)
+            return cli_usage_error("serve ", "option %s given twice", opt);
+        *slot = argv[++i];
+    }
+    if (!npaths || !listen)
+        return cli_usage_error("serve ", "expected --zkey FILE and --listen ADDR:PORT");
+    if (parse_listen(listen, &addr) != 0)
+        return cli_usage_error("serve ", "--listen '%s' is not an IPv4 ADDR:PORT (e.g. 127.0.0.1:8080)", listen);
+    if (max_s && cli_parse_uint(max_s, 64, 1ull << 40, &max_request) != 0)
+        return cli_usage_error("serve ", "--max-request '%s' is not a byte count from 64 to 2^40", max_s);
+    s.max_request = (size_t)max_request;
+    if ((rc = cli_groth16_ctx(devices, threads_s, tier, "serve ", &s.ctx)) != 0)
+        return rc;
+    pthread_mutex_init(&s.prove_lock, NULL);
+    pthread_mutex_init(&s.stats_lock, NULL);
+    rc = open_keys(&s, paths, npaths);
+    list_devices(&s);
+    if (rc == 0)
+        rc = run(&s, &addr);
+    for (size_t i = 0; i < s.nkeys; i++)
+        hpr_groth16_prover_destroy(s.keys[i].prover);
+    hpr_ctx_destroy(s.ctx);
+    pthread_mutex_destroy(&s.prove_lock);
+    pthread_mutex_destroy(&s.stats_lock);
+    return rc;
+}
+
+#else
+
+int cmd_serve(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(serve_help, stdout);
+            return CLI_EXIT_OK;
+        }
+    return cli_error("this hyprove was built without libmicrohttpd: install libmicrohttpd-dev "
+                     "(scripts/install-deps.sh does) and rebuild to get `hyprove serve`");
+}
+
+#endif

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""`hyprove serve` on the loopback address, as a client would use it.
+
+Starts the server with two zkeys (BN254 bn128_2e10 and BLS12-381 bls12381_2e12) on
+127.0.0.1 port 0 and a 1 MB request limit, then: GET /status lists both; POST /prove for
+each zkey answers a proof that snarkjs accepts, with public.json equal to snarkjs's; a proof
+without ?zkey= (two loaded), an unknown zkey, a garbage body, a witness of another length, a
+body over the limit, a wrong method and an unknown path get their 4xx and a JSON error; four
+concurrent requests all succeed (they queue, and /status, answering meanwhile, counts them) and their proofs verify;
+SIGTERM stops the server with exit status 0. Without libmicrohttpd the command must say so.
+
+usage: serve_test.py HYPROVE SNARKJS FIXTURES_DIR
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+
+HYPROVE, SNARKJS, FIXTURES = sys.argv[1:4]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def request(base, path, data=None, method=None):
+    req = urllib.request.Request(base + path, data=data, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=600) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except (urllib.error.URLError, ConnectionError) as e:
+        return 0, str(e)
+
+
+def error_of(body):
+    try:
+        return json.loads(body).get("error", "")
+    except ValueError:
+        return ""
+
+
+def snarkjs_accepts(fixture, body, out, tag):
+    answer = json.loads(body)
+    proof, public = os.path.join(out, tag + ".proof.json"), os.path.join(out, tag + ".public.json")
+    json.dump(answer["proof"], open(proof, "w"))
+    json.dump(answer["public"], open(public, "w"))
+    r = subprocess.run([SNARKJS, "groth16", "verify", os.path.join(fixture, "verification_key.json"), public, proof],
+                       capture_output=True, text=True, timeout=600)
+    want = json.load(open(os.path.join(fixture, "public.json")))
+    return r.returncode == 0 and "OK" in r.stdout and answer["public"] == want
+
+
+def main():
+    bn, bls = os.path.join(FIXTURES, "bn128_2e10"), os.path.join(FIXTURES, "bls12381_2e12")
+    help_text = subprocess.run([HYPROVE, "serve", "--help"], capture_output=True, text=True).stdout
+    check("POST /prove" in help_text, "serve --help describes the requests")
+    r = subprocess.run([HYPROVE, "serve", "--zkey", os.path.join(bn, "circuit.zkey"), "--listen", "not-an-address"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "--listen" in r.stderr, f"a bad --listen is refused ({r.stderr.strip()})")
+    r = subprocess.run([HYPROVE, "serve", "--zkey", os.path.join(bn, "circuit.zkey"), "--zkey",
+                        os.path.join(bls, "circuit.zkey"), "--listen", "127.0.0.1:0"], capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 2 and "NAME=FILE" in r.stderr, f"two zkeys of one name are refused ({r.stderr.strip()})")
+    proc = subprocess.Popen([HYPROVE, "serve", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--zkey",
+                             "bls=" + os.path.join(bls, "circuit.zkey"), "--listen", "127.0.0.1:0", "--max-request", "1000000",
+                             "--devices", "cpu", "--verify"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    check("serving on http://127.0.0.1:" in line, f"the server says where it listens ({line.strip()})")
+    if "http://" not in line:
+        proc.kill()
+        print(proc.stderr.read())
+        return 1
+    base = line.split()[3]
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            code, body = request(base, "/status")
+            st = json.loads(body) if code == 200 else {}
+            names = [k["name"] for k in st.get("zkeys", [])]
+            curves = [k["curve"] for k in st.get("zkeys", [])]
+            check(code == 200 and names == ["bn", "bls"] and curves == ["bn254", "bls12-381"]
+                  and st.get("devices", [""])[0] == "cpu", f"GET /status lists the two zkeys ({body[:200]})")
+            wt_bn = open(os.path.join(bn, "witness.wtns"), "rb").read()
+            wt_bls = open(os.path.join(bls, "witness.wtns"), "rb").read()
+            key_bn, key_bls = "bn", "bls"
+            wt_edge = open(os.path.join(FIXTURES, "edge_pub", "witness.wtns"), "rb").read()
+            code, body = request(base, f"/prove?zkey={key_bn}", wt_bn)
+            check(code == 200 and snarkjs_accepts(bn, body, out, "bn"), f"POST /prove (BN254): snarkjs accepts it "
+                                                                        f"({code} {error_of(body)})")
+            code, body = request(base, f"/prove?zkey={key_bls}", wt_bls)
+            check(code == 200 and snarkjs_accepts(bls, body, out, "bls"), f"POST /prove (BLS12-381): snarkjs accepts "
+                                                                          f"it ({code} {error_of(body)})")
+            for path, data, method, want, needle, what in [
+                ("/prove", wt_bn, None, 400, "zkey", "no ?zkey= with two loaded"),
+                ("/prove?zkey=nope", wt_bn, None, 404, "nope", "an unknown zkey"),
+                (f"/prove?zkey={key_bn}", b"garbage", None, 400, "", "a garbage body"),
+                (f"/prove?zkey={key_bls}", wt_bn, None, 400, "prime", "a witness of the other curve"),
+                (f"/prove?zkey={key_bn}", wt_edge, None, 400, "nVars", "a witness of another length"),
+                (f"/prove?zkey={key_bn}", b"\0" * 1000001, None, 413, "limit", "a body over --max-request"),
+                ("/prove", None, "GET", 405, "POST", "GET /prove"),
+                ("/nowhere", None, "GET", 404, "nowhere", "an unknown path"),
+            ]:
+                code, body = request(base, path, data, method)
+                err = error_of(body)
+                check(code == want and err != "" and needle in err, f"{what}: {want} with a JSON error ({code} {err})")
+            results, seen = [None] * 4, []
+
+            def worker(i):
+                results[i] = request(base, f"/prove?zkey={key_bls}", wt_bls)
+            threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+            for t in threads:
+                t.start()
+            while any(t.is_alive() for t in threads):  # /status answers while proofs run and wait
+                code, body = request(base, "/status")
+                if code == 200:
+                    q = json.loads(body)["queue"]
+                    seen.append(q["running"] + q["waiting"])
+            for t in threads:
+                t.join()
+            check(all(c == 200 for c, _ in results), f"four concurrent requests all answer 200 ({[c for c, _ in results]})")
+            check(all(c == 200 and snarkjs_accepts(bls, b, out, f"c{i}") for i, (c, b) in enumerate(results)),
+                  "snarkjs accepts the four concurrent proofs")
+            check(len(seen) > 0 and max(seen) >= 1 and max(seen) <= 4,
+                  f"GET /status answers during the proofs and counts them in its queue (seen {sorted(set(seen))})")
+            code, body = request(base, "/status")
+            st = json.loads(body) if code == 200 else {}
+            check(st.get("served") == 6 and st.get("failed") == 3 and st.get("queue") == {"running": 0, "waiting": 0},
+                  f"/status counts 6 proofs served, 3 refused witnesses and an empty queue ({body[-160:]})")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            rc = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = -1
+    check(rc == 0, f"SIGTERM stops the server with exit 0 (rc {rc})")
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
