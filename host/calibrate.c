@@ -8,6 +8,7 @@
  * three timed runs of the first 2^k points on that device alone; the median gives points/s
  * (transfers included for OpenCL devices, as the scheduler sees them). The NTT: columns of
  * 2^k elements, as many as make 2^16 elements (one above), forward, natural orders.
+ * Each calibration is one tracked call for progress and cancellation (host/progress.h).
  */
 #include "msm_engine.h"
 #include "speeds.h"
@@ -62,6 +63,18 @@ static hpr_status timed_median(hpr_ctx *ctx, hpr_status (*run)(hpr_ctx *ctx, voi
     return st;
 }
 
+/* The progress units of a calibration (host/progress.h: one tracked call whose MSMs or NTTs
+ * add into it): a warm-up and CALIBRATION_RUNS runs of each size (sizes above the maximum
+ * are refused before any run). */
+static uint64_t calibration_units(const unsigned *log_n, size_t count, uint64_t (*size_units)(unsigned log_n))
+{
+    uint64_t units = 0;
+    for (size_t i = 0; i < count; i++)
+        if (log_n[i] <= MAX_CALIBRATION_LOG_N)
+            units += (CALIBRATION_RUNS + 1) * size_units(log_n[i]);
+    return units;
+}
+
 /* The shared steps: arguments, the device's key, the inputs, each size measured and stored in
  * the profile (written once, atomically). */
 static hpr_status calibrate_sizes(hpr_ctx *ctx, const char *device, calibration *cal, void *self,
@@ -97,8 +110,12 @@ static hpr_status calibrate_sizes(hpr_ctx *ctx, const char *device, calibration 
         if (per_s)
             per_s[i] = speed;
     }
+    if (prof->malformed) /* set after the measurements, whose calls clear the notice */
+        snprintf(ctx->notice, sizeof ctx->notice,
+                 "calibration profile: %u malformed line(s) dropped when it was rewritten, the first: %.400s",
+                 prof->malformed, prof->first_error);
     if (profile_store(prof, dir) != 0)
-        st = ctx_fail(ctx, HPR_ERR_IO, "cannot write the profile %s/profile.json", dir);
+        st = ctx_fail(ctx, HPR_ERR_IO, "cannot write the profile %s/" PROFILE_FILE, dir);
 out:
     cal->release(self);
     free(prof);
@@ -149,6 +166,11 @@ static void msm_release(void *self)
     free(mc->scalars);
 }
 
+static uint64_t msm_size_units(unsigned log_n)
+{
+    return progress_msm_units((size_t)1 << log_n, 1);
+}
+
 hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
                          double *points_per_s)
 {
@@ -157,7 +179,9 @@ hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, cons
     if (!msm_g1_ops(curve))
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
     msm_calibration mc = {{speed_curve_label(curve), msm_prepare, msm_measure, msm_release}, curve, NULL, NULL, 0, NULL};
-    return calibrate_sizes(ctx, device, &mc.cal, &mc, log_n, count, MAX_CALIBRATION_LOG_N, points_per_s);
+    progress_begin(ctx, "calibrate", calibration_units(log_n, count, msm_size_units));
+    return progress_end(ctx, calibrate_sizes(ctx, device, &mc.cal, &mc, log_n, count, MAX_CALIBRATION_LOG_N,
+                                             points_per_s));
 }
 
 /* ---- the NTT ---- */
@@ -217,6 +241,13 @@ static void ntt_release(void *self)
     free(nc->work);
 }
 
+/* ntt_measure's batch: columns of 2^log_n, as many as make NTT_CALIBRATION_ELEMENTS. */
+static uint64_t ntt_size_units(unsigned log_n)
+{
+    size_t n = (size_t)1 << log_n;
+    return progress_ntt_units(n < NTT_CALIBRATION_ELEMENTS ? NTT_CALIBRATION_ELEMENTS / n : 1, log_n);
+}
+
 hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
                              double *elements_per_s)
 {
@@ -227,5 +258,6 @@ hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, 
     unsigned max = hpr_field_two_adicity(field) < MAX_CALIBRATION_LOG_N ? hpr_field_two_adicity(field)
                                                                          : MAX_CALIBRATION_LOG_N;
     ntt_calibration nc = {{speed_field_label(field), ntt_prepare, ntt_measure, ntt_release}, field, NULL, NULL, 0, 0, NULL};
-    return calibrate_sizes(ctx, device, &nc.cal, &nc, log_n, count, max, elements_per_s);
+    progress_begin(ctx, "calibrate", calibration_units(log_n, count, ntt_size_units));
+    return progress_end(ctx, calibrate_sizes(ctx, device, &nc.cal, &nc, log_n, count, max, elements_per_s));
 }

@@ -18,6 +18,10 @@ void hpr_config_default(hpr_config *cfg)
     cfg->threads = 0;
     cfg->devices = NULL;
     cfg->cpu_tier = NULL;
+    cfg->progress = NULL;
+    cfg->progress_user = NULL;
+    cfg->progress_interval_s = 0;
+    cfg->cancel = NULL;
 }
 
 const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx)
@@ -50,6 +54,7 @@ hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
     if (!ctx)
         return HPR_ERR_OUT_OF_MEMORY;
     knobs_read(&ctx->knobs);
+    progress_init(&ctx->progress, cfg);
     if ((st = cpu_tier_choose(cfg->cpu_tier ? cfg->cpu_tier : ctx->knobs.cpu_tier, &ctx->cpu_tier)) != HPR_OK)
         goto out;
     snprintf(ctx->device, sizeof ctx->device, "%s", devices);

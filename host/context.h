@@ -10,6 +10,7 @@
 #define HOST_CONTEXT_H
 
 #include "hyprove.h"
+#include "progress.h"
 #include "runtime/base/cpu_features.h"
 #include "runtime/base/rt_check.h"
 #include "runtime/base/rt_pool.h"
@@ -48,6 +49,7 @@ struct hpr_ctx {
     ntt_twiddle_cache *ntt_cache; /* NULL until the first NTT */
     hpr_bases *bases;             /* the live bases made with this context (host/resident.h) */
     uint64_t g16_owner;           /* the prover whose bases the devices hold (host/groth16_prove.c) */
+    progress_state progress;      /* the running call's progress and cancellation (host/progress.h) */
 };
 
 /* Fills k from the environment (host/knobs.c). */

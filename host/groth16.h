@@ -63,13 +63,25 @@ typedef struct {
 /* The phase of task t (G16_TASK_H: HPR_G16_H). */
 hpr_groth16_phase g16_task_phase(const g16_work *work, int t);
 
+/* The progress name of a phase ("witness", "h", "msm A", ..., "assemble"). */
+const char *g16_phase_name(hpr_groth16_phase phase);
+
+/* The progress units of one proof with zk (host/progress.h): the witness (G16 units a value,
+ * added by the caller once it is parsed), h (its two NTT batches, added by the NTTs, and the
+ * host's steps around them, g16_h_extra_units), the five MSMs and the blinding's small MSMs
+ * (added by the MSMs). */
+uint64_t g16_progress_units(const zkey_file *zk);
+uint64_t g16_witness_units(const zkey_file *zk);
+uint64_t g16_h_extra_units(const zkey_file *zk);
+
 /* Closes the phase that started at ph->t: its time, the devices of the context's last run
  * report (with_devices; "cpu" or the context's OpenCL device without a report) and the
  * context's notice, joined to ph->notices; the next phase starts now. */
 void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices);
 
 /* Task t of work (0 <= t < G16_TASKS): g16_h into work->h, or the MSM work->msm[t], on
- * device (NULL: the context's default; G2 always on the CPU); a failed MSM's detail names it. */
+ * device (NULL: the context's default; G2 always on the CPU); a failed MSM's detail names it.
+ * Sets the progress phase, checks for a cancel first (HPR_ERR_CANCELLED), adds its units. */
 RT_MUST_CHECK hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device);
 
 /* The tasks one after another on the context's device (G2: the CPU), h first, then the MSMs

@@ -21,6 +21,8 @@
  * fails puts its task back for the CPU (the device is marked unusable, the notice names it):
  * the proof never changes, since every device gives the same bits for an MSM. Invalid points
  * found by a device fail the proof as on the CPU.
+ * Cancellation: each worker checks before it takes a task (an MSM already on a device runs to
+ * its end); the CPU's tasks check again (g16_run_task) and its MSMs per tile.
  * Why whole MSMs and not tiles: the five MSMs are independent and similar in size, so whole
  * tasks keep every device busy without splitting a window grid five ways; the one-MSM
  * hybrid split (host/msm_hybrid.c) is what "all" gives a single MSM.
@@ -192,6 +194,8 @@ static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
     cl_points pts = {m->points, m->n, m->key, m->owner};
     cl_msm_result r = cl_msm(g->ctx->cl, dev, dev_msm_variant(g->work->zk->curve, m->group), ops, &pts, 0, m->scalars,
                              m->n, 0, m->out, &bad, &kind, NULL, why);
+    if (r == CL_MSM_OK)
+        progress_add(g->ctx, progress_msm_units(m->n, ops->degree));
     pthread_mutex_lock(&g->lock);
     if (r == CL_MSM_OK) {
         finish_task(g, t, runner, dev->id, rt_now_seconds() - t0);
@@ -213,7 +217,7 @@ static void *device_main(void *arg)
     graph *g = dw->g;
     char why[CL_DETAIL_LEN];
     pthread_mutex_lock(&g->lock);
-    while (g->error == HPR_OK && device_work_left(g)) {
+    while (g->error == HPR_OK && device_work_left(g) && !progress_cancelled(g->ctx)) { /* cancel: the CPU reports it */
         int t = pick_msm(g, 1, dw->runner);
         if (t < 0) {
             pthread_cond_wait(&g->changed, &g->lock);
@@ -222,6 +226,7 @@ static void *device_main(void *arg)
         g->tasks[t].state = RUNNING;
         g->tasks[t].runner = dw->runner;
         g->tasks[t].started = rt_now_seconds();
+        progress_phase(g->ctx, g16_phase_name(g16_task_phase(g->work, t)));
         pthread_mutex_unlock(&g->lock);
         int failed = device_msm(g, dw->dev, dw->runner, t, why) != 0;
         pthread_mutex_lock(&g->lock);
@@ -245,6 +250,12 @@ static void cpu_worker(graph *g)
 {
     pthread_mutex_lock(&g->lock);
     while (g->error == HPR_OK && !all_done(g)) {
+        if (progress_cancelled(g->ctx)) { /* the devices stop before their next task */
+            g->error = progress_fail(g->ctx);
+            g->bad_task = -1;
+            pthread_cond_broadcast(&g->changed);
+            break;
+        }
         int t = pick_for_cpu(g);
         if (t < 0) {
             pthread_cond_wait(&g->changed, &g->lock);

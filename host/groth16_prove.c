@@ -13,6 +13,8 @@
  * context's device is "all" and an OpenCL device can join, else as phases in order
  * (host/groth16_work.c). Each blinding sum is one small MSM of the large MSM's result and the
  * key's points, on the CPU, so no separate scalar multiplication code exists.
+ * Progress and cancellation: each entry point is one tracked call (host/progress.h) over the
+ * phases' units (g16_progress_units), checked before the witness, each task and the blinding.
  * Thread safety: the prover is only read; all per-proof state lives on the stack, the heap
  * and the caller's context.
  */
@@ -163,7 +165,10 @@ hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, cons
         st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for %u h scalars", zk->domain_size);
         goto out;
     }
-    if ((st = run_work(&ph, &work)) != HPR_OK ||
+    if ((st = run_work(&ph, &work)) != HPR_OK)
+        goto out;
+    progress_phase(ctx, g16_phase_name(HPR_G16_ASSEMBLE));
+    if ((st = progress_check(ctx)) != HPR_OK ||
         (st = assemble(ctx, zk, proof, msm[0], msm[1], msm_b2, msm[2], msm[3], r, s)) != HPR_OK ||
         (st = copy_publics(ctx, zk, w, proof)) != HPR_OK)
         goto out;
@@ -239,6 +244,7 @@ static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, co
     hpr_status st = wtns_parse(ctx, data, len, name, g16_prover_zkey(prover), &w);
     if (st != HPR_OK)
         return st;
+    progress_add(ctx, g16_witness_units(g16_prover_zkey(prover)));
     st = prove_parsed(ctx, prover, &w, t0, proof);
     wtns_free(&w);
     if (st != HPR_OK)
@@ -246,12 +252,24 @@ static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, co
     return st;
 }
 
+/* The proof as one tracked call (host/progress.h), its first phase the witness. */
+static void progress_begin_proof(hpr_ctx *ctx, const hpr_groth16_prover *prover)
+{
+    progress_begin(ctx, "groth16 prove", g16_progress_units(g16_prover_zkey(prover)));
+    progress_phase(ctx, g16_phase_name(HPR_G16_WITNESS));
+}
+
 hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
                              hpr_groth16_proof *proof)
 {
     double t0 = rt_now_seconds();
     hpr_status st = check_prove_args(ctx, prover, wtns, proof);
-    return st != HPR_OK ? st : prove_bytes(ctx, prover, wtns, wtns_len, "witness", t0, proof);
+    if (st != HPR_OK)
+        return st;
+    progress_begin_proof(ctx, prover);
+    if ((st = progress_check(ctx)) == HPR_OK)
+        st = prove_bytes(ctx, prover, wtns, wtns_len, "witness", t0, proof);
+    return progress_end(ctx, st);
 }
 
 hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
@@ -263,13 +281,15 @@ hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover
     hpr_status st = check_prove_args(ctx, prover, wtns_path, proof);
     if (st != HPR_OK)
         return st;
+    progress_begin_proof(ctx, prover);
     int err = rt_read_file(wtns_path, &data, &len);
     if (err != 0)
-        return ctx_fail(ctx, HPR_ERR_IO, "cannot read the witness '%s': %s", wtns_path,
-                        err == EISDIR ? "not a regular file" : strerror(err));
-    st = prove_bytes(ctx, prover, data, len, wtns_path, t0, proof);
+        st = ctx_fail(ctx, HPR_ERR_IO, "cannot read the witness '%s': %s", wtns_path,
+                      err == EISDIR ? "not a regular file" : strerror(err));
+    else if ((st = progress_check(ctx)) == HPR_OK)
+        st = prove_bytes(ctx, prover, data, len, wtns_path, t0, proof);
     free(data);
-    return st;
+    return progress_end(ctx, st);
 }
 
 void hpr_groth16_proof_free(hpr_groth16_proof *proof)

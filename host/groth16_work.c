@@ -8,6 +8,9 @@
  * under "all"). In order, the phases run one
  * after another; each records its time and the devices that took its points, from the run
  * report the MSM or NTT call left on the context.
+ * Progress (host/progress.h): a proof is one tracked call whose total is the sum of its
+ * phases' units (g16_progress_units); each task names its phase and checks for a cancel
+ * before it starts, and its MSMs and NTTs add their own units.
  * Why a file of its own: the graph runs on the CPU the same tasks as the phases in order,
  * and must not call the file that chooses between the two (host/groth16_prove.c); both take
  * them from here.
@@ -22,6 +25,40 @@
 hpr_groth16_phase g16_task_phase(const g16_work *work, int t)
 {
     return t == G16_TASK_H ? HPR_G16_H : work->msm[t].phase;
+}
+
+const char *g16_phase_name(hpr_groth16_phase phase)
+{
+    static const char *names[HPR_G16_PHASES] = {"witness", "h", "msm A", "msm B1", "msm B2", "msm C", "msm H", "assemble"};
+    return (unsigned)phase < HPR_G16_PHASES ? names[phase] : "";
+}
+
+/* Progress weights beside the NTTs' and MSMs' own units (per witness value, per row of the
+ * domain), rough shares of a proof's time: reading and checking the witness, and h's
+ * evaluations (every coefficient entry scanned), products and final combination. */
+#define G16_WITNESS_UNITS 4
+#define G16_H_UNITS_PER_ROW 16
+
+uint64_t g16_witness_units(const zkey_file *zk)
+{
+    return (uint64_t)zk->n_vars * G16_WITNESS_UNITS;
+}
+
+uint64_t g16_h_extra_units(const zkey_file *zk)
+{
+    return (uint64_t)zk->domain_size * G16_H_UNITS_PER_ROW;
+}
+
+uint64_t g16_progress_units(const zkey_file *zk)
+{
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < zk->domain_size)
+        log_n++;
+    uint64_t h = 2 * progress_ntt_units(3, log_n) + g16_h_extra_units(zk); /* g16_h: two batches of a, b, c */
+    uint64_t msms = 2 * progress_msm_units(zk->n_vars, 1) + progress_msm_units(zk->n_vars, 2) +
+                    progress_msm_units(zk->n_vars - zk->n_public - 1, 1) + progress_msm_units(zk->domain_size, 1);
+    uint64_t blinding = 2 * progress_msm_units(3, 1) + progress_msm_units(3, 2) + progress_msm_units(5, 1);
+    return g16_witness_units(zk) + h + msms + blinding;
 }
 
 /* "cpu 62%, cl:0.0 38%" from the context's report of the last call ("cpu" without one). */
@@ -78,9 +115,15 @@ static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const
 
 hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device)
 {
-    if (t == G16_TASK_H)
-        return g16_h(ctx, work->zk, work->w, work->h, device);
-    return run_msm(ctx, work->zk->curve, &work->msm[t], device);
+    hpr_status st;
+    progress_phase(ctx, g16_phase_name(g16_task_phase(work, t)));
+    if ((st = progress_check(ctx)) != HPR_OK)
+        return st;
+    if (t != G16_TASK_H)
+        return run_msm(ctx, work->zk->curve, &work->msm[t], device);
+    if ((st = g16_h(ctx, work->zk, work->w, work->h, device)) == HPR_OK)
+        progress_add(ctx, g16_h_extra_units(work->zk));
+    return st;
 }
 
 hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work)

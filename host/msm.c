@@ -3,7 +3,8 @@
  * checked, the device chosen ("cpu", "cl:P.D", or "all" through the hybrid scheduler,
  * msm_hybrid.c), and a failing OpenCL device's MSM redone on the CPU (msm_cpu_job.c) with a
  * notice, so that the answer never changes silently. G1 and G2 alike: an OpenCL device runs
- * G2 with the G1 kernels over Fq2 (kernels_cl/curve_select.h).
+ * G2 with the G1 kernels over Fq2 (kernels_cl/curve_select.h). Each call is tracked for
+ * progress and cancellation (host/progress.h), unless a proof or calibration tracks it.
  */
 #include "devices.h"
 #include "msm_engine.h"
@@ -62,6 +63,8 @@ static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, 
     hpr_status st;
     if (dev && n > 0) {
         st = msm_on_device(ctx, dev, curve, group, ops, pts, scalars, n, out, opts);
+        if (st == HPR_OK) /* one kernel run: its units at once */
+            progress_add(ctx, progress_msm_units(n, ops->degree));
         if (st != HPR_ERR_DEVICE) {
             report_single(ctx, dev->id, n, rt_now_seconds() - t0);
             return st;
@@ -99,7 +102,12 @@ hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_po
 {
     const msm_curve_ops *ops;
     hpr_status st = check_msm_args(ctx, curve, group, pts->host, scalars, n, out, opts, &ops);
-    return st != HPR_OK ? st : msm_dispatch(ctx, curve, group, ops, pts, scalars, n, out, opts);
+    if (st != HPR_OK)
+        return st;
+    progress_begin(ctx, "msm", progress_msm_units(n, ops->degree)); /* within a proof: its units */
+    if ((st = progress_check(ctx)) == HPR_OK)
+        st = msm_dispatch(ctx, curve, group, ops, pts, scalars, n, out, opts);
+    return progress_end(ctx, st);
 }
 
 hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,

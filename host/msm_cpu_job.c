@@ -12,6 +12,9 @@
  * into tiles (point chunks x window groups, see msm_cpu.h) and run them with the ones-sums on
  * the pool; (5) add the partial window sums in tile order, combine the windows (Horner), add
  * the ones, normalise. Large arrays are on huge pages (runtime/base/rt_mem.h).
+ * Progress and cancellation (host/progress.h): each decode block adds its share of an eighth
+ * of the MSM's units, each tile its cells' share of the rest; a tile that finds the call
+ * cancelled does nothing, and the run then fails with HPR_ERR_CANCELLED.
  * Every sum is formed in a fixed order and the output is affine, so the result is identical
  * for every thread count and every tiling.
  *
@@ -39,6 +42,9 @@
 #define MAX_DIGITS ((size_t)1 << 28)
 
 struct msm_cpu_job {
+    hpr_ctx *ctx;                 /* progress and cancellation (host/progress.h) */
+    uint64_t units;               /* the MSM's progress units: 1/8 decoding, the rest the tiles */
+    double cell_units;            /* units of one (list point, window) of a tile */
     const msm_curve_ops *ops;
     const msm_cpu_kernel *kernel; /* the tile kernel of the context's CPU tier */
     const unsigned char *in_points;
@@ -124,6 +130,7 @@ static void decode_task(void *arg, size_t block, unsigned worker)
     (void)worker;
     block_range(block, job->n, &begin, &end);
     job->first_bad[block] = SIZE_MAX;
+    progress_add(job->ctx, (uint64_t)((double)job->units / 8 * (double)(end - begin) / (double)job->n));
     if (!job->decoded && job->kernel && job->kernel->check_points && usable_in_place(job->in_points)) {
         size_t bad = job->kernel->check_points(job->in_points, begin, end, &job->bad_kind[block]);
         if (bad < end)
@@ -149,6 +156,8 @@ static void tile_task(void *arg, size_t t, unsigned worker)
     const msm_curve_ops *ops = job->ops;
     unsigned ntiles = pc->point_chunks * pc->window_groups;
     size_t b, e;
+    if (progress_cancelled(job->ctx)) /* msm_cpu_job_run fails */
+        return;
     if (t >= ntiles) {
         unsigned i = (unsigned)(t - ntiles);
         split_range(pc->o1 - pc->o0, pc->ones_chunks, i, &b, &e);
@@ -165,6 +174,7 @@ static void tile_task(void *arg, size_t t, unsigned worker)
     tile.w_end = pc->w0 + (unsigned)e;
     job->kernel->tile(pc->partials + ((size_t)chunk * pc->nw + b) * ops->xyzz_size, &job->input, &tile, job->c,
                       job->scratch + (size_t)worker * job->scratch_bytes);
+    progress_add(job->ctx, (uint64_t)(job->cell_units * (double)(tile.end - tile.begin) * (tile.w_end - tile.w_begin)));
 }
 
 /* One block of the list: its points in the kernel's form and its digits of every window. */
@@ -363,6 +373,10 @@ static hpr_status alloc_inputs(hpr_ctx *ctx, msm_job *job, const void *points, c
 static hpr_status prepare_list(hpr_ctx *ctx, msm_job *job)
 {
     plan_windows(job);
+    if (job->ngeneral) /* the tiles' share of the units (all of it at once when there are no tiles) */
+        job->cell_units = (double)(job->units - job->units / 8) / ((double)job->ngeneral * job->nwindows);
+    else
+        progress_add(ctx, job->units - job->units / 8);
     job->scratch_bytes = (job->kernel->scratch_size(job->c, job->ngeneral) + 63) & ~(size_t)63;
     job->scratch = rt_alloc_large((size_t)job->threads * job->scratch_bytes);
     if (job->kernel->prepared_size && job->ngeneral)
@@ -385,6 +399,8 @@ hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const voi
     *out = NULL;
     if (!job)
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: out of memory", n);
+    job->ctx = ctx;
+    job->units = progress_msm_units(n, ops->degree);
     job->ops = ops;
     job->kernel = msm_kernel_for(ops, ctx->cpu_tier);
     job->n = n;
@@ -394,7 +410,7 @@ hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const voi
         job->opts = *opts;
     if ((st = alloc_inputs(ctx, job, points, scalars)) == HPR_OK &&
         (st = prepare_scalars(ctx, job, scalars, job->scalar_copy, job->general, job->ones)) == HPR_OK &&
-        (st = prepare_points(ctx, job)) == HPR_OK) {
+        (st = prepare_points(ctx, job)) == HPR_OK && (st = progress_check(ctx)) == HPR_OK) {
         drop_infinity(job, job->general);
         st = prepare_list(ctx, job);
     }
@@ -437,12 +453,20 @@ hpr_status msm_cpu_job_run(hpr_ctx *ctx, msm_job *job, unsigned w0, unsigned w1,
         goto out;
     }
     rt_pool_run(ctx->pool, (size_t)pc.point_chunks * pc.window_groups + pc.ones_chunks, tile_task, &pc);
+    if ((st = progress_check(ctx)) != HPR_OK) /* tiles were skipped */
+        goto out;
     combine_piece(&pc, sums, result);
 out:
     free(pc.partials);
     free(pc.ones_partials);
     free(sums);
     return st;
+}
+
+void msm_cpu_job_progress(msm_job *job, unsigned w0, unsigned w1, size_t p0, size_t p1)
+{
+    size_t l0 = list_lower_bound(job->general, job->ngeneral, p0), l1 = list_lower_bound(job->general, job->ngeneral, p1);
+    progress_add(job->ctx, (uint64_t)(job->cell_units * (double)(l1 - l0) * (w1 - w0)));
 }
 
 hpr_status msm_on_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars, size_t n,

@@ -44,9 +44,13 @@ unsigned msm_cpu_job_window_bits(const msm_cpu_job *job);
 unsigned msm_cpu_job_windows(const msm_cpu_job *job);
 /* result (XYZZ of ops) = sum over windows w in [w0, w1) of 2^(c w) * sum over points i in
  * [p0, p1) of d_w(k_i) * P_i, d_w the Booth digit of window w (msm_impl.h). Contracts
- * (checked in Debug): w0 < w1 <= windows, p0 <= p1 <= n. Only fails for memory. */
+ * (checked in Debug): w0 < w1 <= windows, p0 <= p1 <= n. Fails for memory, or with
+ * HPR_ERR_CANCELLED when the call is cancelled (host/progress.h: its tiles then do nothing). */
 RT_MUST_CHECK hpr_status msm_cpu_job_run(hpr_ctx *ctx, msm_cpu_job *job, unsigned w0, unsigned w1, size_t p0,
                                          size_t p1, void *result);
+/* Adds to the call's progress the units of windows [w0, w1) over points [p0, p1) of job that
+ * another device computed (msm_cpu_job_run adds its own). Same contracts as msm_cpu_job_run. */
+void msm_cpu_job_progress(msm_cpu_job *job, unsigned w0, unsigned w1, size_t p0, size_t p1);
 void msm_cpu_job_free(msm_cpu_job *job);
 
 /* The MSM over every usable device (hybrid scheduler), points [0, n) of pts. Arguments

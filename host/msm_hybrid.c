@@ -34,6 +34,9 @@
  * Speeds: from the calibration profile (hpr_calibrate) at the size of an even share, else
  * probed by each device's first tile.
  * Below HYBRID_MIN_POINTS points the CPU runs alone.
+ * Cancellation: each device checks before each piece of its tiles (the CPU's pieces also
+ * before each of their tasks) and stops the job as an input error would; the OpenCL pieces
+ * add their progress units when they return, the CPU's as their tasks end.
  * HPR_SCHED_TILES=MIN,PROBE[,BLOCKS[,C]] (items; for tests) sets the tile sizes, the blocks per
  * window and the window bits, and lifts that threshold.
  */
@@ -156,6 +159,10 @@ static int run_tile(void *impl, sched_range r, void *result, char *detail, size_
         grid_piece pc = next_piece(td->grid, &j, r.end);
         if (pc.p0 == pc.p1)
             continue;
+        if (progress_cancelled(td->ctx)) {
+            snprintf(detail, detail_len, "cancelled");
+            return 1; /* the job stops; run_grid says why */
+        }
         if (!td->dev) {
             if (msm_cpu_job_run(td->ctx, td->job, pc.w0, pc.w1, pc.p0, pc.p1, piece) != HPR_OK) {
                 snprintf(detail, detail_len, "cpu: %s", hpr_ctx_error_detail(td->ctx));
@@ -163,6 +170,8 @@ static int run_tile(void *impl, sched_range r, void *result, char *detail, size_
             }
         } else if (opencl_piece(td, pc, piece, detail, detail_len) != 0) {
             return -1;
+        } else {
+            msm_cpu_job_progress(td->job, pc.w0, pc.w1, pc.p0, pc.p1);
         }
         ops->xyzz_add(acc, acc, piece);
     }
@@ -260,7 +269,7 @@ static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev
     /* the report counts a device's items as the points they are worth */
     report_fill(ctx, run_devs, ndev, reps, (double)g->n / (double)items, rt_now_seconds() - t0);
     if (rc > 0)
-        st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s", why);
+        st = progress_cancelled(ctx) ? progress_fail(ctx) : ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s", why);
     else if (rc < 0)
         st = ctx_fail(ctx, HPR_ERR_DEVICE, "%s", why);
     else

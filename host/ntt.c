@@ -19,6 +19,9 @@
  * a rate-r LDE is r transforms of the input's size, not one of r times its size.
  * Why this order: every element is checked (< p, the first bad index named) before anything
  * is written, so a refused call leaves the caller's data as it was.
+ * Progress and cancellation (host/progress.h): hpr_ntt and hpr_ntt_lde are tracked calls;
+ * every step of every column adds its units (progress_ntt_units) and is preceded by a check,
+ * the last one before the conversion back, so a cancelled hpr_ntt leaves data as it was.
  */
 #include "ntt_internal.h"
 #include "decimal.h"
@@ -138,6 +141,7 @@ static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *w
         memcpy(saved, work, pl->columns * col_bytes);
         if (cl_ntt_columns(ctx->cl, pl->dev, &job, work, pl->columns, tw->tw, why) == 0) {
             free(saved);
+            progress_add(ctx, (uint64_t)pl->columns * pl->n * pl->log_n); /* one kernel run: at once */
             return HPR_OK;
         }
         memcpy(work, saved, pl->columns * col_bytes);
@@ -149,9 +153,34 @@ static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *w
         snprintf(ctx->notice, sizeof ctx->notice, "%s is unusable (%.400s); the NTT was computed on the CPU instead",
                  pl->dev->id, pl->dev->failure);
     }
-    for (size_t c = 0; c < pl->columns; c++)
+    for (size_t c = 0; c < pl->columns; c++) {
+        if (progress_cancelled(ctx))
+            return progress_fail(ctx);
         ntt_butterflies_on_cpu(ctx, pl, work + c * col_bytes, tw);
+    }
     return HPR_OK;
+}
+
+/* Per column of work, the host's steps before the butterflies, then the butterflies, then
+ * the host's steps after (shift_dir, w_dir, n_inv: the plan's constants in its direction),
+ * each step of each column after a cancellation check (HPR_ERR_CANCELLED) and adding its
+ * progress units (progress_ntt_units: one per element and step). */
+static hpr_status transform_columns(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const ntt_tables *tw,
+                                    const void *shift_dir, const void *w_dir, const void *n_inv)
+{
+    size_t col_bytes = pl->n * pl->ops->elem_bytes;
+    hpr_status st = HPR_OK;
+    for (size_t c = 0; c < pl->columns && (st = progress_check(ctx)) == HPR_OK; c++) {
+        ntt_before_butterflies(ctx, pl, work + c * col_bytes, shift_dir, w_dir);
+        progress_add(ctx, pl->n);
+    }
+    if (st != HPR_OK || (st = progress_check(ctx)) != HPR_OK || (st = butterflies(ctx, pl, work, tw, w_dir)) != HPR_OK)
+        return st;
+    for (size_t c = 0; c < pl->columns && (st = progress_check(ctx)) == HPR_OK; c++) {
+        ntt_after_butterflies(ctx, pl, work + c * col_bytes, shift_dir, n_inv);
+        progress_add(ctx, pl->n);
+    }
+    return st;
 }
 
 /* What run_plan's data hold before and after. */
@@ -198,7 +227,6 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT of %zu x 2^%u elements: out of memory", pl->columns,
                         pl->log_n);
     }
-    size_t col_bytes = pl->n * ops->elem_bytes;
     if (!internal_form && (bad = ntt_convert(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
         free(work);
         free(first_bad);
@@ -206,17 +234,19 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
                         "element %zu is not below the modulus p of %s (elements are canonical little-endian)", bad,
                         ops->name);
     }
-    for (size_t c = 0; c < pl->columns; c++)
-        ntt_before_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &w_dir);
-    hpr_status st = butterflies(ctx, pl, work, &tw, &w_dir);
-    for (size_t c = 0; c < pl->columns && st == HPR_OK; c++)
-        ntt_after_butterflies(ctx, pl, work + c * col_bytes, &shift_dir, &n_inv);
+    if (internal_form) /* no conversion in (the LDE's load was the caller's): its units at once */
+        progress_add(ctx, total);
+    hpr_status st = transform_columns(ctx, pl, work, &tw, &shift_dir, &w_dir, &n_inv);
+    if (st == HPR_OK) /* the last check: a cancelled hpr_ntt leaves data as it was */
+        st = progress_check(ctx);
     if (!internal_form) {
         if (st == HPR_OK)
             ntt_convert(ctx, pl, data, work, 1, first_bad);
         free(work);
     } else if (form == DATA_INTERNAL_IN_ONLY && st == HPR_OK) {
         ntt_convert(ctx, pl, data, data, 1, first_bad); /* element by element: in place */
+    } else if (st == HPR_OK) {
+        progress_add(ctx, total); /* no conversion out */
     }
     free(first_bad);
     return st;
@@ -233,7 +263,10 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
         return st;
     if (!data)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "data must not be NULL");
-    return run_plan(ctx, &pl, data, DATA_CANONICAL);
+    progress_begin(ctx, "ntt", progress_ntt_units(pl.columns, pl.log_n));
+    if ((st = progress_check(ctx)) == HPR_OK)
+        st = run_plan(ctx, &pl, data, DATA_CANONICAL);
+    return progress_end(ctx, st);
 }
 
 hpr_status ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
@@ -249,6 +282,22 @@ hpr_status ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void
     if (pl.row_major || pl.ops->elem_bytes != 32)
         return ctx_fail(ctx, HPR_ERR_INTERNAL, "ntt_internal_form: 256-bit fields, column-major only");
     return run_plan(ctx, &pl, data, DATA_INTERNAL);
+}
+
+/* The LDE of pl (checked; pl->lde_log_rate set) from in (columns of n coefficients) into out:
+ * the coefficients checked (HPR_ERR_ELEMENT_OUT_OF_RANGE naming the first >= p, out
+ * untouched), loaded into out, transformed there. */
+static hpr_status run_lde(hpr_ctx *ctx, const ntt_plan *pl, const unsigned char *in, unsigned char *out, size_t n)
+{
+    size_t bad = ntt_first_out_of_range_on_pool(ctx, pl->ops, in, n * pl->columns);
+    if (bad == SIZE_MAX)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "LDE of %zu x 2^%u coefficients: out of memory", pl->columns,
+                        pl->log_n - pl->lde_log_rate);
+    if (bad < n * pl->columns)
+        return ctx_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE, "coefficient %zu is not below the modulus p of %s", bad,
+                        pl->ops->name);
+    ntt_lde_load(ctx, pl, in, out, n);
+    return run_plan(ctx, pl, out, DATA_INTERNAL_IN_ONLY);
 }
 
 hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
@@ -271,14 +320,9 @@ hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned r
     hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, columns, 0, "cpu"};
     if ((st = make_plan(ctx, field, log_n + log_rate, &opts, &pl)) != HPR_OK)
         return st;
-    size_t n = (size_t)1 << log_n, bad;
-    if ((bad = ntt_first_out_of_range_on_pool(ctx, ops, in, n * pl.columns)) == SIZE_MAX)
-        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "LDE of %zu x 2^%u coefficients: out of memory", pl.columns,
-                        log_n);
-    if (bad < n * pl.columns)
-        return ctx_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE, "coefficient %zu is not below the modulus p of %s", bad,
-                        ops->name);
     pl.lde_log_rate = log_rate;
-    ntt_lde_load(ctx, &pl, in, out, n);
-    return run_plan(ctx, &pl, out, DATA_INTERNAL_IN_ONLY);
+    progress_begin(ctx, "ntt lde", progress_ntt_units(pl.columns, pl.log_n));
+    if ((st = progress_check(ctx)) == HPR_OK)
+        st = run_lde(ctx, &pl, in, out, (size_t)1 << log_n);
+    return progress_end(ctx, st);
 }

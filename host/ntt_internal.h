@@ -103,7 +103,7 @@ RT_MUST_CHECK int ntt_primitive_root(const ntt_field_ops *ops, const void *g, un
 RT_MUST_CHECK size_t ntt_first_out_of_range_on_pool(hpr_ctx *ctx, const ntt_field_ops *ops,
                                                     const unsigned char *data, size_t count);
 
-/* data <-> work for pl's columns, on the pool. back = 0: the canonical elements of data
+/* data <-> work for pl's columns, on the pool, a progress unit per element. back = 0: the canonical elements of data
  * (column-major, or row-major when pl->row_major) checked and converted into work in the
  * internal form, column-major; returns the first index of data >= p, or SIZE_MAX if none
  * (work is unspecified when one is found). back = 1: work back into data, canonical, in the
@@ -134,7 +134,7 @@ cl_ntt_job ntt_butterfly_stage(const ntt_plan *pl);
 void ntt_before_butterflies(hpr_ctx *ctx, const ntt_plan *pl, void *a, const void *shift, const void *w);
 
 /* The butterfly stage (ntt_butterfly_stage) of one column a (internal form) on the CPU's
- * pool, with tw->cpu; for an LDE, one DIF per segment. */
+ * pool, with tw->cpu; for an LDE, one DIF per segment. Adds n log_n progress units (host/progress.h). */
 void ntt_butterflies_on_cpu(hpr_ctx *ctx, const ntt_plan *pl, void *a, const ntt_tables *tw);
 
 /* The host's steps of one column a (internal form) after its butterflies: inverse only,

@@ -107,6 +107,7 @@ size_t ntt_first_out_of_range_on_pool(hpr_ctx *ctx, const ntt_field_ops *ops, co
 /* ---- (2), (4) conversions ---- */
 
 typedef struct {
+    hpr_ctx *ctx;       /* the progress of the call (a unit per element) */
     const ntt_plan *pl;
     unsigned char *data, *work;
     int back;           /* 0: data -> work (checked), 1: work -> data */
@@ -124,6 +125,7 @@ static void convert_task(void *arg, size_t t, unsigned worker)
     size_t b = t * NTT_CONVERT_CHUNK, e = b + NTT_CONVERT_CHUNK < total ? b + NTT_CONVERT_CHUNK : total;
     (void)worker;
     cj->first_bad[t] = SIZE_MAX;
+    progress_add(cj->ctx, e - b);
     if (!pl->row_major) {
         size_t good;
         if (cj->back)
@@ -145,7 +147,7 @@ size_t ntt_convert(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsign
                    size_t *first_bad)
 {
     size_t tasks = (pl->n * pl->columns + NTT_CONVERT_CHUNK - 1) / NTT_CONVERT_CHUNK, bad = SIZE_MAX;
-    convert_job cj = {pl, data, work, back, first_bad};
+    convert_job cj = {ctx, pl, data, work, back, first_bad};
     rt_pool_run(ctx->pool, tasks, convert_task, &cj);
     for (size_t t = 0; t < tasks; t++)
         bad = first_bad[t] < bad ? first_bad[t] : bad;
@@ -253,8 +255,12 @@ void ntt_butterflies_on_cpu(hpr_ctx *ctx, const ntt_plan *pl, void *a, const ntt
     if (job.dit)
         pl->ops->dit(ctx->pool, a, pl->n, tw->cpu);
     else
-        for (size_t t = 0; t < segments; t++)
+        for (size_t t = 0; t < segments; t++) {
             pl->ops->dif(ctx->pool, (unsigned char *)a + t * seg * pl->ops->elem_bytes, seg, tw->cpu);
+            progress_add(ctx, (uint64_t)seg * pl->log_n);
+        }
+    if (job.dit)
+        progress_add(ctx, (uint64_t)pl->n * pl->log_n);
     if (job.bitrev_after)
         pl->ops->bitrev(ctx->pool, a, pl->n);
 }

@@ -15,6 +15,8 @@
  * sub-NTTs is a batch of columns dealt as above (calibrated, probed, a failed tile redone
  * elsewhere); the sub-NTTs use the plan's twiddle table (a table serves every smaller size).
  * Exact arithmetic: the same field elements, so the same bits as one device.
+ * Progress and cancellation: each tile checks first (a cancel stops the scheduler's job) and
+ * adds its columns' butterfly units when done (host/progress.h).
  * Cost and why: the three transposes and the twist are host work on the pool added to the
  * transform; they pay only when a device other than the CPU's cores takes part (below
  * 2^FOUR_STEP_MIN_LOG one device is faster than three transposes; see ntt_four_step_pays).
@@ -46,6 +48,10 @@ static int column_tile(void *impl, sched_range r, void *result, char *detail, si
     unsigned char *cols = cd->work + r.begin * col_bytes;
     char why[CL_DETAIL_LEN];
     (void)result;
+    if (progress_cancelled(cd->ctx)) {
+        snprintf(detail, detail_len, "cancelled");
+        return 1; /* the job stops; ntt_columns_on_every_device says why */
+    }
     if (!cd->dev) {
         for (size_t c = 0; c < r.end - r.begin; c++)
             ntt_butterflies_on_cpu(cd->ctx, cd->pl, cols + c * col_bytes, cd->tw);
@@ -58,10 +64,12 @@ static int column_tile(void *impl, sched_range r, void *result, char *detail, si
         snprintf(why, sizeof why, "no host memory for a copy of %zu columns", r.end - r.begin);
     else
         memcpy(copy, cols, bytes);
-    if (copy && (rc = cl_ntt_columns(cd->ctx->cl, cd->dev, &job, copy, r.end - r.begin, cd->tw->tw, why)) == 0)
+    if (copy && (rc = cl_ntt_columns(cd->ctx->cl, cd->dev, &job, copy, r.end - r.begin, cd->tw->tw, why)) == 0) {
         memcpy(cols, copy, bytes);
-    else
+        progress_add(cd->ctx, (uint64_t)(r.end - r.begin) * cd->pl->n * cd->pl->log_n);
+    } else {
         snprintf(detail, detail_len, "%s: %s", cd->dev->id, why);
+    }
     free(copy);
     return rc == 0 ? 0 : -1;
 }
@@ -99,6 +107,8 @@ hpr_status ntt_columns_on_every_device(hpr_ctx *ctx, const ntt_plan *pl, unsigne
     report_fill(ctx, run_devs, ndev, reps, (double)pl->n, rt_now_seconds() - t0);
     free(results);
     free(tiles);
+    if (rc > 0) /* only a cancel stops the job */
+        return progress_fail(ctx);
     return rc == 0 ? HPR_OK : ctx_fail(ctx, HPR_ERR_DEVICE, "NTT columns: %s", why);
 }
 

@@ -50,6 +50,9 @@ static double profile_lookup(hpr_ctx *ctx, const char *device, const char *label
     if (!prof)
         return 0;
     profile_load(prof, dir);
+    if (prof->malformed)
+        snprintf(ctx->notice, sizeof ctx->notice, "calibration profile: %u malformed line(s) not used, the first: %.400s",
+                 prof->malformed, prof->first_error);
     speed = profile_speed(prof, key, label, log_n);
     free(prof);
     return speed;
@@ -57,10 +60,14 @@ static double profile_lookup(hpr_ctx *ctx, const char *device, const char *label
 
 double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n)
 {
+    if (ctx)
+        ctx->notice[0] = '\0'; /* a malformed profile line is this call's notice */
     return profile_lookup(ctx, device, speed_curve_label(curve), log_n);
 }
 
 double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n)
 {
+    if (ctx)
+        ctx->notice[0] = '\0'; /* a malformed profile line is this call's notice */
     return profile_lookup(ctx, device, speed_field_label(field), log_n);
 }

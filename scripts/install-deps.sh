@@ -5,7 +5,7 @@
 # --aarch64: what scripts/test-aarch64.sh needs instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(cmake gcc make pkg-config python3 clang check libsubunit-dev libgmp-dev libmicrohttpd-dev
+packages=(cmake gcc make pkg-config python3 python3-matplotlib clang check libsubunit-dev libgmp-dev libmicrohttpd-dev
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd oclgrind nodejs)
 aarch64=0
 if [ "${1:-}" = --aarch64 ]; then # scripts/test-aarch64.sh: the cross compiler, the emulator, arm64 oracles

@@ -81,6 +81,18 @@ def expect_error(name, res, code, *needles):
         check(name + " (names %r)" % needle, needle in res.stderr, res.stderr)
 
 
+META_KEYS = {"hyprove_version", "date", "hostname", "cpu_model", "cpu_tier", "cores", "threads", "opencl_devices"}
+
+
+def bench_records(fh):
+    """The records of a bench JSON file, after checking its envelope: schema, version, command
+    and run metadata (README: "JSON output")."""
+    doc = json.load(fh)
+    check("bench json envelope", doc.get("schema") == "hyprove-bench" and doc.get("schema_version") == 1
+          and doc.get("command", "").startswith("bench ") and META_KEYS <= set(doc.get("meta", {})), doc)
+    return doc.get("records", [])
+
+
 def json_point(pt):
     return ["0", "1", "0"] if pt is None else [str(pt[0]), str(pt[1]), "1"]
 
@@ -170,7 +182,7 @@ def test_random_and_bench(tmp):
     res = run("bench", "msm", "--curve", "bn254,bls12-381", "--log-n", "4,6", "--repeat", "2", "--json", jpath)
     check("bench runs", res.returncode == 0 and "median_ms" in res.stdout, res.stderr)
     with open(jpath) as fh:
-        recs = json.load(fh)
+        recs = bench_records(fh)
     check("bench records", len(recs) == 4, recs)
     keys = {"op", "curve", "log_n", "device", "threads", "repeat", "median_ms", "min_ms", "ns_per_point"}
     check("bench record keys", all(keys <= set(r) for r in recs), recs)
@@ -189,7 +201,7 @@ def test_random_and_bench(tmp):
     res = run("bench", "msm", "--curve", "bn254", "--group", "g2", "--log-n", "5", "--repeat", "2", "--json", jpath)
     check("bench G2 runs", res.returncode == 0, res.stderr)
     with open(jpath) as fh:
-        recs = json.load(fh)
+        recs = bench_records(fh)
     check("bench G2 records", len(recs) == 1 and recs[0]["group"] == "g2", recs)
     expect_error("msm bad group", run("msm", "--curve", "bn254", "--group", "g3", "--log-n", "4"), 2, "--group", "g3")
     pdir = os.path.join(tmp, "g2")
@@ -229,7 +241,7 @@ def test_opencl(tmp):
     res = run("bench", "msm", "--curve", "bn254", "--log-n", "6", "--repeat", "1", "--device", "cl:0.0", "--json", jpath)
     check("bench on cl:0.0", res.returncode == 0 and "cl:0.0" in res.stdout, res.stdout + res.stderr)
     with open(jpath) as fh:
-        recs = json.load(fh)
+        recs = bench_records(fh)
     check("bench json names the device", len(recs) == 1 and recs[0]["device"] == "cl:0.0", recs)
     hybrid_env = {"POCL_MAX_PTHREAD_COUNT": "1"}
     jpath = os.path.join(tmp, "bench-hybrid.json")
@@ -237,7 +249,7 @@ def test_opencl(tmp):
               "--devices", "cpu,cl:0.0,all", "--json", jpath, env=hybrid_env)
     check("bench --devices cpu,cl:0.0,all", res.returncode == 0 and "hybrid_eff" in res.stdout, res.stdout + res.stderr)
     with open(jpath) as fh:
-        recs = json.load(fh)
+        recs = bench_records(fh)
     check("bench hybrid records", [r["device"] for r in recs] == ["cpu", "cl:0.0", "all"], recs)
     check("hybrid_efficiency only on the all record",
           "hybrid_efficiency" not in recs[0] and "hybrid_efficiency" not in recs[1]
@@ -321,7 +333,7 @@ def test_ntt(tmp):
     res = run("bench", "ntt", "--field", "babybear,goldilocks", "--log-n", "4,6", "--repeat", "1", "--json", jpath)
     check("bench ntt", res.returncode == 0 and "ns/butterfly" in res.stdout, res.stdout + res.stderr)
     with open(jpath) as fh:
-        recs = json.load(fh)
+        recs = bench_records(fh)
     check("bench ntt json", [(r["field"], r["log_n"]) for r in recs] ==
           [("babybear", 4), ("babybear", 6), ("goldilocks", 4), ("goldilocks", 6)]
           and all(r["median_ms"] > 0 and r["ns_per_butterfly"] > 0 for r in recs), recs)
@@ -333,7 +345,7 @@ def test_ntt(tmp):
               "--devices", "cpu,cl:0.0,all", "--json", jpath)
     check("bench ntt --devices", res.returncode == 0, res.stdout + res.stderr)
     with open(jpath) as fh:
-        recs = json.load(fh)
+        recs = bench_records(fh)
     check("bench ntt devices json", [r["device"] for r in recs] == ["cpu", "cl:0.0", "all"], recs)
     expect_error("bench ntt lde on a device", run("bench", "ntt", "--lde", "2", "--device", "cl:0.0"), 2, "--lde")
     expect_error("bench ntt device and devices", run("bench", "ntt", "--device", "cpu", "--devices", "cpu"), 2,

@@ -99,15 +99,46 @@ START_TEST(calibration_is_stored_per_device_and_survives_a_corrupt_profile)
     hpr_ctx *one = test_ctx("cpu", 1);
     ck_assert_double_eq(hpr_calibrated_speed(one, "cpu", HPR_CURVE_BN254, 10), 0);
     hpr_ctx_destroy(one);
-    /* garbage in the profile is ignored, and the next calibration rewrites it */
-    snprintf(path, sizeof path, "%s/profile.json", dir);
-    FILE *f = fopen(path, "w");
+    /* a malformed line is not used and is reported (the notice names the file, the line and
+     * why); a reformatted but valid line is read; the next calibration rewrites the file */
+    double before = hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 8);
+    snprintf(path, sizeof path, "%s/profile.jsonl", dir);
+    FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
-    fputs("[\n  {\"key\": \"cpu|trunc", f);
+    char good[1024];
+    ck_assert_ptr_nonnull(fgets(good, sizeof good, f));
+    fclose(f);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("\n", f); /* blank: skipped */
+    fputs("{\"key\": \"cpu|trunc\n", f);
     fclose(f);
     ck_assert_double_eq(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 10), 0);
+    ck_assert_msg(strstr(hpr_ctx_notice(ctx), "profile.jsonl line 2: an unterminated string") != NULL, "%s",
+                  hpr_ctx_notice(ctx));
+    f = fopen(path, "w"); /* the saved record with its members reordered and respaced */
+    ck_assert_ptr_nonnull(f);
+    const char *k = strstr(good, "\"key\": \""), *kend = strstr(good, "\", \"curve\"");
+    ck_assert(k && kend);
+    fprintf(f, "  { \"points_per_s\" : %.1f ,\"log_n\":%u, \"extra\": [1], ", before, 8u);
+    fclose(f);
+    ck_assert_double_eq(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 10), 0);
+    ck_assert_msg(strstr(hpr_ctx_notice(ctx), "line 1") != NULL, "%s", hpr_ctx_notice(ctx));
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "  { \"points_per_s\" : %.1f ,\"log_n\":%u, \"note\": \"x\", \"curve\" : \"bn254\", %.*s}\n", before, 8u,
+            (int)(kend + 1 - k), k);
+    fclose(f);
+    ck_assert_double_eq_tol(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 8), before, 0.1);
+    ck_assert_str_eq(hpr_ctx_notice(ctx), "");
+    f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fputs("[1, 2]\n", f);
+    fclose(f);
     ck_assert_int_eq(hpr_calibrate(ctx, "cpu", HPR_CURVE_BN254, sizes, 1, NULL), HPR_OK);
+    ck_assert_msg(strstr(hpr_ctx_notice(ctx), "dropped") != NULL, "%s", hpr_ctx_notice(ctx));
     ck_assert(hpr_calibrated_speed(ctx, "cpu", HPR_CURVE_BN254, 8) > 0);
+    ck_assert_str_eq(hpr_ctx_notice(ctx), "");
     hpr_ctx_destroy(ctx);
     snprintf(path, sizeof path, "rm -rf %s", dir);
     ck_assert_int_eq(system(path), 0);

@@ -6,20 +6,44 @@
 
 #include "cli_util.h"
 
+#include <stdio.h>
+
+/* How an option takes its values (cli_args.c). */
+typedef enum {
+    CLI_ONCE = 0, /* "--name VALUE" at most once: *value gets it */
+    CLI_LIST,     /* a comma-separated list: repeats accumulate ("--log-n 10 --log-n 12" = "10,12") */
+    CLI_FLAG,     /* no value: *flag set to 1; twice is an error */
+    CLI_EACH      /* repeatable: each value in order into each[0..cap), *count of them */
+} cli_opt_kind;
+
 typedef struct {
     const char *name;   /* "--curve" */
-    const char **value; /* receives the argument */
+    const char **value; /* CLI_ONCE, CLI_LIST: receives the argument (NULL before: not given) */
+    cli_opt_kind kind;
+    int *flag;          /* CLI_FLAG */
+    const char **each;  /* CLI_EACH: cap slots, *count used */
+    size_t cap, *count;
 } cli_opt;
 
-/* Parses argv[1..argc) as "--name VALUE" or "--name=VALUE" against opts; --help/-h prints
- * help to stdout. Returns -1 when parsing succeeded and the command should run, otherwise
- * the exit code to return (0 after --help, CLI_EXIT_USAGE after an error). */
-int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts);
-/* The same, with up to max_pos positional arguments anywhere among the options (before, after
- * or between them; after "--" every argument is positional) collected into pos, their number
- * in *npos. More than max_pos is a usage error. */
+#define CLI_OPT(name, value) {name, value, CLI_ONCE, NULL, NULL, 0, NULL}
+#define CLI_OPT_LIST(name, value) {name, value, CLI_LIST, NULL, NULL, 0, NULL}
+#define CLI_OPT_FLAG(name, flag) {name, NULL, CLI_FLAG, flag, NULL, 0, NULL}
+#define CLI_OPT_EACH(name, each, cap, count) {name, NULL, CLI_EACH, NULL, each, cap, count}
+
+/* Parses argv[1..argc) with getopt_long against opts (cli_args.c): options as "--name VALUE"
+ * or "--name=VALUE", positional arguments anywhere among them ("--" ends the options), up to
+ * max_pos of them collected into pos (their number in *npos); --help/-h prints help to stdout.
+ * Returns -1 when parsing succeeded and the command should run, otherwise the exit code to
+ * return (0 after --help or a listing for HPR_LIST_OPTIONS, CLI_EXIT_USAGE after an error). */
 int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
                    const char **pos, int max_pos, int *npos);
+/* Where tables and human-readable results go: stdout, or stderr when a command's JSON or
+ * result output is stdout ("-"), so that the output stays parseable. */
+extern FILE *cli_table;
+/* cli_table set for an output path (NULL: none). */
+void cli_table_for_output(const char *path);
+/* cli_parse_args without positional arguments. */
+int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts);
 
 int cmd_msm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -36,7 +60,8 @@ int cmd_serve(int argc, char **argv);
 /* hyprove-prover (hyprove run under that name): rapidsnark's `prover` command line. */
 int cmd_rapidsnark_prover(int argc, char **argv);
 int cmd_bench_groth16(int argc, char **argv);
-int cmd_default_job(void);
+/* The main job (hyprove with no command); json: also write its MSM table there (or NULL). */
+int cmd_default_job(const char *json);
 /* The main job's Groth16 example (cmd_groth16.c). */
 int cli_example_proof(void);
 

@@ -229,71 +229,6 @@ out:
     return rc;
 }
 
-int cli_output_open(cli_output *o, const char *path)
-{
-    size_t len = strlen(path);
-    int fd;
-    memset(o, 0, sizeof *o);
-    o->path = strdup(path);
-    o->tmp_path = malloc(len + 16);
-    if (!o->path || !o->tmp_path) {
-        cli_output_abort(o);
-        cli_error("out of memory");
-        return -1;
-    }
-    snprintf(o->tmp_path, len + 16, "%s.tmp.XXXXXX", path);
-    fd = mkstemp(o->tmp_path);
-    if (fd < 0) {
-        cli_error("cannot create a temporary file beside '%s': %s", path, strerror(errno));
-        free(o->tmp_path);
-        o->tmp_path = NULL;
-        cli_output_abort(o);
-        return -1;
-    }
-    o->fp = fdopen(fd, "w");
-    if (!o->fp) {
-        close(fd);
-        cli_error("cannot open '%s': %s", o->tmp_path, strerror(errno));
-        cli_output_abort(o);
-        return -1;
-    }
-    return 0;
-}
-
-int cli_output_commit(cli_output *o)
-{
-    FILE *fp = o->fp;
-    int failed = ferror(fp) != 0;
-    o->fp = NULL;
-    failed |= fflush(fp) != 0;
-    failed |= fclose(fp) != 0;
-    if (failed) {
-        cli_error("cannot write '%s': %s", o->path, strerror(errno));
-        cli_output_abort(o);
-        return -1;
-    }
-    if (rename(o->tmp_path, o->path) != 0) {
-        cli_error("cannot rename '%s' to '%s': %s", o->tmp_path, o->path, strerror(errno));
-        cli_output_abort(o);
-        return -1;
-    }
-    free(o->tmp_path);
-    free(o->path);
-    memset(o, 0, sizeof *o);
-    return 0;
-}
-
-void cli_output_abort(cli_output *o)
-{
-    if (o->fp)
-        fclose(o->fp);
-    if (o->tmp_path)
-        unlink(o->tmp_path);
-    free(o->tmp_path);
-    free(o->path);
-    memset(o, 0, sizeof *o);
-}
-
 double cli_now_seconds(void)
 {
     struct timespec ts;
@@ -305,15 +240,4 @@ int cli_compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-int cli_take_flag(int *argc, char **argv, const char *flag)
-{
-    for (int i = 1; i < *argc; i++)
-        if (strcmp(argv[i], flag) == 0) {
-            memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i - 1) * sizeof *argv);
-            (*argc)--;
-            return 1;
-        }
-    return 0;
 }

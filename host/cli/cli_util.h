@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "cli_output.h" /* output files: cli_output_open, _commit, _commit_all, _abort */
 #include "hyprove.h"
 
 #define CLI_EXIT_OK 0
@@ -50,24 +51,9 @@ int cli_parse_device(const char *s, int allow_all);
 int cli_split_list(const char *s, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 
-/* Removes the value-less flag from argv[1..argc) (the option parser takes "--name VALUE"
- * pairs only). Returns 1 if it was there. */
-int cli_take_flag(int *argc, char **argv, const char *flag);
 
 /* Whole file into a malloc'd buffer. Returns 0, or -1 after printing an error naming path. */
 int cli_read_file(const char *path, unsigned char **data, size_t *len);
-
-/* Atomic output: write into a temporary file beside path, then rename over path.
- * cli_output_open returns a FILE* (or NULL after printing an error); cli_output_commit
- * flushes, closes and renames (0) or removes the temporary file and prints an error (-1);
- * cli_output_abort removes it. */
-typedef struct {
-    char *path, *tmp_path;
-    void *fp;
-} cli_output;
-int cli_output_open(cli_output *o, const char *path);
-int cli_output_commit(cli_output *o);
-void cli_output_abort(cli_output *o);
 
 double cli_now_seconds(void);
 int cli_compare_doubles(const void *a, const void *b);

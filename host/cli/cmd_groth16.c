@@ -4,17 +4,17 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_json.h"
+#include "cli_progress.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 static const char *prove_help =
     "usage: hyprove groth16 prove CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json\n"
     "                             [--devices D] [--threads T] [--cpu-tier T] [--report] [--verify]\n"
+    "                             [--json FILE] [--progress]\n"
     "\n"
     "Options may come before, between or after the four files. --verify checks the proof\n"
     "(the pairing equation with the zkey's verification key) before writing it: a proof that\n"
@@ -24,8 +24,11 @@ static const char *prove_help =
     "public.json is an empty array when the circuit has no public signals). r and s come from\n"
     "the OS's random generator. --devices: all (default: the five MSMs dealt to every usable\n"
     "device, the NTTs on the CPU), cpu, or cl:P.D (the MSMs and NTTs there). --report\n"
-    "prints the time of each phase and the devices that computed it. On a terminal, a\n"
-    "progress line shows while a proof takes over a second.\n";
+    "prints the time of each phase and the devices that computed it; --json FILE writes the\n"
+    "same as a JSON record (as bench groth16 --json; - is stdout when neither output is).\n"
+    "--threads T: CPU threads (default: all cores); --cpu-tier T: portable, adx, avx2 or\n"
+    "avx512. On a terminal, a progress line shows while a proof takes over a second;\n"
+    "--progress prints plain progress lines on stderr even when it is not a terminal.\n";
 
 static const char *verify_help =
     "usage: hyprove groth16 verify VERIFICATION_KEY.json PUBLIC.json PROOF.json\n"
@@ -37,17 +40,25 @@ static const char *verify_help =
 
 static const char *bench_help =
     "usage: hyprove bench groth16 CIRCUIT.zkey WITNESS.wtns [--repeat R] [--devices D[,D...]]\n"
-    "                             [--threads T] [--cpu-tier T]\n"
+    "                             [--threads T] [--cpu-tier T] [--json FILE] [--progress]\n"
     "\n"
     "Times whole proofs (the witness file read, h, the five MSMs, the blinding): one warm-up,\n"
     "then R proofs (default 5) per device choice; prints the median of each phase and of the\n"
     "total, and the min total. The prover handle (the mapped zkey) is made once, as a proving\n"
-    "server would.\n";
+    "server would. --devices: cpu (default), all, cl:P.D, or several side by side (cpu,all).\n"
+    "--threads T: CPU threads (default: all cores); --cpu-tier T: portable, adx, avx2 or\n"
+    "avx512. --json FILE: also write a record per device choice as JSON (atomically; - is\n"
+    "stdout, the table then goes to stderr): op groth16, curve, constraints_log_n, n_vars,\n"
+    "n_public, device, cpu_tier, threads, repeat, total_median_ms, total_min_ms, phases (each\n"
+    "phase's median_ms and devices). --progress: progress lines on stderr even when it is\n"
+    "not a terminal.\n";
 
 static const char *phase_names[HPR_G16_PHASES] = {"witness", "h (NTTs)", "msm A", "msm B1", "msm B2 (G2)",
                                                   "msm C", "msm H", "assemble"};
 
-int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd, hpr_ctx **ctx)
+/* cli_groth16_ctx, with the progress display for what (NULL: none, as the server wants). */
+static int groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd,
+                       const char *progress_what, hpr_ctx **ctx)
 {
     hpr_config cfg;
     unsigned long long v = 0;
@@ -60,6 +71,8 @@ int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier
     cfg.threads = (unsigned)v;
     cfg.devices = devices ? devices : "all";
     cfg.cpu_tier = tier;
+    if (progress_what)
+        cli_progress_attach(&cfg, progress_what);
     hpr_status st = hpr_ctx_create(&cfg, ctx);
     if ((st == HPR_ERR_CPU_TIER || st == HPR_ERR_INVALID_ARGUMENT) && tier && hpr_cpu_tier_check(tier, &why) != HPR_OK)
         return cli_error("CPU tier '%s': %s", tier, why);
@@ -68,102 +81,55 @@ int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier
     return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
 }
 
-/* ---- the progress line ---- */
-
-typedef struct {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int done, shown, started;
-    double t0;
-} progress;
-
-static void *progress_main(void *arg)
+int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd, hpr_ctx **ctx)
 {
-    progress *p = arg;
-    pthread_mutex_lock(&p->lock);
-    while (!p->done) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 250000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&p->cond, &p->lock, &until);
-        double elapsed = cli_now_seconds() - p->t0;
-        if (!p->done && elapsed >= 1.0) {
-            fprintf(stderr, "\rhyprove: proving... %.1f s", elapsed);
-            fflush(stderr);
-            p->shown = 1;
-        }
-    }
-    if (p->shown)
-        fprintf(stderr, "\r\033[K");
-    pthread_mutex_unlock(&p->lock);
-    return NULL;
-}
-
-static void progress_start(progress *p)
-{
-    memset(p, 0, sizeof *p);
-    p->t0 = cli_now_seconds();
-    if (!isatty(STDERR_FILENO))
-        return;
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->cond, NULL);
-    p->started = pthread_create(&p->thread, NULL, progress_main, p) == 0;
-}
-
-static void progress_stop(progress *p)
-{
-    if (!p->started)
-        return;
-    pthread_mutex_lock(&p->lock);
-    p->done = 1;
-    pthread_cond_signal(&p->cond);
-    pthread_mutex_unlock(&p->lock);
-    pthread_join(p->thread, NULL);
-    pthread_mutex_destroy(&p->lock);
-    pthread_cond_destroy(&p->cond);
+    return groth16_ctx(devices, threads_s, tier, cmd, NULL, ctx);
 }
 
 /* ---- prove ---- */
 
-static void print_report(const hpr_groth16_report *r)
+static void print_report(const hpr_groth16_report *r, FILE *to)
 {
-    printf("%-12s %10s  %s\n", "phase", "time_ms", "devices");
+    fprintf(to, "%-12s %10s  %s\n", "phase", "time_ms", "devices");
     for (int i = 0; i < HPR_G16_PHASES; i++)
-        printf("%-12s %10.2f  %s\n", phase_names[i], 1e3 * r->seconds[i], r->devices[i]);
-    printf("%-12s %10.2f\n", "total", 1e3 * r->total_s);
+        fprintf(to, "%-12s %10.2f  %s\n", phase_names[i], 1e3 * r->seconds[i], r->devices[i]);
+    fprintf(to, "%-12s %10.2f\n", "total", 1e3 * r->total_s);
 }
 
-/* Both files through temporaries, renamed only when both are written. */
-static int write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path)
+/* Both files as one group (cli_output_commit_all): both written or neither. *human: where
+ * the report goes, stderr when either file is stdout. */
+static int write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path, FILE **human)
 {
     char *pj = NULL, *uj = NULL;
-    cli_output po, uo;
+    cli_output outs[2];
     int rc = CLI_EXIT_FAILURE;
+    memset(outs, 0, sizeof outs);
     hpr_status st = hpr_groth16_proof_json(proof, &pj, &uj);
     if (st != HPR_OK)
         return cli_error("formatting the proof: %s", hpr_status_str(st));
-    if (cli_output_open(&po, proof_path) != 0)
+    if (cli_output_open(&outs[0], proof_path) != 0 || cli_output_open(&outs[1], public_path) != 0)
         goto out;
-    if (cli_output_open(&uo, public_path) != 0) {
-        cli_output_abort(&po);
-        goto out;
-    }
-    fputs(pj, (FILE *)po.fp);
-    fputs(uj, (FILE *)uo.fp);
-    if (cli_output_commit(&po) != 0) {
-        cli_output_abort(&uo);
-        goto out;
-    }
-    rc = cli_output_commit(&uo) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    *human = cli_output_is_stdout(&outs[0]) || cli_output_is_stdout(&outs[1]) ? stderr : stdout;
+    fputs(pj, outs[0].fp);
+    fputs(uj, outs[1].fp);
+    rc = cli_output_commit_all(outs, 2) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 out:
+    cli_output_abort(&outs[0]); /* after a commit or a failed open: nothing to do */
+    cli_output_abort(&outs[1]);
     free(pj);
     free(uj);
     return rc;
+}
+
+/* The outputs (PROOF.json, PUBLIC.json: pos[2], pos[3]; and json when given) different files,
+ * none of them the zkey or the wtns (pos[0], pos[1]): refused before any work. */
+static int check_output_paths(const char *const *pos, const char *json)
+{
+    const char *outputs[3] = {pos[2], pos[3], json};
+    size_t nout = json ? 3 : 2;
+    if (cli_output_check_distinct(outputs, nout) != 0 || cli_output_check_not_inputs(outputs, nout, pos, 2) != 0)
+        return CLI_EXIT_USAGE;
+    return CLI_EXIT_OK;
 }
 
 /* "msm A: cl:0.0 100%; msm H: cpu 62%, cl:0.0 38%" from the phases that had devices. */
@@ -191,14 +157,60 @@ static int verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *prover,
     return cli_status_error("verifying the proof", st, ctx);
 }
 
-static int prove(const char *const *pos, const char *devices, const char *threads_s, const char *tier, int report,
-                 int verify)
+/* snake_case phase names of the JSON records. */
+static const char *phase_keys[HPR_G16_PHASES] = {"witness", "h", "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h",
+                                                 "assemble"};
+
+/* One JSON record of a proof (or of the medians of several: seconds[], total and min). */
+static void json_proof_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
+                              unsigned repeat, const double *seconds, double total_s, double min_total_s,
+                              const hpr_groth16_report *last)
+{
+    size_t domain = 0, n_vars = 0, n_public = 0;
+    unsigned log_domain = 0;
+    hpr_groth16_prover_sizes(prover, &domain, &n_vars, &n_public);
+    while (((size_t)1 << log_domain) < domain)
+        log_domain++;
+    fprintf(fp, "{\"op\": \"groth16\", \"curve\": \"%s\", \"constraints_log_n\": %u, \"n_vars\": %zu, "
+            "\"n_public\": %zu, \"device\": \"%s\", \"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, "
+            "\"total_median_ms\": %.3f, \"total_min_ms\": %.3f, \"phases\": [",
+            cli_curve_name(hpr_groth16_prover_curve(prover)), log_domain, n_vars, n_public, device,
+            hpr_ctx_cpu_tier(ctx), hpr_ctx_threads(ctx), repeat, 1e3 * total_s, 1e3 * min_total_s);
+    for (int i = 0; i < HPR_G16_PHASES; i++) {
+        fprintf(fp, "%s{\"phase\": \"%s\", \"median_ms\": %.3f, \"devices\": ", i ? ", " : "", phase_keys[i],
+                1e3 * seconds[i]);
+        cli_json_string(fp, last->devices[i][0] ? last->devices[i] : "cpu");
+        fputs("}", fp);
+    }
+    fputs("]}", fp);
+}
+
+/* groth16 prove --json: the proof's report as one record. */
+static int write_report_json(const char *path, hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *device,
+                             const hpr_groth16_report *r)
+{
+    cli_json j;
+    if (cli_json_begin(&j, path, "groth16 prove", ctx) != 0)
+        return CLI_EXIT_FAILURE;
+    json_proof_record(cli_json_record(&j), prover, device, ctx, 1, r->seconds, r->total_s, r->total_s, r);
+    return cli_json_end(&j) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+/* groth16 prove's options (NULL or 0 when not given). */
+typedef struct {
+    const char *devices, *threads, *tier, *json;
+    int report, verify;
+} prove_options;
+
+static int prove(const char *const *pos, const prove_options *po)
 {
     hpr_ctx *ctx = NULL;
     hpr_groth16_prover *prover = NULL;
     hpr_groth16_proof proof;
-    progress prog;
-    int rc = cli_groth16_ctx(devices, threads_s, tier, "groth16 prove ", &ctx);
+    FILE *human = stdout;
+    int rc = check_output_paths(pos, po->json);
+    if (rc == CLI_EXIT_OK)
+        rc = groth16_ctx(po->devices, po->threads, po->tier, "groth16 prove ", "groth16 prove", &ctx);
     if (rc)
         return rc;
     hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
@@ -206,20 +218,21 @@ static int prove(const char *const *pos, const char *devices, const char *thread
         rc = cli_status_error("reading the proving key", st, ctx);
         goto out;
     }
-    progress_start(&prog);
     st = hpr_groth16_prove_file(ctx, prover, pos[1], &proof);
-    progress_stop(&prog);
+    cli_progress_clear(); /* a failed call leaves its line: erased before the message */
     if (st != HPR_OK) {
         rc = cli_status_error("proving", st, ctx);
         goto out;
     }
     if (hpr_ctx_notice(ctx)[0])
         fprintf(stderr, "hyprove: notice: %s\n", hpr_ctx_notice(ctx));
-    rc = verify ? verify_before_writing(ctx, prover, &proof) : CLI_EXIT_OK;
+    rc = po->verify ? verify_before_writing(ctx, prover, &proof) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
-        rc = write_outputs(&proof, pos[2], pos[3]);
-    if (rc == CLI_EXIT_OK && report)
-        print_report(&proof.report);
+        rc = write_outputs(&proof, pos[2], pos[3], &human);
+    if (rc == CLI_EXIT_OK && po->report)
+        print_report(&proof.report, cli_table == stderr ? stderr : human); /* --json - */
+    if (rc == CLI_EXIT_OK && po->json)
+        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof.report);
     hpr_groth16_proof_free(&proof);
 out:
     hpr_groth16_prover_destroy(prover);
@@ -279,8 +292,11 @@ static int cmd_groth16_verify(int argc, char **argv)
 
 int cmd_groth16(int argc, char **argv)
 {
-    const char *devices = NULL, *threads_s = NULL, *tier = NULL, *pos[4];
-    const cli_opt opts[] = {{"--devices", &devices}, {"--threads", &threads_s}, {"--cpu-tier", &tier}};
+    const char *devices = NULL, *threads_s = NULL, *tier = NULL, *json = NULL, *pos[4];
+    int report = 0, verify = 0, npos;
+    const cli_opt opts[] = {CLI_OPT("--devices", &devices), CLI_OPT("--threads", &threads_s), CLI_OPT("--cpu-tier", &tier),
+                            CLI_OPT("--json", &json), CLI_OPT_FLAG("--report", &report), CLI_OPT_FLAG("--verify", &verify),
+                            CLI_OPT_FLAG("--progress", &cli_progress_mode)};
     if (argc >= 2 && strcmp(argv[1], "verify") == 0)
         return cmd_groth16_verify(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "prove") != 0) {
@@ -295,14 +311,15 @@ int cmd_groth16(int argc, char **argv)
                                argc < 2 ? "" : argv[1]);
     }
     argc--, argv++;
-    int report = cli_take_flag(&argc, argv, "--report"), verify = cli_take_flag(&argc, argv, "--verify"), npos;
     int rc = cli_parse_args(argc, argv, "groth16 prove ", prove_help, opts, sizeof opts / sizeof opts[0], pos, 4, &npos);
     if (rc >= 0)
         return rc;
     if (npos < 4)
         return cli_usage_error("groth16 prove ", "expected CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json (%d given)",
                                npos);
-    return prove(pos, devices, threads_s, tier, report, verify);
+    cli_table_for_output(json);
+    prove_options po = {devices, threads_s, tier, json, report, verify};
+    return prove(pos, &po);
 }
 
 /* ---- hyprove-prover: rapidsnark's `prover` command line ---- */
@@ -320,14 +337,16 @@ int cmd_rapidsnark_prover(int argc, char **argv)
         return 1;
     }
     const char *pos[4] = {argv[1], argv[2], argv[3], argv[4]};
-    return prove(pos, NULL, NULL, NULL, 0, 0) == CLI_EXIT_OK ? 0 : 1;
+    static const prove_options defaults;
+    return prove(pos, &defaults) == CLI_EXIT_OK ? 0 : 1;
 }
 
 /* ---- bench ---- */
 
 static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns, unsigned repeat,
-                     const char *device)
+                     const char *device, cli_json *json)
 {
+    double medians[HPR_G16_PHASES];
     double *runs = malloc((size_t)(repeat + 1) * HPR_G16_PHASES * sizeof *runs), *col = malloc(repeat * sizeof *col);
     double *totals = malloc(repeat * sizeof *totals);
     hpr_groth16_proof proof;
@@ -351,15 +370,20 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char 
         last = proof.report;
         hpr_groth16_proof_free(&proof);
     }
-    printf("device %s, median of %u proofs:\n%-12s %10s  %s\n", device, repeat, "phase", "time_ms", "devices (last run)");
+    fprintf(cli_table, "device %s, median of %u proofs:\n%-12s %10s  %s\n", device, repeat, "phase", "time_ms",
+            "devices (last run)");
     for (int i = 0; i < HPR_G16_PHASES; i++) {
         for (unsigned k = 0; k < repeat; k++)
             col[k] = runs[k * HPR_G16_PHASES + i];
         qsort(col, repeat, sizeof *col, cli_compare_doubles);
-        printf("%-12s %10.2f  %s\n", phase_names[i], 1e3 * col[repeat / 2], last.devices[i]);
+        medians[i] = col[repeat / 2];
+        fprintf(cli_table, "%-12s %10.2f  %s\n", phase_names[i], 1e3 * medians[i], last.devices[i]);
     }
     qsort(totals, repeat, sizeof *totals, cli_compare_doubles);
-    printf("%-12s %10.2f  (min %.2f)\n\n", "total", 1e3 * totals[repeat / 2], 1e3 * totals[0]);
+    fprintf(cli_table, "%-12s %10.2f  (min %.2f)\n\n", "total", 1e3 * totals[repeat / 2], 1e3 * totals[0]);
+    if (json)
+        json_proof_record(cli_json_record(json), prover, device, ctx, repeat, medians, totals[repeat / 2], totals[0],
+                          &last);
 out:
     free(runs);
     free(col);
@@ -369,9 +393,10 @@ out:
 
 int cmd_bench_groth16(int argc, char **argv)
 {
-    const char *devices_s = NULL, *threads_s = NULL, *tier = NULL, *repeat_s = NULL, *pos[2];
-    const cli_opt opts[] = {{"--devices", &devices_s}, {"--threads", &threads_s}, {"--cpu-tier", &tier},
-                            {"--repeat", &repeat_s}};
+    const char *devices_s = NULL, *threads_s = NULL, *tier = NULL, *repeat_s = NULL, *json_s = NULL, *pos[2];
+    const cli_opt opts[] = {CLI_OPT_LIST("--devices", &devices_s), CLI_OPT("--threads", &threads_s), CLI_OPT("--cpu-tier", &tier),
+                            CLI_OPT("--repeat", &repeat_s), CLI_OPT("--json", &json_s), CLI_OPT_FLAG("--progress", &cli_progress_mode)};
+    cli_json j, *json = NULL;
     char devices[8][CLI_DEVICE_NAME_LEN];
     size_t ndev = 1;
     unsigned long long repeat = 5;
@@ -390,53 +415,76 @@ int cmd_bench_groth16(int argc, char **argv)
     } else {
         snprintf(devices[0], sizeof devices[0], "cpu");
     }
-    for (size_t d = 0; d < ndev && rc <= 0; d++) {
+    cli_table_for_output(json_s);
+    if (json_s && cli_json_begin(&j, json_s, "bench groth16", NULL) != 0)
+        return CLI_EXIT_FAILURE;
+    json = json_s ? &j : NULL;
+    rc = 0;
+    for (size_t d = 0; d < ndev && rc == 0; d++) {
         hpr_ctx *ctx = NULL;
         hpr_groth16_prover *prover = NULL;
-        if ((rc = cli_groth16_ctx(devices[d], threads_s, tier, "bench groth16 ", &ctx)) != 0)
-            return rc;
+        if ((rc = groth16_ctx(devices[d], threads_s, tier, "bench groth16 ", "groth16 prove", &ctx)) != 0)
+            break;
         hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
-        rc = st == HPR_OK ? bench_one(ctx, prover, pos[1], (unsigned)repeat, devices[d])
+        rc = st == HPR_OK ? bench_one(ctx, prover, pos[1], (unsigned)repeat, devices[d], json)
                           : cli_status_error("reading the proving key", st, ctx);
         hpr_groth16_prover_destroy(prover);
         hpr_ctx_destroy(ctx);
     }
-    return rc > 0 ? rc : CLI_EXIT_OK;
+    if (json && rc)
+        cli_json_abort(json);
+    else if (json && cli_json_end(json) != 0)
+        rc = CLI_EXIT_FAILURE;
+    return rc;
 }
 
 /* ---- the main job's example proof ---- */
 
-#ifndef HPR_EXAMPLE_DIR
-#define HPR_EXAMPLE_DIR "tests/fixtures/bn128_2e10"
-#endif
+/* The example circuit inside the binary (example_circuit.c, made at build time by
+ * scripts/embed_bin.py from tests/fixtures/bn128_2e10): a circom circuit of 2^10 constraints
+ * on BN254, so the main job runs from any directory, installed or not. */
+extern const unsigned char cli_example_zkey[], cli_example_wtns[];
+extern const size_t cli_example_zkey_len, cli_example_wtns_len;
 
-/* Proves the bundled example (HPR_EXAMPLE_DIR: a circom circuit of 2^10 constraints on BN254)
- * on every device, writes proof.json and public.json into $HPR_EXAMPLE_OUT (else a new
- * temporary directory) and prints the phases. */
+/* The example proved, verified and, when $HPR_EXAMPLE_OUT names a directory, written there as
+ * proof.json and public.json (nothing is written otherwise). */
+static int example_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *out_dir)
+{
+    hpr_groth16_proof proof;
+    char proof_path[1100], public_path[1100];
+    FILE *human = stdout;
+    hpr_status st = hpr_groth16_prove(ctx, prover, cli_example_wtns, cli_example_wtns_len, &proof);
+    if (st != HPR_OK)
+        return cli_status_error("proving the example", st, ctx);
+    int rc = verify_before_writing(ctx, prover, &proof);
+    if (rc == CLI_EXIT_OK && out_dir) {
+        snprintf(proof_path, sizeof proof_path, "%s/proof.json", out_dir);
+        snprintf(public_path, sizeof public_path, "%s/public.json", out_dir);
+        rc = write_outputs(&proof, proof_path, public_path, &human);
+    }
+    if (rc == CLI_EXIT_OK) {
+        print_report(&proof.report, stdout);
+        if (out_dir)
+            printf("proof verified and written: %s, %s\n", proof_path, public_path);
+        else
+            printf("proof verified (pairing check against the key); set HPR_EXAMPLE_OUT=DIR to keep it\n");
+    }
+    hpr_groth16_proof_free(&proof);
+    return rc;
+}
+
 int cli_example_proof(void)
 {
-    const char *dir = getenv("HPR_EXAMPLE_DIR") ? getenv("HPR_EXAMPLE_DIR") : HPR_EXAMPLE_DIR;
-    const char *out_env = getenv("HPR_EXAMPLE_OUT");
-    char zkey[1024], wtns[1024], vk[1024], out[1024], proof_path[1100], public_path[1100];
-    const char *pos[4] = {zkey, wtns, proof_path, public_path};
-    snprintf(zkey, sizeof zkey, "%s/circuit.zkey", dir);
-    snprintf(wtns, sizeof wtns, "%s/witness.wtns", dir);
-    snprintf(vk, sizeof vk, "%s/verification_key.json", dir);
-    if (out_env) {
-        snprintf(out, sizeof out, "%s", out_env);
-    } else {
-        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(out, sizeof out, "%s/hyprove-example-XXXXXX", tmp);
-        if (!mkdtemp(out))
-            return cli_error("cannot make a directory for the example proof under %s", tmp);
-    }
-    snprintf(proof_path, sizeof proof_path, "%s/proof.json", out);
-    snprintf(public_path, sizeof public_path, "%s/public.json", out);
-    printf("Groth16 example: a proof of %s (BN254, 2^10 constraints) on every device\n", dir);
-    int rc = prove(pos, "all", NULL, NULL, 1, 1);
-    if (rc == CLI_EXIT_OK)
-        printf("proof written (and verified): %s, %s\nverify again with: hyprove groth16 verify %s %s %s\n"
-               "                      or: snarkjs groth16 verify %s %s %s\n",
-               proof_path, public_path, vk, public_path, proof_path, vk, public_path, proof_path);
+    hpr_ctx *ctx = NULL;
+    hpr_groth16_prover *prover = NULL;
+    int rc = cli_groth16_ctx("all", NULL, NULL, "", &ctx);
+    if (rc)
+        return rc;
+    printf("Groth16 example: a proof of the bundled circuit (BN254, 2^10 constraints) on every device\n");
+    hpr_status st = hpr_groth16_prover_create_from_buffer(ctx, cli_example_zkey, cli_example_zkey_len, &prover);
+    rc = st == HPR_OK ? example_prove(ctx, prover, getenv("HPR_EXAMPLE_OUT"))
+                      : cli_status_error("reading the example's proving key", st, ctx);
+    hpr_groth16_prover_destroy(prover);
+    hpr_ctx_destroy(ctx);
     return rc;
 }

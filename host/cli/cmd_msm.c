@@ -3,6 +3,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_json.h"
+#include "cli_progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +18,9 @@
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
     "                   [--threads T] [--device cpu|all|cl:P.D] [--window-bits C] [--group g1|g2] [--out FILE]\n"
+    "                   [--cpu-tier T] [--progress]\n"
     "\n"
-    "Computes sum_i scalars[i] * points[i] on G1 and prints the affine result as snarkjs JSON\n"
+    "Computes sum_i scalars[i] * points[i] on G1 (or G2) and prints the affine result as snarkjs JSON\n"
     "([\"x\",\"y\",\"1\"] in decimal, [\"0\",\"1\",\"0\"] for infinity) to FILE or stdout; the time goes\n"
     "to stderr.\n"
     "  --points FILE   n points back to back: x then y, Montgomery form, little-endian\n"
@@ -26,22 +29,29 @@ static const char *msm_help =
     "  --log-n N       instead of files: 2^N random valid inputs (N <= 26) from --seed (default 1)\n"
     "  --threads T     CPU threads (default: all cores)\n"
     "  --device D      cpu, an OpenCL device cl:P.D ('hyprove devices' lists them) or all\n"
-    "                  (default; until the hybrid scheduler: the CPU). A failing OpenCL device\n"
-    "                  is reported and the MSM is redone on the CPU.\n"
+    "                  (default: split across every usable device by measured throughput).\n"
+    "                  A failing OpenCL device is reported and its work redone on the CPU.\n"
     "  --window-bits C Pippenger window size, 1..20 (default: chosen from n)\n"
     "  --group G       g1 (default) or g2 (points of 128 bytes for bn254, 192 for bls12-381:\n"
     "                  x.c0, x.c1, y.c0, y.c1)\n"
-    "  --out FILE      write the result to FILE (atomically) instead of stdout\n";
+    "  --out FILE      write the result to FILE (atomically; - is stdout) instead of stdout\n"
+    "  --cpu-tier T    CPU kernel tier: portable, adx, avx2 or avx512 (default: HPR_CPU, else\n"
+    "                  the fastest this processor can run)\n"
+    "  --progress      progress lines on stderr even when it is not a terminal\n";
 
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
     "                         [--devices D[,D...] | --device D] [--cpu-tiers T[,T...]|all] [--seed S]\n"
-    "                         [--window-bits C] [--group g1|g2] [--resident] [--json FILE]\n"
-    "       hyprove bench ntt ... ('hyprove bench ntt --help')\n"
+    "                         [--window-bits C] [--group g1|g2] [--resident] [--json FILE] [--progress]\n"
+    "       hyprove bench ntt ...      ('hyprove bench ntt --help')\n"
+    "       hyprove bench groth16 ...  ('hyprove bench groth16 --help')\n"
     "\n"
     "Times G1 (or, with --group g2, G2) MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
-    "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16.\n"
+    "equal the first one's, or the benchmark fails. Defaults: both curves, N = 16. List options\n"
+    "may also be repeated (--log-n 12 --log-n 16 = --log-n 12,16); other options are given once.\n"
+    "  --seed S      the random inputs' seed (default 1)\n"
+    "  --window-bits C  Pippenger window size, 1..20 (default: chosen from n)\n"
     "  --threads T   CPU threads; an OpenCL device's records show its compute units instead\n"
     "  --cpu-tiers T,.. CPU kernel tiers to measure side by side: portable, adx, avx2, avx512, or all\n"
     "                (every tier this processor and build can run); default: the one in use\n"
@@ -49,12 +59,16 @@ static const char *bench_help =
     "  --resident    the points as resident bases (hpr_bases_create, made before the warm-up):\n"
     "                an OpenCL device receives them in the warm-up, and each timed run sends\n"
     "                only scalars\n"
-    "  --json FILE   also write the records as a JSON list (atomically): op, curve, group,\n"
-    "                log_n, n, device, cpu_tier, threads, repeat, resident, median_ms, min_ms,\n"
-    "                ns_per_point, points_per_s, and hybrid_efficiency on \"all\" records\n"
+    "  --json FILE   also write the records as JSON (atomically; - is stdout) with the run's\n"
+    "                metadata (README: \"JSON output\"): op, curve, group, log_n, n, device,\n"
+    "                cpu_tier, threads, repeat, resident, median_ms, min_ms, ns_per_point,\n"
+    "                points_per_s, devices_ran, and hybrid_efficiency on \"all\" records where\n"
+    "                more than one device ran\n"
+    "  --device D    one device: cpu, all or cl:P.D\n"
     "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
     "                rows get the hybrid efficiency: their throughput over the sum of the\n"
-    "                single devices' throughputs in the same run (default device: all)\n";
+    "                single devices' throughputs in the same run (default device: all)\n"
+    "  --progress    progress lines on stderr even when it is not a terminal\n";
 
 typedef struct {
     hpr_curve curves[2];
@@ -79,6 +93,8 @@ typedef struct {
     double median_ms, min_ms;
     double efficiency; /* "all" records: hybrid throughput / sum of the single devices'; < 0: none */
     int resident;
+    unsigned devices_ran; /* devices that computed tiles in the last run ("all": 1 below the
+                           * size where an OpenCL device joins) */
 } bench_record;
 
 static int parse_device(const char *cmd, const char *s)
@@ -151,6 +167,7 @@ static int make_ctx(unsigned threads, const char *device, const char *tier, hpr_
     cfg.threads = threads;
     cfg.devices = device;
     cfg.cpu_tier = tier;
+    cli_progress_attach(&cfg, "msm");
     hpr_status st = hpr_ctx_create(&cfg, ctx);
     if (st == HPR_ERR_UNKNOWN_DEVICE)
         return unknown_device_error(device);
@@ -193,8 +210,8 @@ static int load_inputs(hpr_curve curve, const char *ppath, const char *spath, un
     return 0;
 }
 
-/* Writes the result to o (opened before the computation, so that a bad path fails early) or
- * to stdout when o is NULL. */
+/* Writes the result to o (opened once the result exists, so that a file is never made or
+ * emptied for a computation that fails) or to stdout when o is NULL. */
 static int write_point_json(hpr_curve curve, const unsigned char *point, cli_output *o)
 {
     char json[512];
@@ -211,8 +228,8 @@ static int write_point_json(hpr_curve curve, const unsigned char *point, cli_out
 
 int cmd_msm(int argc, char **argv)
 {
-    const char *curve_s = NULL, *ppath = NULL, *spath = NULL, *out_path = NULL, *device = "all";
-    const char *log_n_s = NULL, *seed_s = NULL, *threads_s = NULL, *wb_s = NULL, *group_s = NULL;
+    const char *curve_s = NULL, *ppath = NULL, *spath = NULL, *out_path = NULL, *device = NULL;
+    const char *log_n_s = NULL, *seed_s = NULL, *threads_s = NULL, *wb_s = NULL, *group_s = NULL, *tier_s = NULL;
     unsigned long long log_n = 0, seed = 1, threads = 0, wb = 0;
     unsigned char *points = NULL, *scalars = NULL, result[192];
     hpr_ctx *ctx = NULL;
@@ -220,10 +237,11 @@ int cmd_msm(int argc, char **argv)
     cli_output out = {0};
     size_t n = 0;
     int rc = CLI_EXIT_USAGE;
-    cli_opt opts[] = {{"--curve", &curve_s},   {"--points", &ppath},  {"--scalars", &spath},
-                      {"--out", &out_path},    {"--log-n", &log_n_s}, {"--seed", &seed_s},
-                      {"--threads", &threads_s}, {"--device", &device}, {"--window-bits", &wb_s},
-                      {"--group", &group_s}};
+    cli_opt opts[] = {CLI_OPT("--curve", &curve_s),   CLI_OPT("--points", &ppath),  CLI_OPT("--scalars", &spath),
+                      CLI_OPT("--out", &out_path),    CLI_OPT("--log-n", &log_n_s), CLI_OPT("--seed", &seed_s),
+                      CLI_OPT("--threads", &threads_s), CLI_OPT("--device", &device), CLI_OPT("--window-bits", &wb_s),
+                      CLI_OPT("--group", &group_s), CLI_OPT("--cpu-tier", &tier_s),
+                      CLI_OPT_FLAG("--progress", &cli_progress_mode)};
     int parsed = cli_parse_options(argc, argv, "msm ", msm_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
@@ -245,11 +263,11 @@ int cmd_msm(int argc, char **argv)
         return cli_usage_error("msm ", "--threads '%s' is not an integer in 1..1024", threads_s);
     if (wb_s && cli_parse_uint(wb_s, 1, 20, &wb))
         return cli_usage_error("msm ", "--window-bits '%s' is not an integer in 1..20", wb_s);
+    if (!device)
+        device = "all";
     if ((rc = parse_device("msm ", device)) != 0)
         return rc;
-    if (out_path && cli_output_open(&out, out_path) != 0)
-        return CLI_EXIT_FAILURE;
-    if ((rc = make_ctx((unsigned)threads, device, NULL, &ctx)) != 0)
+    if ((rc = make_ctx((unsigned)threads, device, tier_s, &ctx)) != 0)
         goto out;
     if (log_n_s) {
         n = (size_t)1 << log_n;
@@ -263,6 +281,10 @@ int cmd_msm(int argc, char **argv)
     if ((rc = run_msm(ctx, curve, NULL, points, scalars, n, (unsigned)wb, result)) != 0)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
+    if (out_path && cli_output_open(&out, out_path) != 0) {
+        rc = CLI_EXIT_FAILURE;
+        goto out;
+    }
     fprintf(stderr, "msm: %s %s, n = %zu, device %s, %u threads, CPU tier %s: %.3f ms\n", cli_curve_name(curve),
             cli_group == HPR_G2 ? "G2" : "G1", n,
             device, hpr_ctx_threads(ctx), hpr_ctx_cpu_tier(ctx), ms);
@@ -308,7 +330,7 @@ out:
 
 static void print_table_header(void)
 {
-    printf("%-4s %-10s %5s %-7s %-8s %7s %6s %11s %11s %10s %10s %10s\n", "op", "curve", "log_n", "device", "tier",
+    fprintf(cli_table, "%-4s %-10s %5s %-7s %-8s %7s %6s %11s %11s %10s %10s %10s\n", "op", "curve", "log_n", "device", "tier",
            "threads", "repeat", "median_ms", "min_ms", "ns/point", "Mpoints/s", "hybrid_eff");
 }
 
@@ -318,10 +340,10 @@ static void print_record(const bench_record *r)
     char eff[16] = "-";
     if (r->efficiency >= 0)
         snprintf(eff, sizeof eff, "%.3f", r->efficiency);
-    printf("%-4s %-10s %5u %-7s %-8s %7u %6u %11.3f %11.3f %10.1f %10.3f %10s\n", "msm", cli_curve_name(r->curve),
+    fprintf(cli_table, "%-4s %-10s %5u %-7s %-8s %7u %6u %11.3f %11.3f %10.1f %10.3f %10s\n", "msm", cli_curve_name(r->curve),
            r->log_n, r->device, r->tier, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / n, n / (r->median_ms * 1e3),
            eff);
-    fflush(stdout);
+    fflush(cli_table);
 }
 
 /* Per-device shares of the last hybrid run, and the devices left out (stderr). */
@@ -342,30 +364,29 @@ static void print_hybrid_report(hpr_ctx *ctx)
 
 static int write_json(const char *path, const bench_record *recs, size_t count)
 {
-    cli_output o;
-    if (cli_output_open(&o, path) != 0)
+    cli_json j;
+    if (cli_json_begin(&j, path, "bench msm", NULL) != 0)
         return CLI_EXIT_FAILURE;
-    fprintf(o.fp, "[\n");
     for (size_t i = 0; i < count; i++) {
         const bench_record *r = &recs[i];
         double n = (double)((size_t)1 << r->log_n);
-        fprintf(o.fp,
-                "  {\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"%s\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
+        fprintf(cli_json_record(&j),
+                "{\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"%s\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
                 "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"resident\": %s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
-                "\"ns_per_point\": %.3f, \"points_per_s\": %.1f",
+                "\"ns_per_point\": %.3f, \"points_per_s\": %.1f, \"devices_ran\": %u",
                 cli_curve_name(r->curve), cli_group == HPR_G2 ? "g2" : "g1", r->log_n, n, r->device, r->tier, r->threads, r->repeat,
                 r->resident ? "true" : "false", r->median_ms, r->min_ms,
-                r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3));
+                r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), r->devices_ran);
         if (r->efficiency >= 0)
-            fprintf(o.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
-        fprintf(o.fp, "}%s\n", i + 1 < count ? "," : "");
+            fprintf(j.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
+        fputs("}", j.fp);
     }
-    fprintf(o.fp, "]\n");
-    return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
+    return cli_json_end(&j) == 0 ? 0 : CLI_EXIT_FAILURE;
 }
 
 /* Hybrid efficiency of the "all" records among recs[first..last): its throughput over the
- * sum of the single devices' throughputs (CPU records at the same thread count). */
+ * sum of the single devices' throughputs (CPU records at the same thread count); only where
+ * more than one device ran (else "all" is one device, and the ratio is noise). */
 static void set_efficiency(bench_record *recs, size_t first, size_t last)
 {
     for (size_t i = first; i < last; i++) {
@@ -380,8 +401,20 @@ static void set_efficiency(bench_record *recs, size_t first, size_t last)
                 sum += 1.0 / recs[j].median_ms;
                 singles++;
             }
-        recs[i].efficiency = singles > 1 ? (1.0 / recs[i].median_ms) / sum : -1;
+        recs[i].efficiency = singles > 1 && recs[i].devices_ran > 1 ? (1.0 / recs[i].median_ms) / sum : -1;
     }
+}
+
+/* The devices that computed points in the context's last MSM. */
+static unsigned devices_that_ran(hpr_ctx *ctx)
+{
+    hpr_run_report rep;
+    unsigned count = 0;
+    if (hpr_ctx_last_report(ctx, &rep) != HPR_OK)
+        return 1;
+    for (unsigned d = 0; d < rep.ndevices; d++)
+        count += rep.devices[d].points > 0;
+    return count;
 }
 
 /* One (curve, size, device, threads) measurement appended to recs. */
@@ -407,13 +440,15 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
     if (rc)
         return rc;
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device,
-                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident};
+                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident, 1};
     hpr_status st = a->resident ? hpr_bases_create(ctx, curve, cli_group, points, n, &bases) : HPR_OK;
     rc = st != HPR_OK ? cli_status_error("bench msm: the resident bases", st, ctx)
                       : measure(ctx, curve, bases, points, scalars, n, a->repeat, a->window_bits, r);
     hpr_bases_destroy(bases);
-    if (!rc && strcmp(device, "all") == 0)
+    if (!rc && strcmp(device, "all") == 0) {
+        r->devices_ran = devices_that_ran(ctx);
         print_hybrid_report(ctx);
+    }
     hpr_ctx_destroy(ctx);
     return rc;
 }
@@ -506,16 +541,17 @@ int cmd_bench(int argc, char **argv)
     if (strcmp(argv[1], "groth16") == 0)
         return cmd_bench_groth16(argc - 1, argv + 1);
     if (strcmp(argv[1], "msm") != 0)
-        return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm or ntt)", argv[1]);
-    cli_opt opts[] = {{"--curve", &curve_s},     {"--log-n", &log_n_s}, {"--repeat", &repeat_s},
-                      {"--threads", &threads_s}, {"--seed", &seed_s},   {"--window-bits", &wb_s},
-                      {"--json", &a.json_path},  {"--device", &a.device},   {"--devices", &devices_s},
-                      {"--cpu-tiers", &tiers_s}, {"--group", &group_s}};
-    int sub_argc = argc - 1;
-    a.resident = cli_take_flag(&sub_argc, argv + 1, "--resident");
-    int parsed = cli_parse_options(sub_argc, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
+        return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm, ntt or groth16)", argv[1]);
+    const char *device_s = NULL;
+    cli_opt opts[] = {CLI_OPT_LIST("--curve", &curve_s), CLI_OPT_LIST("--log-n", &log_n_s), CLI_OPT("--repeat", &repeat_s),
+                      CLI_OPT("--threads", &threads_s), CLI_OPT("--seed", &seed_s),   CLI_OPT("--window-bits", &wb_s),
+                      CLI_OPT("--json", &a.json_path),  CLI_OPT("--device", &device_s), CLI_OPT_LIST("--devices", &devices_s),
+                      CLI_OPT_LIST("--cpu-tiers", &tiers_s), CLI_OPT("--group", &group_s),
+                      CLI_OPT_FLAG("--resident", &a.resident), CLI_OPT_FLAG("--progress", &cli_progress_mode)};
+    int parsed = cli_parse_options(argc - 1, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
+    cli_table_for_output(a.json_path);
     if (parse_group("bench msm ", group_s) != 0)
         return CLI_EXIT_USAGE;
     if (curve_s && cli_parse_curve_list(curve_s, a.curves, 2, &a.ncurves))
@@ -536,7 +572,9 @@ int cmd_bench(int argc, char **argv)
         a.window_bits = (unsigned)v;
     else if (wb_s)
         return cli_usage_error("bench msm ", "--window-bits '%s' is not an integer in 1..20", wb_s);
-    if (devices_s && a.device != bench_default_device)
+    if (device_s)
+        a.device = device_s;
+    if (devices_s && device_s)
         return cli_usage_error("bench msm ", "give --device or --devices, not both");
     if (parse_devices(&a, devices_s ? devices_s : a.device))
         return CLI_EXIT_USAGE;
@@ -575,13 +613,13 @@ static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, cha
     hpr_ctx_destroy(ctx);
 }
 
-int cmd_default_job(void)
+int cmd_default_job(const char *json)
 {
     bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1, {NULL}, 1, 0};
     unsigned threads[2] = {1, 0};
-    bench_record recs[4];
+    bench_record recs[4 + 2 * 8];
     char ids[8][16], notice[512];
-    size_t nrecs, nids;
+    size_t nrecs, more, nids;
     int rc;
     printf("hyprove %s: MSM on every device found (G1, 2^16 random points, median of 3)\n", HPR_VERSION_STRING);
     usable_opencl_devices(ids, 8, &nids, notice, sizeof notice);
@@ -597,8 +635,11 @@ int cmd_default_job(void)
     for (size_t i = 0; i < nids && !rc; i++) {
         snprintf(a.devices[0], sizeof a.devices[0], "%.15s", ids[i]);
         printf("\n");
-        rc = run_bench(&a, threads + 1, 1, recs, &nrecs);
+        rc = run_bench(&a, threads + 1, 1, recs + nrecs, &more);
+        nrecs += more;
     }
+    if (!rc && json)
+        rc = write_json(json, recs, nrecs);
     if (!rc) {
         printf("\n");
         rc = cli_example_proof();

@@ -2,6 +2,8 @@
  * cmd_ntt.c: `hyprove ntt` (one NTT from a file) and `hyprove bench ntt`.
  */
 #include "cli.h"
+#include "cli_json.h"
+#include "cli_progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,7 @@
 static const char *ntt_help =
     "usage: hyprove ntt --field F --in FILE --out FILE [--inverse] [--coset SHIFT]\n"
     "                   [--order nn|nr|rn|rr] [--generator G] [--columns C] [--row-major]\n"
-    "                   [--threads T] [--device D]\n"
+    "                   [--threads T] [--device D] [--progress]\n"
     "\n"
     "One NTT of size 2^k over each column of FILE: canonical little-endian elements of F\n"
     "(bn254-fr, bls12-381-fr: 32 bytes; goldilocks: 8; babybear, koalabear: 4), C columns\n"
@@ -22,14 +24,17 @@ static const char *ntt_help =
     "Forward: coefficients -> evaluations on SHIFT * <w> (no --coset: SHIFT = 1), w = G^((p-1)/n)\n"
     "with G the field's standard generator (5, 7, 7, 31, 3) unless --generator gives one\n"
     "(decimal). --inverse: evaluations -> coefficients. --order: input then output order,\n"
-    "natural (n) or bit-reversed (r); default nn. The output is written atomically.\n"
+    "natural (n) or bit-reversed (r); default nn. The output is written atomically (--out -:\n"
+    "stdout). --threads T: CPU threads (default: all cores).\n"
     "--device: cpu (default), cl:P.D (the butterflies on that OpenCL device, bit-identical;\n"
-    "a failing device is reported and the NTT redone on the CPU), or all (the CPU for now).\n";
+    "a failing device is reported and the NTT redone on the CPU), or all (the columns dealt\n"
+    "to every usable device; one large column split four-step when a non-CPU OpenCL device\n"
+    "can join). --progress: progress lines on stderr even when it is not a terminal.\n";
 
 static const char *bench_ntt_help =
     "usage: hyprove bench ntt [--field F[,F]] [--log-n N[,N...]] [--batch B] [--lde RATE]\n"
     "                         [--repeat R] [--threads T] [--seed S] [--device D | --devices D[,D...]]\n"
-    "                         [--json FILE]\n"
+    "                         [--json FILE] [--progress]\n"
     "\n"
     "Times forward NTTs (natural order in and out) of random elements: one warm-up, then R\n"
     "timed runs (default 5), each checked against the warm-up's result. Prints median and min\n"
@@ -38,7 +43,12 @@ static const char *bench_ntt_help =
     "extension of 2^N coefficients (per column) to RATE * 2^N evaluations on the generator's coset.\n"
     "--device: cpu (default), cl:P.D (the butterflies there) or all (the columns of a batch\n"
     "dealt to every usable device); --devices measures several side by side. LDE runs on\n"
-    "the CPU.\n"
+    "the CPU. --threads T: CPU threads (default: all cores); --seed S: the random inputs'\n"
+    "seed (default 1). --json FILE: also write the records as JSON (atomically; - is stdout,\n"
+    "the table then goes to stderr) with the run's metadata: op, field, log_n, batch, lde,\n"
+    "device, cpu_tier, threads, repeat, median_ms, min_ms, ns_per_butterfly, gb_per_s,\n"
+    "elements_per_s (README: \"JSON output\"). --progress: progress lines on stderr even\n"
+    "when it is not a terminal. List options may also be repeated (--log-n 12 --log-n 16).\n"
     "Defaults: every field, N = 16, B = 1.\n";
 
 static int parse_order(const char *s, hpr_ntt_order *order)
@@ -61,6 +71,7 @@ static int make_ntt_ctx(const char *threads_s, const char *cmd, hpr_ctx **ctx)
     if (threads_s && cli_parse_uint(threads_s, 1, 1024, &v) != 0)
         return cli_usage_error(cmd, "--threads '%s' is not an integer in 1..1024", threads_s);
     cfg.threads = (unsigned)v;
+    cli_progress_attach(&cfg, "ntt");
     hpr_status st = hpr_ctx_create(&cfg, ctx);
     return st == HPR_OK ? -1 : cli_status_error("creating the context", st, NULL);
 }
@@ -99,11 +110,10 @@ int cmd_ntt(int argc, char **argv)
     size_t len;
     unsigned log_n;
     hpr_ctx *ctx = NULL;
-    opts.inverse = cli_take_flag(&argc, argv, "--inverse");
-    opts.row_major = cli_take_flag(&argc, argv, "--row-major");
-    cli_opt o[] = {{"--field", &field_s}, {"--in", &in},           {"--out", &out},         {"--coset", &coset},
-                   {"--order", &order_s}, {"--generator", &gen},   {"--columns", &cols_s},  {"--threads", &threads_s},
-                   {"--device", &device}};
+    cli_opt o[] = {CLI_OPT("--field", &field_s), CLI_OPT("--in", &in),           CLI_OPT("--out", &out),         CLI_OPT("--coset", &coset),
+                   CLI_OPT("--order", &order_s), CLI_OPT("--generator", &gen),   CLI_OPT("--columns", &cols_s),  CLI_OPT("--threads", &threads_s),
+                   CLI_OPT("--device", &device), CLI_OPT_FLAG("--inverse", &opts.inverse),
+                   CLI_OPT_FLAG("--row-major", &opts.row_major), CLI_OPT_FLAG("--progress", &cli_progress_mode)};
     int rc = cli_parse_options(argc, argv, "ntt ", ntt_help, o, sizeof o / sizeof o[0]);
     if (rc >= 0)
         return rc;
@@ -238,10 +248,10 @@ static void print_ntt_record(const ntt_record *r)
 {
     double bf, bytes;
     record_work(r, &bf, &bytes);
-    printf("%-4s %-13s %5u %6zu %4u %-7s %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", cli_field_name(r->field), r->log_n,
+    fprintf(cli_table, "%-4s %-13s %5u %6zu %4u %-7s %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", cli_field_name(r->field), r->log_n,
            r->batch, r->lde, r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
            bytes / (r->median_ms * 1e-3) / 1e9);
-    fflush(stdout);
+    fflush(cli_table);
 }
 
 /* How an "all" run dealt its columns, and the devices left out (stderr). */
@@ -258,25 +268,24 @@ static void print_split(hpr_ctx *ctx, const ntt_record *r)
         fprintf(stderr, "  note: %s\n", rep.notes);
 }
 
-static int write_ntt_json(const char *path, const ntt_record *recs, size_t count)
+static int write_ntt_json(const char *path, hpr_ctx *ctx, const ntt_record *recs, size_t count)
 {
-    cli_output o;
-    if (cli_output_open(&o, path) != 0)
+    cli_json j;
+    if (cli_json_begin(&j, path, "bench ntt", ctx) != 0)
         return CLI_EXIT_FAILURE;
-    fprintf(o.fp, "[\n");
     for (size_t i = 0; i < count; i++) {
         const ntt_record *r = &recs[i];
-        double bf, bytes;
+        double bf, bytes, out = (double)((size_t)1 << r->log_n) * (r->lde ? r->lde : 1) * (double)r->batch;
         record_work(r, &bf, &bytes);
-        fprintf(o.fp,
-                "  {\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"%s\", "
-                "\"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, \"ns_per_butterfly\": %.4f, "
-                "\"gb_per_s\": %.4f}%s\n",
-                cli_field_name(r->field), r->log_n, r->batch, r->lde, r->lde ? "cpu" : r->device, r->threads, r->repeat,
-                r->median_ms, r->min_ms, r->median_ms * 1e6 / bf, bytes / (r->median_ms * 1e-3) / 1e9, i + 1 < count ? "," : "");
+        fprintf(cli_json_record(&j),
+                "{\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"%s\", "
+                "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+                "\"ns_per_butterfly\": %.4f, \"gb_per_s\": %.4f, \"elements_per_s\": %.1f}",
+                cli_field_name(r->field), r->log_n, r->batch, r->lde, r->lde ? "cpu" : r->device, hpr_ctx_cpu_tier(ctx),
+                r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
+                bytes / (r->median_ms * 1e-3) / 1e9, out / (r->median_ms * 1e-3));
     }
-    fprintf(o.fp, "]\n");
-    return cli_output_commit(&o) == 0 ? 0 : CLI_EXIT_FAILURE;
+    return cli_json_end(&j) == 0 ? 0 : CLI_EXIT_FAILURE;
 }
 
 int cmd_bench_ntt(int argc, char **argv)
@@ -292,12 +301,14 @@ int cmd_bench_ntt(int argc, char **argv)
     unsigned long long batch = 1, lde = 0, repeat = 5, seed = 1;
     static ntt_record recs[MAX_FIELDS * MAX_SIZES * MAX_DEVICES];
     hpr_ctx *ctx = NULL;
-    cli_opt o[] = {{"--field", &field_s},   {"--log-n", &log_n_s},     {"--batch", &batch_s}, {"--lde", &lde_s},
-                   {"--repeat", &repeat_s}, {"--threads", &threads_s}, {"--seed", &seed_s},   {"--json", &json},
-                   {"--device", &device},   {"--devices", &devices_s}};
+    cli_opt o[] = {CLI_OPT_LIST("--field", &field_s), CLI_OPT_LIST("--log-n", &log_n_s), CLI_OPT("--batch", &batch_s),
+                   CLI_OPT("--lde", &lde_s),       CLI_OPT("--repeat", &repeat_s), CLI_OPT("--threads", &threads_s), CLI_OPT("--seed", &seed_s),
+                   CLI_OPT("--json", &json),       CLI_OPT("--device", &device),   CLI_OPT_LIST("--devices", &devices_s),
+                   CLI_OPT_FLAG("--progress", &cli_progress_mode)};
     int rc = cli_parse_options(argc, argv, "bench ntt ", bench_ntt_help, o, sizeof o / sizeof o[0]);
     if (rc >= 0)
         return rc;
+    cli_table_for_output(json);
     if (field_s && cli_parse_field_list(field_s, fields, MAX_FIELDS, &nfields))
         return cli_usage_error("bench ntt ", "--field '%s': expected comma-separated bn254-fr, bls12-381-fr, "
                                              "goldilocks, babybear, koalabear", field_s);
@@ -321,7 +332,7 @@ int cmd_bench_ntt(int argc, char **argv)
             return cli_usage_error("bench ntt ", "--lde runs on the CPU only (device '%s')", devices[d]);
     if ((rc = make_ntt_ctx(threads_s, "bench ntt ", &ctx)) >= 0)
         return rc;
-    printf("%-4s %-13s %5s %6s %4s %-7s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde",
+    fprintf(cli_table, "%-4s %-13s %5s %6s %4s %-7s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde",
            "device", "threads", "repeat", "median_ms", "min_ms", "ns/butterfly", "GB/s");
     rc = 0;
     for (size_t f = 0; f < nfields && !rc; f++)
@@ -343,7 +354,7 @@ int cmd_bench_ntt(int argc, char **argv)
                 }
             }
     if (!rc && json)
-        rc = write_ntt_json(json, recs, nrecs);
+        rc = write_ntt_json(json, ctx, recs, nrecs);
     hpr_ctx_destroy(ctx);
     return rc;
 }

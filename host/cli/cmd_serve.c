@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define SERVE_MAX_KEYS 16
+
 static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
     "                     [--devices D] [--threads T] [--cpu-tier T] [--verify]\n"
@@ -47,7 +49,6 @@ static const char *serve_help =
 #include <stdarg.h>
 #include <stdlib.h>
 
-#define SERVE_MAX_KEYS 16
 
 typedef struct {
     char name[128];
@@ -395,31 +396,12 @@ int cmd_serve(int argc, char **argv)
     struct sockaddr_in addr;
     int rc;
     memset(&s, 0, sizeof s);
-    s.verify = cli_take_flag(&argc, argv, "--verify");
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i], **slot = strcmp(opt, "--listen") == 0        ? &listen
-                                            : strcmp(opt, "--max-request") == 0 ? &max_s
-                                            : strcmp(opt, "--devices") == 0     ? &devices
-                                            : strcmp(opt, "--threads") == 0     ? &threads_s
-                                            : strcmp(opt, "--cpu-tier") == 0    ? &tier
-                                                                                : NULL;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(serve_help, stdout);
-            return CLI_EXIT_OK;
-        }
-        if (strcmp(opt, "--zkey") == 0) {
-            if (npaths == SERVE_MAX_KEYS)
-                return cli_usage_error("serve ", "at most %d zkeys", SERVE_MAX_KEYS);
-            slot = &paths[npaths++];
-        }
-        if (!slot)
-            return cli_usage_error("serve ", "unknown %s '%s'", opt[0] == '-' ? "option" : "argument", opt);
-        if (i + 1 >= argc)
-            return cli_usage_error("serve ", "option %s needs a value", opt);
-        if (*slot)
-            return cli_usage_error("serve ", "option %s given twice", opt);
-        *slot = argv[++i];
-    }
+    const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &listen),
+                            CLI_OPT("--max-request", &max_s), CLI_OPT("--devices", &devices), CLI_OPT("--threads", &threads_s),
+                            CLI_OPT("--cpu-tier", &tier), CLI_OPT_FLAG("--verify", &s.verify)};
+    rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
+    if (rc >= 0)
+        return rc;
     if (!npaths || !listen)
         return cli_usage_error("serve ", "expected --zkey FILE and --listen ADDR:PORT");
     if (parse_listen(listen, &addr) != 0)
@@ -447,11 +429,15 @@ int cmd_serve(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(serve_help, stdout);
-            return CLI_EXIT_OK;
-        }
+    const char *paths[SERVE_MAX_KEYS], *value[5] = {NULL};
+    size_t npaths = 0;
+    int verify = 0;
+    const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &value[0]),
+                            CLI_OPT("--max-request", &value[1]), CLI_OPT("--devices", &value[2]), CLI_OPT("--threads", &value[3]),
+                            CLI_OPT("--cpu-tier", &value[4]), CLI_OPT_FLAG("--verify", &verify)};
+    int rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
+    if (rc >= 0)
+        return rc;
     return cli_error("this hyprove was built without libmicrohttpd: install libmicrohttpd-dev "
                      "(scripts/install-deps.sh does) and rebuild to get `hyprove serve`");
 }

@@ -13,7 +13,9 @@ static const char *main_help =
     "usage: hyprove [COMMAND] [OPTIONS]\n"
     "\n"
     "hyprove: a hybrid proving runtime (MSM and NTT across CPU and OpenCL devices).\n"
-    "With no command, compares the devices found on an MSM workload and prints a table.\n"
+    "With no command, compares the devices found on an MSM workload and prints a table, then\n"
+    "proves and verifies a bundled Groth16 example; 'hyprove --json FILE' also writes the table\n"
+    "as JSON (bench msm's records), which bench/plot.py draws.\n"
     "\n"
     "commands:\n"
     "  devices      the CPU (model, cores, instruction sets from CPUID and XCR0) and devices\n"
@@ -32,51 +34,6 @@ static const char *main_help =
     "  hyprove-prover CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json (exit status 0 or 1).\n"
     "\n"
     "'hyprove COMMAND --help' describes each command.\n";
-
-int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
-                   const char **pos, int max_pos, int *npos)
-{
-    int only_positionals = 0;
-    if (npos)
-        *npos = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *eq = strchr(arg, '=');
-        size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
-        size_t k;
-        if (!only_positionals && strcmp(arg, "--") == 0) {
-            only_positionals = 1;
-            continue;
-        }
-        if (max_pos > 0 && (only_positionals || arg[0] != '-' || strcmp(arg, "-") == 0)) {
-            if (*npos == max_pos)
-                return cli_usage_error(cmd, "unexpected argument '%s' (%d expected)", arg, max_pos);
-            pos[(*npos)++] = arg;
-            continue;
-        }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(help, stdout);
-            return CLI_EXIT_OK;
-        }
-        for (k = 0; k < nopts; k++)
-            if (strlen(opts[k].name) == name_len && strncmp(arg, opts[k].name, name_len) == 0)
-                break;
-        if (k == nopts)
-            return cli_usage_error(cmd, "unknown %s '%s'", arg[0] == '-' ? "option" : "argument", arg);
-        if (eq) {
-            *opts[k].value = eq + 1;
-        } else {
-            if (i + 1 >= argc)
-                return cli_usage_error(cmd, "option %s needs a value", arg);
-            *opts[k].value = argv[++i];
-        }
-    }
-    return -1;
-}
-
-int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts)
-{
-    return cli_parse_args(argc, argv, cmd, help, opts, nopts, NULL, 0, NULL);
-}
 
 /* One command per process: large buffers (MSM digits and buckets, NTT columns) come from
  * the heap and are reused by the next phase, instead of being mapped, faulted in page by
@@ -103,10 +60,17 @@ static const char *program_name(const char *argv0)
 int main(int argc, char **argv)
 {
     keep_freed_memory();
+    cli_table = stdout;
     if (strcmp(program_name(argv[0]), "hyprove-prover") == 0)
         return cmd_rapidsnark_prover(argc, argv);
     if (argc < 2)
-        return cmd_default_job();
+        return cmd_default_job(NULL);
+    if (strcmp(argv[1], "--json") == 0 || strncmp(argv[1], "--json=", 7) == 0) {
+        const char *json = argv[1][6] == '=' ? argv[1] + 7 : argc == 3 ? argv[2] : NULL;
+        if (!json || argc > (argv[1][6] == '=' ? 2 : 3))
+            return cli_usage_error("", "expected 'hyprove --json FILE' (the main job with its table as JSON)");
+        return cmd_default_job(json);
+    }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(main_help, stdout);

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 /* Status codes in numbered ranges: 1xx arguments, 2xx formats and I/O, 3xx resources,
- * 4xx devices, 5xx internal checks. */
+ * 4xx devices, 5xx internal checks, 6xx the caller stopped the call. */
 typedef enum {
     HPR_OK = 0,
     HPR_ERR_INVALID_ARGUMENT = 100,
@@ -57,7 +57,8 @@ typedef enum {
     HPR_ERR_OUT_OF_MEMORY = 300,
     HPR_ERR_THREADS = 301,
     HPR_ERR_DEVICE = 400,
-    HPR_ERR_INTERNAL = 500
+    HPR_ERR_INTERNAL = 500,
+    HPR_ERR_CANCELLED = 600 /* the caller cancelled the call (hpr_config.cancel, hpr_ctx_cancel) */
 } hpr_status;
 
 /* The version of the library that is running ("0.1.0"), which may differ from the
@@ -72,6 +73,41 @@ typedef enum { HPR_CURVE_BN254 = 1, HPR_CURVE_BLS12_381 = 2 } hpr_curve;
 typedef enum { HPR_G1 = 1, HPR_G2 = 2 } hpr_group;
 
 typedef struct hpr_ctx hpr_ctx;
+
+/*
+ * Progress and cancellation of the long calls: hpr_msm, hpr_msm_ex, hpr_msm_bases, hpr_ntt,
+ * hpr_ntt_lde, hpr_groth16_prove, hpr_groth16_prove_file, hpr_calibrate and
+ * hpr_calibrate_ntt (each counts as one call: the MSMs inside a proof or a calibration add to
+ * the outer call's fraction, they do not restart it).
+ * The callback (hpr_config.progress) runs on one of the library's threads (a pool worker, a
+ * device's thread or the caller's), never two at once, at most every progress_interval_s
+ * while work completes, and once more at the end of a call that succeeds, with fraction 1
+ * (not after a failed or cancelled call). It must be quick and must not call into the same
+ * context (cancelling it is allowed: set the cancel flag or call hpr_ctx_cancel). The
+ * fraction counts the call's work (tiles, NTT stages, a proof's phases weighted by their
+ * size), not its time; it only grows, and stays below 1 until the end.
+ * Cancellation is checked before each unit of work: each MSM tile (on the CPU pool and on
+ * every device of the hybrid scheduler), each NTT stage and column, each phase of a proof.
+ * A cancelled call returns HPR_ERR_CANCELLED with a detail ("cancelled after 37% of the
+ * msm"), writes no result, and leaves the context usable for the next call. An output buffer
+ * may be partly written all the same: an MSM's out and hpr_ntt's data are left as they were,
+ * an LDE's out is partly written, a proof is left empty. Work already on an OpenCL device (one
+ * kernel run of a whole MSM, a tile, an NTT batch) finishes first.
+ */
+typedef struct {
+    const char *call;  /* "msm", "ntt", "ntt lde", "groth16 prove", "calibrate" */
+    const char *phase; /* a proof's phase ("witness", "h", "msm A", "msm B1", "msm B2", "msm C",
+                        * "msm H", "assemble"), else "" (and "" in the final report) */
+    double fraction;   /* 0..1 of the whole call, non-decreasing; 1 only at the end */
+    double elapsed_s;  /* since the call began */
+} hpr_progress;
+typedef void (*hpr_progress_fn)(const hpr_progress *progress, void *user);
+
+/* Stops the context's running call at its next unit of work (HPR_ERR_CANCELLED), as the
+ * cancel flag of hpr_config does. Safe from any thread and from a signal handler (it sets an
+ * atomic flag). The flag is cleared when the next call begins, so a cancel that arrives
+ * between calls is dropped. */
+HPR_API void hpr_ctx_cancel(hpr_ctx *ctx);
 
 /*
  * Devices are named "cpu" (the native kernels on the thread pool), "cl:P.D" (OpenCL device D
@@ -89,6 +125,14 @@ typedef struct {
      * NULL: the environment variable HPR_CPU if set, else the fastest one this processor, its
      * OS and this build allow. A forced tier that cannot run is HPR_ERR_CPU_TIER. */
     const char *cpu_tier;
+    /* Progress of the long calls (see hpr_progress above); NULL: none. */
+    hpr_progress_fn progress;
+    void *progress_user;          /* passed to progress */
+    double progress_interval_s;   /* the least time between two reports; 0: 0.1 s */
+    /* NULL, or a flag of the caller's: when *cancel becomes nonzero (set it from any thread or
+     * a signal handler), the running call stops at its next unit of work and returns
+     * HPR_ERR_CANCELLED. The library never clears it: clear it before the next call. */
+    const volatile int *cancel;
 } hpr_config;
 
 /* Whether the CPU tier name can run here: HPR_OK, or HPR_ERR_CPU_TIER / HPR_ERR_INVALID_ARGUMENT
@@ -152,7 +196,7 @@ HPR_API hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *repor
 
 /* Measures the MSM throughput of one device ("cpu" with this context's threads, or "cl:P.D")
  * on curve at 2^log_n[i] points (a warm-up, then the median of 3 runs) and stores it in the
- * calibration profile (profile.json in the cache directory: HPR_CACHE_DIR, else
+ * calibration profile (profile.jsonl in the cache directory: HPR_CACHE_DIR, else
  * $XDG_CACHE_HOME/hyprove, else ~/.cache/hyprove), keyed by the device's identity and driver.
  * points_per_s (count entries, may be NULL) receives the figures. Sizes up to 2^24. */
 HPR_API hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,

@@ -6,50 +6,170 @@
 #include "runtime/base/rt_fs.h"
 
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static void profile_path(char *buf, size_t len, const char *dir)
 {
-    snprintf(buf, len, "%s/profile.json", dir);
+    snprintf(buf, len, "%s/" PROFILE_FILE, dir);
 }
 
-/* One record line; 0 when it is not one. */
-static int parse_line(const char *line, profile_record *r)
+static const char *skip_space(const char *s)
 {
-    const char *k = strstr(line, "\"key\": \""), *c = strstr(line, "\"curve\": \"");
-    const char *l = strstr(line, "\"log_n\": "), *s = strstr(line, "\"points_per_s\": ");
-    const char *kend, *cend;
-    if (!k || !c || !l || !s)
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+        s++;
+    return s;
+}
+
+/* A JSON string at s (after its opening quote) into out (len bytes): the position after the
+ * closing quote, or NULL. Escapes are decoded; \u only below 0x80 (the profile is ASCII). */
+static const char *parse_string(const char *s, char *out, size_t len, const char **why)
+{
+    size_t n = 0;
+    for (; *s && *s != '"'; s++) {
+        char c = *s;
+        if ((unsigned char)c < 0x20)
+            return *why = "a control character in a string", NULL;
+        if (c == '\\') {
+            static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+            const char *e = strchr(from, *++s);
+            unsigned v;
+            if (*s == 'u' && sscanf(s + 1, "%4x", &v) == 1 && v < 0x80 && isxdigit((unsigned char)s[4])) {
+                c = (char)v;
+                s += 4;
+            } else if (*s && e) {
+                c = to[e - from];
+            } else {
+                return *why = "a bad escape in a string", NULL;
+            }
+        }
+        if (n + 1 >= len)
+            return *why = "a string too long", NULL;
+        out[n++] = c;
+    }
+    if (*s != '"')
+        return *why = "an unterminated string", NULL;
+    out[n] = '\0';
+    return s + 1;
+}
+
+/* A JSON number: the position after it, or NULL. */
+static const char *parse_number(const char *s, double *v, const char **why)
+{
+    char *end;
+    if (*s != '-' && !isdigit((unsigned char)*s))
+        return *why = "a value that is neither a string nor a number", NULL;
+    *v = strtod(s, &end);
+    if (end == s || isalpha((unsigned char)*end))
+        return *why = "a malformed number", NULL;
+    return end;
+}
+
+/* Which of the four fields a key names (-1: another key, ignored). */
+static int field_index(const char *key)
+{
+    static const char *const names[4] = {"key", "curve", "log_n", "points_per_s"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(key, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* One member "name": value of the record's object; the position after it, or NULL. */
+static const char *parse_member(const char *s, profile_record *r, unsigned *seen, const char **why)
+{
+    char name[32], text[PROFILE_KEY_LEN];
+    double v = 0;
+    int is_string;
+    if (*s != '"' || !(s = parse_string(s + 1, name, sizeof name, why)))
+        return *why = *why ? *why : "expected a quoted name", NULL;
+    s = skip_space(s);
+    if (*s++ != ':')
+        return *why = "expected ':' after a name", NULL;
+    s = skip_space(s);
+    is_string = *s == '"';
+    s = is_string ? parse_string(s + 1, text, sizeof text, why) : parse_number(s, &v, why);
+    if (!s)
+        return NULL;
+    int f = field_index(name);
+    if (f < 0)
+        return s;
+    if (*seen & (1u << f))
+        return *why = "a name given twice", NULL;
+    *seen |= 1u << f;
+    if (is_string != (f < 2))
+        return *why = f < 2 ? "key and curve must be strings" : "log_n and points_per_s must be numbers", NULL;
+    if (f == 0)
+        memcpy(r->key, text, sizeof r->key);
+    else if (f == 1 && strlen(text) < sizeof r->curve)
+        memcpy(r->curve, text, strlen(text) + 1);
+    else if (f == 1)
+        return *why = "curve too long", NULL;
+    else if (f == 2 && (v < 0 || v > 40 || v != (double)(unsigned)v))
+        return *why = "log_n is not an integer in 0..40", NULL;
+    else if (f == 2)
+        r->log_n = (unsigned)v;
+    else if (!(v > 0 && v < 1e30))
+        return *why = "points_per_s is not a positive number", NULL;
+    else
+        r->points_per_s = v;
+    return s;
+}
+
+/* One line: 1 a record, 0 blank, -1 malformed (*why says how). */
+static int parse_line(const char *line, profile_record *r, const char **why)
+{
+    unsigned seen = 0;
+    const char *s = skip_space(line);
+    *why = NULL;
+    if (!*s)
         return 0;
-    k += 8;
-    c += 10;
-    kend = strchr(k, '"');
-    cend = strchr(c, '"');
-    if (!kend || !cend || (size_t)(kend - k) >= sizeof r->key || (size_t)(cend - c) >= sizeof r->curve)
-        return 0;
-    memcpy(r->key, k, (size_t)(kend - k));
-    r->key[kend - k] = '\0';
-    memcpy(r->curve, c, (size_t)(cend - c));
-    r->curve[cend - c] = '\0';
-    if (sscanf(l + 9, "%u", &r->log_n) != 1 || sscanf(s + 16, "%lf", &r->points_per_s) != 1)
-        return 0;
-    return r->log_n <= 40 && r->points_per_s > 0;
+    if (*s++ != '{')
+        return *why = "not a JSON object", -1;
+    s = skip_space(s);
+    while (*s != '}') {
+        if (!(s = parse_member(s, r, &seen, why)))
+            return -1;
+        s = skip_space(s);
+        if (*s == ',')
+            s = skip_space(s + 1);
+        else if (*s != '}')
+            return *why = "expected ',' or '}'", -1;
+    }
+    if (*skip_space(s + 1))
+        return *why = "text after the object", -1;
+    if (seen != 15u)
+        return *why = "key, curve, log_n and points_per_s are required", -1;
+    return 1;
 }
 
 void profile_load(profile *p, const char *dir)
 {
-    char path[4200], line[1024];
+    char path[4200], line[2048];
+    unsigned number = 0;
     FILE *f;
     p->count = 0;
+    p->malformed = 0;
+    p->first_error[0] = '\0';
     profile_path(path, sizeof path, dir);
     f = fopen(path, "r");
     if (!f)
         return;
-    while (p->count < PROFILE_MAX_RECORDS && fgets(line, sizeof line, f))
-        if (parse_line(line, &p->rec[p->count]))
+    while (p->count < PROFILE_MAX_RECORDS && fgets(line, sizeof line, f)) {
+        const char *why = NULL;
+        number++;
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        int got = end || feof(f) ? parse_line(line, &p->rec[p->count], &why) : -1;
+        if (got > 0)
             p->count++;
+        if (got < 0 && p->malformed++ == 0)
+            snprintf(p->first_error, sizeof p->first_error, "%.3000s line %u: %s", path, number,
+                     why ? why : "a line over 2047 bytes");
+    }
     fclose(f);
 }
 
@@ -84,11 +204,9 @@ int profile_store(const profile *p, const char *dir)
     f = fopen(tmp, "w");
     if (!f)
         return -1;
-    fprintf(f, "[\n");
     for (size_t i = 0; i < p->count; i++)
-        fprintf(f, "  {\"key\": \"%s\", \"curve\": \"%s\", \"log_n\": %u, \"points_per_s\": %.1f}%s\n", p->rec[i].key,
-                p->rec[i].curve, p->rec[i].log_n, p->rec[i].points_per_s, i + 1 < p->count ? "," : "");
-    fprintf(f, "]\n");
+        fprintf(f, "{\"key\": \"%s\", \"curve\": \"%s\", \"log_n\": %u, \"points_per_s\": %.1f}\n", p->rec[i].key,
+                p->rec[i].curve, p->rec[i].log_n, p->rec[i].points_per_s);
     ok = !ferror(f);
     ok &= fclose(f) == 0;
     if (!ok || rename(tmp, path) != 0) {

@@ -1,0 +1,192 @@
+/*
+ * cli_args.c: the option parser every hyprove subcommand uses, over glibc's getopt_long.
+ *
+ * Rationale: one parser, so that every command treats its arguments the same way: options
+ * and positional files in any order (getopt_long permutes), "--" ends the options,
+ * "--name VALUE" and "--name=VALUE", unambiguous prefixes of long names (getopt_long's
+ * rule), "-h"/"--help". An option given twice is an error unless it is a list: a list option's
+ * values accumulate (joined with commas, as if given once as "a,b"), and a repeatable option
+ * (serve's --zkey) collects each value. getopt_long's own messages are off (opterr = 0): each
+ * error is one "hyprove: error:" line naming the option.
+ *
+ * HPR_LIST_OPTIONS (environment, any value) makes a command print the options it accepts, one
+ * per line ("--curve VALUE", "--report"), and exit 0 without running: tests check README's
+ * synopsis and the help texts against it, and shell completions can read it.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OPTS 40
+#define LIST_ARENA 8192
+
+FILE *cli_table;
+
+void cli_table_for_output(const char *path)
+{
+    if (!cli_table)
+        cli_table = stdout;
+    if (path && (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0))
+        cli_table = stderr;
+}
+
+/* Joined list values live for the whole process (a command parses once). */
+static char list_arena[LIST_ARENA];
+static size_t list_used;
+
+static int takes_value(const cli_opt *o)
+{
+    return o->kind != CLI_FLAG;
+}
+
+static int print_options(const cli_opt *opts, size_t nopts)
+{
+    for (size_t k = 0; k < nopts; k++)
+        printf("%s%s\n", opts[k].name, takes_value(&opts[k]) ? " VALUE" : "");
+    return CLI_EXIT_OK;
+}
+
+/* "a" then "b" into "a,b" in the arena; -1 when the arena is full. */
+static int append_list(const char **slot, const char *value)
+{
+    size_t old = *slot ? strlen(*slot) + 1 : 0, add = strlen(value) + 1;
+    if (list_used + old + add > LIST_ARENA)
+        return -1;
+    char *dst = list_arena + list_used;
+    if (*slot) {
+        memcpy(dst, *slot, old - 1);
+        dst[old - 1] = ',';
+    }
+    memcpy(dst + old, value, add);
+    list_used += old + add;
+    *slot = dst;
+    return 0;
+}
+
+static int store(const char *cmd, const cli_opt *o, const char *value)
+{
+    switch (o->kind) {
+    case CLI_FLAG:
+        if (*o->flag)
+            return cli_usage_error(cmd, "option %s given twice", o->name);
+        *o->flag = 1;
+        return 0;
+    case CLI_LIST:
+        if (append_list(o->value, value) != 0)
+            return cli_usage_error(cmd, "option %s: the list is too long", o->name);
+        return 0;
+    case CLI_EACH:
+        if (*o->count == o->cap)
+            return cli_usage_error(cmd, "option %s given more than %zu times", o->name, o->cap);
+        o->each[(*o->count)++] = value;
+        return 0;
+    case CLI_ONCE:
+        break;
+    }
+    if (*o->value)
+        return cli_usage_error(cmd, "option %s given twice (it takes one value)", o->name);
+    *o->value = value;
+    return 0;
+}
+
+/* Why getopt_long refused arg: a flag given a value, an ambiguous prefix or an unknown name. */
+static int refused(const char *cmd, const char *arg, const cli_opt *opts, size_t nopts)
+{
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg), matches = 0;
+    if (strncmp(arg, "--", 2) != 0)
+        return cli_usage_error(cmd, "unknown option '%s'", arg);
+    for (size_t k = 0; k < nopts; k++) {
+        if (strlen(opts[k].name) == len && strncmp(opts[k].name, arg, len) == 0)
+            return cli_usage_error(cmd, "option %s takes no value", opts[k].name);
+        matches += strncmp(opts[k].name, arg, len) == 0;
+    }
+    if (matches > 1)
+        return cli_usage_error(cmd, "ambiguous option '%.*s'", (int)len, arg);
+    return cli_usage_error(cmd, "unknown option '%.*s'", (int)len, arg);
+}
+
+/* One positional argument into pos: -1 (go on) or the exit code of a usage error. */
+static int positional(const char *cmd, const char *arg, const char **pos, int max_pos, int *npos)
+{
+    if (!pos || *npos == max_pos)
+        return max_pos ? cli_usage_error(cmd, "unexpected argument '%s' (%d expected)", arg, max_pos)
+                       : cli_usage_error(cmd, "unexpected argument '%s'", arg);
+    pos[(*npos)++] = arg;
+    return -1;
+}
+
+/* What getopt_long returned for an option: -1 (go on), CLI_EXIT_OK after --help, or the exit
+ * code of a usage error. */
+static int option(const char *cmd, int c, char **argv, const cli_opt *opts, size_t nopts, const char *help)
+{
+    if (c == 'h') {
+        fputs(help, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (c == ':')
+        return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
+    if (c == '?' && optopt >= 256)
+        return cli_usage_error(cmd, "option %s takes no value", opts[optopt - 256].name);
+    if (c == '?' && optopt == 'h')
+        return cli_usage_error(cmd, "option --help takes no value");
+    if (c == '?' && optopt)
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    if (c == '?')
+        return refused(cmd, argv[optind - 1], opts, nopts);
+    int rc = store(cmd, &opts[c - 256], optarg);
+    return rc ? rc : -1;
+}
+
+static void build_table(const cli_opt *opts, size_t nopts, struct option *table)
+{
+    for (size_t k = 0; k < nopts; k++) {
+        table[k].name = opts[k].name + 2; /* without "--" */
+        table[k].has_arg = takes_value(&opts[k]) ? required_argument : no_argument;
+        table[k].flag = NULL;
+        table[k].val = 256 + (int)k;
+    }
+    table[nopts].name = "help";
+    table[nopts].has_arg = no_argument;
+    table[nopts].flag = NULL;
+    table[nopts].val = 'h';
+    memset(&table[nopts + 1], 0, sizeof table[nopts + 1]);
+}
+
+int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
+                   const char **pos, int max_pos, int *npos)
+{
+    struct option table[MAX_OPTS + 2];
+    int c;
+    if (nopts > MAX_OPTS)
+        return cli_error("internal: %s has more than %d options", cmd, MAX_OPTS);
+    if (getenv("HPR_LIST_OPTIONS"))
+        return print_options(opts, nopts);
+    build_table(opts, nopts, table);
+    opterr = 0;
+    optind = 0; /* glibc: 0 restarts the scan from argv[1] */
+    if (npos)
+        *npos = 0;
+    /* "-" first in the option string: positionals come back in order as c == 1, whatever
+     * POSIXLY_CORRECT says; those after "--" are left at argv[optind..]. */
+    while ((c = getopt_long(argc, argv, "-:h", table, NULL)) != -1) {
+        int rc = c == 1 ? positional(cmd, optarg, pos, max_pos, npos) : option(cmd, c, argv, opts, nopts, help);
+        if (rc >= 0)
+            return rc;
+    }
+    for (int i = optind; i < argc; i++) {
+        int rc = positional(cmd, argv[i], pos, max_pos, npos);
+        if (rc >= 0)
+            return rc;
+    }
+    return -1;
+}
+
+int cli_parse_options(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts)
+{
+    return cli_parse_args(argc, argv, cmd, help, opts, nopts, NULL, 0, NULL);
+}
