@@ -10,6 +10,7 @@ hyprove-prover. Every case checks that no PATH.tmp.XXXXXX is left behind.
 """
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -27,9 +28,9 @@ PASSED = [0]
 NOBODY = 65534
 
 
-def run(args, umask=None, timeout=300, user=None):
+def run(args, umask=None, timeout=300, user=None, env=None):
     """Runs args (hyprove's arguments, or a full command when args[0] is a path); umask and
-    user (a uid) are set in the child."""
+    user (a uid) are set in the child, env's variables added to its environment."""
     cmd = args if os.path.isabs(args[0]) else [HYPROVE] + list(args)
 
     def preexec():
@@ -41,7 +42,8 @@ def run(args, umask=None, timeout=300, user=None):
             os.setuid(user)
 
     t0 = time.monotonic()
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec)
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec,
+                         env=dict(os.environ, **(env or {})))
     res.elapsed = time.monotonic() - t0
     return res
 
@@ -249,26 +251,45 @@ def test_folder_in_the_way(tmp):
     check("folder: no temporary left", not leftovers(d, folder), res)
 
 
+def nobody_kit(tmp):
+    """For root, who ignores permissions: hyprove, its library and the fixture copied into a
+    folder that nobody can read (the build tree may sit under a private folder, as a fresh
+    clone in mktemp -d does), and how to run them as nobody; None when nobody cannot run it."""
+    box = new_dir(tmp, "nobody")
+    for d in (tmp, box):
+        os.chmod(d, 0o755)
+    build = os.path.dirname(HYPROVE)
+    for name in ["hyprove"] + [f for f in os.listdir(build) if f.startswith("libhyprove.so")]:
+        shutil.copy(os.path.join(build, name), os.path.join(box, name))
+    for src in (ZKEY, WTNS):
+        shutil.copy(src, os.path.join(box, os.path.basename(src)))
+        os.chmod(os.path.join(box, os.path.basename(src)), 0o644)
+    kit = {"hyprove": os.path.join(box, "hyprove"), "env": {"LD_LIBRARY_PATH": box},
+           "zkey": os.path.join(box, "circuit.zkey"), "wtns": os.path.join(box, "witness.wtns")}
+    probe = run([kit["hyprove"], "--version"], user=NOBODY, env=kit["env"])
+    return kit if probe.returncode == 0 else None
+
+
 def test_read_only_folder(tmp):
     d = new_dir(tmp, "readonly")
     ro = new_dir(d, "ro")
     os.chmod(ro, 0o555)
-    user = None
-    if os.geteuid() == 0:
-        # root ignores permissions: the case runs as nobody, if nobody can run hyprove here
-        os.chmod(tmp, 0o755)
-        os.chmod(d, 0o755)
-        probe = run(["--version"], user=NOBODY)
-        readable = probe.returncode == 0 and os.access(ZKEY, os.R_OK)
-        if not readable or not all(os.stat(p).st_mode & 0o004 for p in (ZKEY, WTNS)):
+    proof, public = os.path.join(ro, "proof.json"), os.path.join(ro, "public.json")
+    if os.geteuid() != 0:
+        res, res_msm = prove(proof, public), msm(proof)
+    else:
+        kit = nobody_kit(tmp)
+        if kit is None:
             print("note: running as root and nobody cannot run hyprove here: read-only folder case skipped")
             return
-        user = NOBODY
-    proof, public = os.path.join(ro, "proof.json"), os.path.join(ro, "public.json")
-    res = prove(proof, public, user=user)
+        os.chmod(d, 0o755)
+        res = run([kit["hyprove"], "groth16", "prove", kit["zkey"], kit["wtns"], proof, public, "--devices", "cpu"],
+                  user=NOBODY, env=kit["env"])
+        res_msm = run([kit["hyprove"], "msm", "--curve", "bn254", "--log-n", "4", "--seed", "1", "--device", "cpu",
+                       "--out", proof], user=NOBODY, env=kit["env"])
     expect_error("read-only folder", res, 1, proof, "Permission denied")
     check("read-only folder: nothing made", os.listdir(ro) == [], res, os.listdir(ro))
-    expect_error("msm into a read-only folder", msm(proof, user=user), 1, proof, "Permission denied")
+    expect_error("msm into a read-only folder", res_msm, 1, proof, "Permission denied")
     os.chmod(ro, 0o755)
 
 
