@@ -28,7 +28,7 @@ static hpr_status validate(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigne
     return HPR_OK;
 }
 
-hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
+static hpr_status bases_create_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
                             hpr_bases **out)
 {
     const msm_curve_ops *ops = msm_ops(curve, group);
@@ -60,16 +60,26 @@ hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cons
     return HPR_OK;
 }
 
+hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
+                            hpr_bases **out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, bases_create_call(ctx, curve, group, points, n, out));
+}
+
 void hpr_bases_destroy(hpr_bases *bases)
 {
     if (!bases)
         return;
-    if (bases->ctx) {
-        hpr_bases **link = &bases->ctx->bases;
+    hpr_ctx *ctx = bases->ctx;
+    if (ctx) { /* under the context's call lock: its list and its devices' memory change */
+        ctx_enter(ctx);
+        hpr_bases **link = &ctx->bases;
         while (*link != bases)
             link = &(*link)->next;
         *link = bases->next;
-        ctx_drop_resident(bases->ctx, bases->key);
+        ctx_drop_resident(ctx, bases->key);
+        ctx_leave(ctx, HPR_OK);
     }
     free(bases->points);
     free(bases);
@@ -80,7 +90,7 @@ size_t hpr_bases_count(const hpr_bases *bases)
     return bases ? bases->n : 0;
 }
 
-hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
+static hpr_status msm_bases_call(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
                          const hpr_msm_opts *opts)
 {
     if (!ctx)
@@ -94,4 +104,11 @@ hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scala
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "n = %zu exceeds the %zu bases", n, bases->n);
     cl_points pts = {bases->points, bases->n, bases->key, bases->key};
     return msm_keyed(ctx, bases->curve, bases->group, &pts, scalars, n, out, opts);
+}
+
+hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
+                         const hpr_msm_opts *opts)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, msm_bases_call(ctx, bases, scalars, n, out, opts));
 }

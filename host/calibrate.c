@@ -171,7 +171,7 @@ static uint64_t msm_size_units(unsigned log_n)
     return progress_msm_units((size_t)1 << log_n, 1);
 }
 
-hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
+static hpr_status calibrate_call(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
                          double *points_per_s)
 {
     if (!ctx || !device || !log_n || count == 0)
@@ -182,6 +182,13 @@ hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, cons
     progress_begin(ctx, "calibrate", calibration_units(log_n, count, msm_size_units));
     return progress_end(ctx, calibrate_sizes(ctx, device, &mc.cal, &mc, log_n, count, MAX_CALIBRATION_LOG_N,
                                              points_per_s));
+}
+
+hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
+                         double *points_per_s)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, calibrate_call(ctx, device, curve, log_n, count, points_per_s));
 }
 
 /* ---- the NTT ---- */
@@ -248,7 +255,7 @@ static uint64_t ntt_size_units(unsigned log_n)
     return progress_ntt_units(n < NTT_CALIBRATION_ELEMENTS ? NTT_CALIBRATION_ELEMENTS / n : 1, log_n);
 }
 
-hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
+static hpr_status calibrate_ntt_call(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
                              double *elements_per_s)
 {
     if (!ctx || !device || !log_n || count == 0)
@@ -260,4 +267,11 @@ hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, 
     ntt_calibration nc = {{speed_field_label(field), ntt_prepare, ntt_measure, ntt_release}, field, NULL, NULL, 0, 0, NULL};
     progress_begin(ctx, "calibrate", calibration_units(log_n, count, ntt_size_units));
     return progress_end(ctx, calibrate_sizes(ctx, device, &nc.cal, &nc, log_n, count, max, elements_per_s));
+}
+
+hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
+                             double *elements_per_s)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, calibrate_ntt_call(ctx, device, field, log_n, count, elements_per_s));
 }

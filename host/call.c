@@ -2,11 +2,26 @@
  * call.c: the state of one public call, kept in the context: the failure detail, the notice
  * (a device failed and the CPU made good) and the run report. Every entry point starts with
  * ctx_call_begin; the helpers below are the only writers of notes and device failures.
+ *
+ * The call lock (see context.h): a recursive mutex, so that a public call made inside
+ * another on the same thread (calibration's MSMs, a proof's blinding sums) nests. Why a lock
+ * and not per-call state: one context owns one thread pool and one set of OpenCL queues;
+ * two calls at once would only share the same cores and queues, so running them one after
+ * the other costs nothing in throughput and keeps every cache simple. Parallel proofs take
+ * one context each (a prover handle serves any number of contexts).
+ * Why a per-thread record of the last call: with the lock alone, another thread's call could
+ * clear or overwrite the detail between a failing call's return and its caller's
+ * hpr_ctx_error_detail. calls_done tells whether the record is still the context's latest:
+ * if so, the context's own fields are read (internal calls made since, as tests make,
+ * included).
  */
+#define _XOPEN_SOURCE 700 /* PTHREAD_MUTEX_RECURSIVE */
 #include "context.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *hpr_version(unsigned *major, unsigned *minor, unsigned *patch)
@@ -46,6 +61,103 @@ const char *hpr_status_str(hpr_status status)
     case HPR_ERR_CANCELLED: return "cancelled by the caller";
     }
     return "unknown status";
+}
+
+typedef struct {
+    uint64_t serial;     /* the context of the thread's last outermost call; 0 none */
+    uint64_t calls_done; /* that context's calls_done when the call ended */
+    char detail[CL_DETAIL_LEN];
+    char notice[CL_DETAIL_LEN];
+    hpr_run_report report;
+    int have_report;
+} call_record;
+
+static _Thread_local call_record thread_record;
+
+int ctx_lock_init(hpr_ctx *ctx)
+{
+    static _Atomic uint64_t next_serial = 1;
+    pthread_mutexattr_t attr;
+    int rc = pthread_mutexattr_init(&attr);
+    if (rc != 0)
+        return rc;
+    rc = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    if (rc == 0)
+        rc = pthread_mutex_init(&ctx->call_lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    ctx->serial = atomic_fetch_add(&next_serial, 1);
+    return rc;
+}
+
+void ctx_lock_destroy(hpr_ctx *ctx)
+{
+    pthread_mutex_destroy(&ctx->call_lock);
+}
+
+void ctx_enter(hpr_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    pthread_mutex_lock(&ctx->call_lock);
+    ctx->call_depth++;
+}
+
+static void record_take(call_record *r, const hpr_ctx *ctx)
+{
+    memcpy(r->detail, ctx->detail, sizeof r->detail);
+    memcpy(r->notice, ctx->notice, sizeof r->notice);
+    r->report = ctx->report;
+    r->have_report = ctx->have_report;
+}
+
+hpr_status ctx_leave(hpr_ctx *ctx, hpr_status st)
+{
+    if (!ctx)
+        return st;
+    RT_INVARIANT(ctx->call_depth > 0);
+    if (--ctx->call_depth == 0) {
+        thread_record.serial = ctx->serial;
+        thread_record.calls_done = ++ctx->calls_done;
+        record_take(&thread_record, ctx);
+    }
+    pthread_mutex_unlock(&ctx->call_lock);
+    return st;
+}
+
+/* The calling thread's record, brought up to date with ctx unless another thread's call
+ * has ended since this thread's last one. Lock taken inside (const: the lock is not part
+ * of the context's value). */
+static const call_record *thread_view(const hpr_ctx *ctx)
+{
+    hpr_ctx *c = (hpr_ctx *)ctx;
+    call_record *r = &thread_record;
+    pthread_mutex_lock(&c->call_lock);
+    if (r->serial != c->serial || r->calls_done == c->calls_done)
+        record_take(r, c);
+    if (r->serial != c->serial) {
+        r->serial = c->serial;
+        r->calls_done = c->calls_done;
+    }
+    pthread_mutex_unlock(&c->call_lock);
+    return r;
+}
+
+const char *ctx_result_detail(const hpr_ctx *ctx)
+{
+    return thread_view(ctx)->detail;
+}
+
+const char *ctx_result_notice(const hpr_ctx *ctx)
+{
+    return thread_view(ctx)->notice;
+}
+
+int ctx_result_report(const hpr_ctx *ctx, hpr_run_report *report)
+{
+    const call_record *r = thread_view(ctx);
+    if (r->have_report)
+        *report = r->report;
+    return r->have_report;
 }
 
 void ctx_call_begin(hpr_ctx *ctx)
@@ -102,9 +214,71 @@ void report_note(hpr_ctx *ctx, const char *device, const char *text)
     note_append(ctx->report.notes, sizeof ctx->report.notes, device, text);
 }
 
+/* The entries of ctx's report that record a device fault of this call (failures or dropped),
+ * into kept (their number returned), before the report is filled afresh. */
+static unsigned faults_kept(const hpr_ctx *ctx, hpr_device_run *kept)
+{
+    unsigned n = 0;
+    for (unsigned d = 0; ctx->have_report && d < ctx->report.ndevices; d++)
+        if (ctx->report.devices[d].failures || ctx->report.devices[d].dropped)
+            kept[n++] = ctx->report.devices[d];
+    return n;
+}
+
+/* The device's entry in r: found by name, else added (NULL when r is full). */
+static hpr_device_run *report_entry(hpr_run_report *r, const char *device)
+{
+    for (unsigned d = 0; d < r->ndevices; d++)
+        if (strcmp(r->devices[d].device, device) == 0)
+            return &r->devices[d];
+    if (r->ndevices == HPR_REPORT_MAX_DEVICES)
+        return NULL;
+    hpr_device_run *o = &r->devices[r->ndevices++];
+    memset(o, 0, sizeof *o);
+    snprintf(o->device, sizeof o->device, "%s", device);
+    return o;
+}
+
+/* Puts back the fault entries kept[0..n) that the fresh report does not hold. */
+static void faults_restore(hpr_ctx *ctx, const hpr_device_run *kept, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        hpr_device_run *o = report_entry(&ctx->report, kept[k].device);
+        if (o && !o->failures && !o->dropped) {
+            o->failures = kept[k].failures;
+            o->dropped = kept[k].dropped;
+            snprintf(o->failure, sizeof o->failure, "%s", kept[k].failure);
+        }
+    }
+}
+
+const char *fault_text(const char *failure, const char *device)
+{
+    size_t len = strlen(device);
+    if (strncmp(failure, device, len) == 0 && failure[len] == ':' && failure[len + 1] == ' ')
+        return failure + len + 2;
+    return failure;
+}
+
+/* The notice names each device of the report that failed in this call (once). */
+static void notice_faults(hpr_ctx *ctx)
+{
+    for (unsigned d = 0; d < ctx->report.ndevices; d++) {
+        const hpr_device_run *o = &ctx->report.devices[d];
+        char text[CL_DETAIL_LEN];
+        if ((!o->failures && !o->dropped) || strstr(ctx->notice, o->device))
+            continue;
+        snprintf(text, sizeof text, "%.300s; its work was redone by the other devices",
+                 fault_text(o->failure, o->device));
+        note_append(ctx->notice, sizeof ctx->notice, o->device, text);
+    }
+}
+
 void report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds)
 {
     hpr_run_report *r = &ctx->report;
+    hpr_device_run kept[HPR_REPORT_MAX_DEVICES];
+    unsigned nkept = faults_kept(ctx, kept);
     memset(r, 0, sizeof *r);
     r->ndevices = 1;
     snprintf(r->devices[0].device, sizeof r->devices[0].device, "%s", device);
@@ -114,12 +288,31 @@ void report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds)
     r->devices[0].points_per_s = seconds > 0 ? (double)n / seconds : 0;
     r->seconds = seconds;
     ctx->have_report = 1;
+    faults_restore(ctx, kept, nkept);
+}
+
+void report_device_fault(hpr_ctx *ctx, const char *device, unsigned failed, const char *why)
+{
+    if (!ctx->have_report) {
+        memset(&ctx->report, 0, sizeof ctx->report);
+        ctx->have_report = 1;
+    }
+    hpr_device_run *o = report_entry(&ctx->report, device);
+    if (!o)
+        return;
+    o->failures += failed;
+    o->dropped = 1;
+    if (!o->failure[0])
+        snprintf(o->failure, sizeof o->failure, "%.255s", fault_text(why, device));
+    notice_faults(ctx);
 }
 
 void report_fill(hpr_ctx *ctx, cl_dev *const *devs, unsigned ndev, const sched_device_report *reps,
                  double points_per_item, double seconds)
 {
     hpr_run_report *r = &ctx->report;
+    hpr_device_run kept[HPR_REPORT_MAX_DEVICES];
+    unsigned nkept = faults_kept(ctx, kept);
     RT_INVARIANT(ndev <= HPR_REPORT_MAX_DEVICES);
     r->ndevices = ndev;
     r->seconds = seconds;
@@ -140,6 +333,35 @@ void report_fill(hpr_ctx *ctx, cl_dev *const *devs, unsigned ndev, const sched_d
             ctx_device_failed(devs[d], reps[d].failure);
     }
     ctx->have_report = 1;
+    faults_restore(ctx, kept, nkept);
+    notice_faults(ctx);
+}
+
+/* "SEED:P": one draw of the sequence of SEED (splitmix64 over a process-wide count) below P. */
+static int random_fault(const char *spec)
+{
+    static _Atomic uint64_t draws;
+    char *end;
+    uint64_t z = strtoull(spec, &end, 10);
+    double p = *end == ':' ? strtod(end + 1, NULL) : 0;
+    z += 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&draws, 1) + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-53 < p;
+}
+
+int ctx_sched_fault(const hpr_ctx *ctx, const char *device, unsigned k)
+{
+    const char *f = ctx->knobs.sched_fault;
+    size_t idlen = strlen(device);
+    if (!f[0] || strncmp(f, device, idlen) != 0)
+        return 0;
+    if (f[idlen] == '\0')
+        return 1;
+    if (strncmp(f + idlen, "@rand:", 6) == 0)
+        return random_fault(f + idlen + 6);
+    return f[idlen] == '@' && strtoul(f + idlen + 1, NULL, 10) == k;
 }
 
 sched_tiling ctx_tiling(const hpr_ctx *ctx, size_t min_tile, size_t probe_tile, size_t align)

@@ -5,11 +5,21 @@
  * A call's state lives in the context: detail (why the call failed), notice (a device failed
  * and the CPU made good), the run report. ctx_call_begin clears all three once per public
  * call; nothing else resets them by hand.
+ *
+ * Concurrency: every public call that takes a context runs between ctx_enter and ctx_leave,
+ * which hold the context's call lock (recursive: a public call made inside another, on the
+ * same thread, nests). So calls on one context from several threads run one at a time, and
+ * the caches the context owns (NTT twiddles, OpenCL programs and resident bases, the
+ * progress state) are only touched by the thread that holds the lock. ctx_leave copies the
+ * call's detail, notice and report into a per-thread record, so each thread reads its own
+ * last call's results (hpr_ctx_error_detail and friends), whatever other threads did since.
  */
 #ifndef HOST_CONTEXT_H
 #define HOST_CONTEXT_H
 
 #include "hyprove.h"
+#include <pthread.h>
+#include <stdint.h>
 #include "progress.h"
 #include "runtime/base/cpu_features.h"
 #include "runtime/base/rt_check.h"
@@ -31,6 +41,7 @@ typedef struct {
     char sched_tiles[64];      /* HPR_SCHED_TILES=min,probe,blocks,c: the MSM grid forced (tests) */
     int sched_every_device;    /* HPR_SCHED_EVERY_DEVICE=1: every device gets a probe tile */
     int sched_trace;           /* HPR_SCHED_TRACE: tiles printed on stderr */
+    char max_memory[32];       /* HPR_MAX_MEMORY: the memory limit when hpr_config has none */
     cl_options cl;             /* HPR_OPENCL_LIBRARY, HPR_CL_WORDS, HPR_CL_INJECT_FAULT,
                                 * HPR_CL_MAX_ALLOC, HPR_CACHE_DIR (else XDG_CACHE_HOME, HOME) */
 } ctx_knobs;
@@ -50,10 +61,46 @@ struct hpr_ctx {
     hpr_bases *bases;             /* the live bases made with this context (host/resident.h) */
     uint64_t g16_owner;           /* the prover whose bases the devices hold (host/groth16_prove.c) */
     progress_state progress;      /* the running call's progress and cancellation (host/progress.h) */
+    struct { size_t limit, held; int from_env, in_order; } mem; /* the memory budget (host/memory_budget.h) */
+    pthread_mutex_t call_lock;    /* held from ctx_enter to ctx_leave (recursive) */
+    unsigned call_depth;          /* nesting of public calls on the lock holder's thread */
+    uint64_t serial;              /* unique among the process's contexts, never reused */
+    uint64_t calls_done;          /* outermost calls completed: tells a thread whether its record is the latest */
 };
 
 /* Fills k from the environment (host/knobs.c). */
 void knobs_read(ctx_knobs *k);
+/* Every knob that is set (not empty) well-formed, else HPR_ERR_INVALID_ARGUMENT with the
+ * create detail "HPR_CL_WORDS='x': expected standard, int128 or limb32" (HPR_CPU is the CPU
+ * tier's to check: a config's tier wins over it). */
+RT_MUST_CHECK hpr_status knobs_check(void);
+/* The calling thread's detail of its last failed hpr_ctx_create, read through
+ * hpr_ctx_error_detail(NULL): set by ctx_create_fail (returns status), cleared when
+ * hpr_ctx_create begins. */
+hpr_status ctx_create_fail(hpr_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void ctx_create_clear(void);
+const char *ctx_create_detail(void);
+
+/* Takes ctx's call lock for a public call (waits while another thread's call runs); ctx may
+ * be NULL (nothing to take: the call then fails on its own argument check). */
+void ctx_enter(hpr_ctx *ctx);
+/* Ends the public call begun by ctx_enter: the outermost call stores its detail, notice and
+ * report in the calling thread's record; then the lock is released. Returns st. */
+hpr_status ctx_leave(hpr_ctx *ctx, hpr_status st);
+/* Sets up and tears down the call lock of a new context (0, or an errno value). */
+int ctx_lock_init(hpr_ctx *ctx);
+void ctx_lock_destroy(hpr_ctx *ctx);
+/* The calling thread's view of ctx's last call (the lock taken inside): its own last call's
+ * results when another thread's call has completed since, else the context's current ones,
+ * copied into the thread's record. Valid until the thread's next call on any context. */
+const char *ctx_result_detail(const hpr_ctx *ctx);
+const char *ctx_result_notice(const hpr_ctx *ctx);
+/* The report (1), or 0 when the call had none. */
+int ctx_result_report(const hpr_ctx *ctx, hpr_run_report *report);
 
 /* Starts a public call: detail, notice and report cleared. */
 void ctx_call_begin(hpr_ctx *ctx);
@@ -90,6 +137,23 @@ void report_single(hpr_ctx *ctx, const char *device, size_t n, double seconds);
  * is marked failed. */
 void report_fill(hpr_ctx *ctx, cl_dev *const *devs, unsigned ndev, const sched_device_report *reps,
                  double points_per_item, double seconds);
+
+/* Device faults in the run report. report_device_fault records that device failed in this
+ * call (failed: attempts that failed now; 0 when it was unusable already and its work went
+ * elsewhere untried) and that the other devices did its work: its entry (added when the report
+ * has none; a report begun if there is none) counts the failures, is marked dropped and
+ * keeps the first error (why, without a leading "<device>: "); the notice names the device.
+ * report_single and report_fill keep the fault entries recorded earlier in the call. */
+void report_device_fault(hpr_ctx *ctx, const char *device, unsigned failed, const char *why);
+/* failure without a leading "<device>: " (the scheduler's tiles name their device). */
+const char *fault_text(const char *failure, const char *device);
+
+/* HPR_SCHED_INJECT_FAULT (ctx->knobs.sched_fault) for tests of fault handling: 1 when it
+ * fails device's k-th unit of work (1-based): "cl:P.D" fails every unit, "cl:P.D@K" the
+ * K-th, "cl:P.D@rand:SEED:P" each unit with probability P (0..1), drawn from SEED and a
+ * process-wide count of draws, so that faults land on other units in every call (soak runs:
+ * bench/soak.sh). */
+int ctx_sched_fault(const hpr_ctx *ctx, const char *device, unsigned k);
 
 /* The scheduler's tiling knobs of ctx (every_device, trace) on top of the given sizes. */
 sched_tiling ctx_tiling(const hpr_ctx *ctx, size_t min_tile, size_t probe_tile, size_t align);

@@ -85,6 +85,8 @@ hpr_status cpu_tier_choose(const char *name, rt_cpu_tier *tier)
 void hpr_cpu_info_get(hpr_cpu_info *info)
 {
     rt_cpu_features f;
+    if (!info)
+        return;
     rt_cpu_features_detect(&f);
     memset(info, 0, sizeof *info);
     memcpy(info->brand, f.brand, sizeof info->brand);

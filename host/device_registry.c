@@ -36,18 +36,34 @@ hpr_status dev_resolve(hpr_ctx *ctx, const char *name, cl_dev **dev)
     return HPR_OK;
 }
 
-unsigned hpr_device_count(hpr_ctx *ctx)
+static unsigned device_count_call(hpr_ctx *ctx)
 {
     if (!ctx || dev_runtime(ctx) != HPR_OK)
         return 0;
     return ctx->cl->ndevs;
 }
 
-const char *hpr_opencl_notice(hpr_ctx *ctx)
+unsigned hpr_device_count(hpr_ctx *ctx)
+{
+    ctx_enter(ctx);
+    unsigned r = device_count_call(ctx);
+    ctx_leave(ctx, HPR_OK);
+    return r;
+}
+
+static const char *opencl_notice_call(hpr_ctx *ctx)
 {
     if (!ctx || dev_runtime(ctx) != HPR_OK)
         return "OpenCL is not available";
     return ctx->cl->notice;
+}
+
+const char *hpr_opencl_notice(hpr_ctx *ctx)
+{
+    ctx_enter(ctx);
+    const char * r = opencl_notice_call(ctx);
+    ctx_leave(ctx, HPR_OK);
+    return r;
 }
 
 static const char *kind_name(cl_device_type t)
@@ -61,7 +77,7 @@ static const char *kind_name(cl_device_type t)
     return "other";
 }
 
-hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info)
+static hpr_status device_get_info_call(hpr_ctx *ctx, unsigned index, hpr_device_info *info)
 {
     if (!ctx || !info)
         return HPR_ERR_INVALID_ARGUMENT;
@@ -87,4 +103,10 @@ hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *in
     info->resident_bytes = d->resident_bytes;
     info->bytes_sent = d->bytes_sent;
     return HPR_OK;
+}
+
+hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, device_get_info_call(ctx, index, info));
 }

@@ -97,7 +97,7 @@ hpr_status dev_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, hpr_group group
     return st;
 }
 
-hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve, hpr_device_report *report)
+static hpr_status device_prepare_call(hpr_ctx *ctx, const char *device, hpr_curve curve, hpr_device_report *report)
 {
     cl_dev *dev;
     hpr_status st;
@@ -128,6 +128,12 @@ hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve,
     return st;
 }
 
+hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve, hpr_device_report *report)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, device_prepare_call(ctx, device, curve, report));
+}
+
 unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cl_dev **picked, unsigned max)
 {
     unsigned count = 0, cores = rt_online_cpus();
@@ -151,6 +157,8 @@ unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cl_dev 
         if (curve && dev_ready(ctx, dev, curve, group) != HPR_OK) {
             report_note(ctx, dev->id, ctx->detail);
             ctx->detail[0] = '\0';
+            if (dev->failed) /* failed its self-test now: a fault of this call */
+                report_device_fault(ctx, dev->id, 1, dev->failure);
             continue;
         }
         picked[count++] = dev;

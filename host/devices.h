@@ -27,7 +27,8 @@ RT_MUST_CHECK hpr_status dev_ready(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, h
 /* The OpenCL devices that join a hybrid run (at most max, into picked): usable, ready for
  * MSMs of (curve, group) (program built, self-test passed; curve 0: not checked, for the
  * NTT), and not oversubscribing the cores beside the native pool; the others are named in
- * the notes. */
+ * the notes, and one that fails its self-test now is a fault of the run report
+ * (report_device_fault). */
 unsigned dev_pick_opencl(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cl_dev **picked, unsigned max);
 
 #endif

@@ -75,12 +75,23 @@ uint64_t g16_witness_units(const zkey_file *zk);
 uint64_t g16_h_extra_units(const zkey_file *zk);
 
 /* Closes the phase that started at ph->t: its time, the devices of the context's last run
- * report (with_devices; "cpu" or the context's OpenCL device without a report) and the
- * context's notice, joined to ph->notices; the next phase starts now. */
+ * report (with_devices; "cpu" or the context's OpenCL device without a report) and its
+ * device faults (g16_collect_faults), and the context's notice, joined to ph->notices; the
+ * next phase starts now. */
 void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices);
+
+/* A device fault of the proof: device failed `failures` times (0: it was unusable already
+ * and was not tried), dropped or not, with why (a leading "<device>: " left out). Joined to
+ * report->faults[phase] (phase < 0: none, e.g. a self-test when the proof picks its
+ * devices) and counted in report->failed (the device's first error kept). */
+void g16_add_fault(hpr_groth16_report *report, int phase, const char *device, unsigned failures, int dropped,
+                   const char *why);
+/* g16_add_fault for each device fault in ctx's run report (entries with failures or dropped). */
+void g16_collect_faults(hpr_groth16_report *report, const hpr_ctx *ctx, int phase);
 
 /* Task t of work (0 <= t < G16_TASKS): g16_h into work->h, or the MSM work->msm[t], on
  * device (NULL: the context's default; G2 always on the CPU); a failed MSM's detail names it.
+ * The context's run report is cleared first: afterwards it is the task's.
  * Sets the progress phase, checks for a cancel first (HPR_ERR_CANCELLED), adds its units. */
 RT_MUST_CHECK hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device);
 
@@ -93,7 +104,9 @@ RT_MUST_CHECK hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work);
 /* The proof's work as one task graph over the CPU and the OpenCL devices devs[0..ndev)
  * (picked and ready for the curve): h on the CPU, then the H MSM; the G2 MSM on the CPU; the
  * G1 MSMs on whichever device is free, an OpenCL device taking the largest. A failing
- * device's MSM is redone on the CPU and named in notices (len bytes). Fills the report's
+ * device's MSM is redone on the CPU and named in notices (len bytes) and in the report's
+ * faults. HPR_SCHED_INJECT_FAULT (ctx->knobs.sched_fault) fails a device's tasks as it fails
+ * the hybrid MSM's tiles: "cl:P.D" every task, "cl:P.D@K" its K-th. Fills the report's
  * phases (times overlap; devices: the one that computed each). */
 RT_MUST_CHECK hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned ndev,
                                        hpr_groth16_report *report, char *notices, size_t len);

@@ -18,7 +18,8 @@
  * So with a GPU the NTTs run on the CPU cores while the GPU takes the MSMs it finishes
  * sooner, B2 among them when the measured speeds say it pays, and with a slow device the CPU
  * picks up what the device has not started. A device that
- * fails puts its task back for the CPU (the device is marked unusable, the notice names it):
+ * fails puts its task back for the CPU (the device is marked unusable, the notice and the
+ * report's faults name it; HPR_SCHED_INJECT_FAULT fails a device's tasks for the tests):
  * the proof never changes, since every device gives the same bits for an MSM. Invalid points
  * found by a device fail the proof as on the CPU.
  * Cancellation: each worker checks before it takes a task (an MSM already on a device runs to
@@ -62,6 +63,7 @@ typedef struct {
     int bad_task;
     char *notices;
     size_t notices_len;
+    hpr_groth16_report *report; /* the proof's: faults recorded as they happen */
     double speed[HPR_REPORT_MAX_DEVICES]; /* work/s: [0] the CPU, [1 + d] device d; 0 unknown */
 } graph;
 
@@ -120,6 +122,7 @@ typedef struct {
     int runner; /* 1 + its index */
     pthread_t thread;
     int started;
+    unsigned tasks; /* tasks taken (HPR_SCHED_INJECT_FAULT counts them) */
 } device_worker;
 
 static int task_ready(const graph *g, int t)
@@ -228,7 +231,11 @@ static void *device_main(void *arg)
         g->tasks[t].started = rt_now_seconds();
         progress_phase(g->ctx, g16_phase_name(g16_task_phase(g->work, t)));
         pthread_mutex_unlock(&g->lock);
-        int failed = device_msm(g, dw->dev, dw->runner, t, why) != 0;
+        int failed = 1;
+        if (ctx_sched_fault(g->ctx, dw->dev->id, ++dw->tasks))
+            snprintf(why, sizeof why, "fault injected by HPR_SCHED_INJECT_FAULT on task %u", dw->tasks);
+        else
+            failed = device_msm(g, dw->dev, dw->runner, t, why) != 0;
         pthread_mutex_lock(&g->lock);
         if (failed) { /* the CPU redoes it; this device gets no more work */
             char text[CL_DETAIL_LEN];
@@ -237,6 +244,7 @@ static void *device_main(void *arg)
             ctx_device_failed(dw->dev, why);
             snprintf(text, sizeof text, "%.300s; its MSM was computed on the CPU instead", why);
             note_append(g->notices, g->notices_len, dw->dev->id, text);
+            g16_add_fault(g->report, (int)g16_task_phase(g->work, t), dw->dev->id, 1, 1, why);
             pthread_cond_broadcast(&g->changed);
             break;
         }
@@ -296,7 +304,7 @@ hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned n
     graph g;
     device_worker workers[HPR_REPORT_MAX_DEVICES];
     memset(&g, 0, sizeof g);
-    g.ctx = ctx, g.work = work, g.notices = notices, g.notices_len = len, g.bad_task = -1;
+    g.ctx = ctx, g.work = work, g.notices = notices, g.notices_len = len, g.report = report, g.bad_task = -1;
     for (int t = 0; t < G16_MSMS; t++) {
         g.tasks[t].cpu_only = work->msm[t].n == 0;
         /* h is not computed yet: its scalars count as dense (they are, in practice) */
@@ -311,7 +319,7 @@ hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned n
     g.speed[0] = hpr_calibrated_speed(ctx, "cpu", work->zk->curve, log_n);
     for (unsigned d = 0; d < ndev; d++) {
         g.speed[1 + d] = hpr_calibrated_speed(ctx, devs[d]->id, work->zk->curve, log_n);
-        workers[d] = (device_worker){&g, devs[d], (int)d + 1, 0, 0};
+        workers[d] = (device_worker){&g, devs[d], (int)d + 1, 0, 0, 0};
         workers[d].started = pthread_create(&workers[d].thread, NULL, device_main, &workers[d]) == 0;
     }
     cpu_worker(&g);

@@ -103,9 +103,14 @@ static int put_point(json_out *o, const char *key, hpr_curve curve, hpr_group gr
 hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json)
 {
     json_out pj = {0}, uj = {0};
-    if (!proof || !proof_json || !public_json || !msm_g1_ops(proof->curve))
+    if (proof_json)
+        *proof_json = NULL;
+    if (public_json)
+        *public_json = NULL;
+    /* a proof of a known curve whose public signals are there (n_public of them) */
+    if (!proof || !proof_json || !public_json || !msm_g1_ops(proof->curve) ||
+        (proof->n_public && !proof->public_signals))
         return HPR_ERR_INVALID_ARGUMENT;
-    *proof_json = *public_json = NULL;
     put(&pj, "{\n");
     if (put_point(&pj, "pi_a", proof->curve, HPR_G1, proof->a) != 0 ||
         put_point(&pj, "pi_b", proof->curve, HPR_G2, proof->b) != 0 ||

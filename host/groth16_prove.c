@@ -20,8 +20,10 @@
  */
 #define _GNU_SOURCE
 #include "resident.h"
+#include "decimal.h"
 #include "devices.h"
 #include "groth16.h"
+#include "memory_budget.h"
 #include "msm_engine.h"
 
 #include "arith/curves.h"
@@ -35,7 +37,8 @@
 #include <sys/random.h>
 
 /* The OpenCL devices of the graph: those picked for G1 that are also ready for G2 (a
- * device that fails the G2 self-test is unusable, and the notes say why). */
+ * device that fails the G2 self-test is unusable, and the notes say why; a self-test that
+ * fails now is a fault of the run report). */
 static unsigned pick_graph_devices(hpr_ctx *ctx, hpr_curve curve, cl_dev **devs)
 {
     unsigned ndev = dev_pick_opencl(ctx, curve, HPR_G1, devs, HPR_REPORT_MAX_DEVICES - 1), kept = 0;
@@ -43,6 +46,8 @@ static unsigned pick_graph_devices(hpr_ctx *ctx, hpr_curve curve, cl_dev **devs)
         if (dev_ready(ctx, devs[d], curve, HPR_G2) != HPR_OK) {
             report_note(ctx, devs[d]->id, ctx->detail);
             ctx->detail[0] = '\0';
+            if (devs[d]->failed) /* failed its G2 self-test now */
+                report_device_fault(ctx, devs[d]->id, 1, devs[d]->failure);
             continue;
         }
         devs[kept++] = devs[d];
@@ -56,8 +61,10 @@ static hpr_status run_work(g16_phases *ph, g16_work *work)
 {
     cl_dev *devs[HPR_REPORT_MAX_DEVICES - 1];
     unsigned ndev = 0;
-    if (strcmp(ph->ctx->device, "all") == 0)
+    if (strcmp(ph->ctx->device, "all") == 0 && !ph->ctx->mem.in_order) { /* in order: within the memory limit */
         ndev = pick_graph_devices(ph->ctx, work->zk->curve, devs);
+        g16_collect_faults(ph->report, ph->ctx, -1); /* a device that failed its self-test */
+    }
     if (ndev == 0)
         return g16_run_in_order(ph, work);
     hpr_status st = g16_graph_run(ph->ctx, work, devs, ndev, ph->report, ph->notices, sizeof ph->notices);
@@ -236,6 +243,19 @@ static hpr_status check_prove_args(hpr_ctx *ctx, const hpr_groth16_prover *prove
     return HPR_OK;
 }
 
+/* w[0] must be 1: every R1CS constraint reads the constant one from it, and a witness
+ * without it proves nothing (a cheap check; an unsatisfied circuit is not: see --verify). */
+static hpr_status check_witness_one(hpr_ctx *ctx, const wtns_data *w, const char *name)
+{
+    uint64_t limbs[4];
+    char dec[4 * 20 + 1];
+    memcpy(limbs, w->values, sizeof limbs);
+    if (limbs[0] == 1 && limbs[1] == 0 && limbs[2] == 0 && limbs[3] == 0)
+        return HPR_OK;
+    dec_from_limbs(dec, limbs, 4);
+    return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: witness w[0] is %s, must be 1 (the constant signal)", name, dec);
+}
+
 /* The witness bytes (name labels the errors) checked against the key, then the proof. */
 static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *data, size_t len,
                               const char *name, double t0, hpr_groth16_proof *proof)
@@ -244,6 +264,10 @@ static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, co
     hpr_status st = wtns_parse(ctx, data, len, name, g16_prover_zkey(prover), &w);
     if (st != HPR_OK)
         return st;
+    if ((st = check_witness_one(ctx, &w, name)) != HPR_OK) {
+        wtns_free(&w);
+        return st;
+    }
     progress_add(ctx, g16_witness_units(g16_prover_zkey(prover)));
     st = prove_parsed(ctx, prover, &w, t0, proof);
     wtns_free(&w);
@@ -259,37 +283,55 @@ static void progress_begin_proof(hpr_ctx *ctx, const hpr_groth16_prover *prover)
     progress_phase(ctx, g16_phase_name(HPR_G16_WITNESS));
 }
 
-hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+static hpr_status groth16_prove_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
                              hpr_groth16_proof *proof)
 {
     double t0 = rt_now_seconds();
     hpr_status st = check_prove_args(ctx, prover, wtns, proof);
-    if (st != HPR_OK)
+    if (st != HPR_OK || (st = mem_proof_begin(ctx, g16_prover_zkey(prover), 0)) != HPR_OK)
         return st;
     progress_begin_proof(ctx, prover);
     if ((st = progress_check(ctx)) == HPR_OK)
         st = prove_bytes(ctx, prover, wtns, wtns_len, "witness", t0, proof);
-    return progress_end(ctx, st);
+    return progress_end(ctx, mem_proof_end(ctx, st));
 }
 
-hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
+hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                             hpr_groth16_proof *proof)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_prove_call(ctx, prover, wtns, wtns_len, proof));
+}
+
+static hpr_status groth16_prove_file_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
                                   hpr_groth16_proof *proof)
 {
     double t0 = rt_now_seconds();
     unsigned char *data = NULL;
     size_t len = 0;
     hpr_status st = check_prove_args(ctx, prover, wtns_path, proof);
-    if (st != HPR_OK)
+    if (st != HPR_OK || (st = mem_proof_begin(ctx, g16_prover_zkey(prover), 1)) != HPR_OK)
         return st;
     progress_begin_proof(ctx, prover);
-    int err = rt_read_file(wtns_path, &data, &len);
+    char why[256];
+    /* a regular file of known size only (a FIFO, device or /proc file is refused before
+     * anything could block on it); the CLI reads streams itself */
+    int err = rt_read_file(wtns_path, 0, SIZE_MAX, &data, &len, why, sizeof why);
     if (err != 0)
-        st = ctx_fail(ctx, HPR_ERR_IO, "cannot read the witness '%s': %s", wtns_path,
-                      err == EISDIR ? "not a regular file" : strerror(err));
+        st = ctx_fail(ctx, err == ENOMEM ? HPR_ERR_OUT_OF_MEMORY : HPR_ERR_IO, "witness '%s' %s", wtns_path, why);
+    else if (len == 0)
+        st = ctx_fail(ctx, HPR_ERR_FORMAT, "witness '%s' is empty", wtns_path);
     else if ((st = progress_check(ctx)) == HPR_OK)
         st = prove_bytes(ctx, prover, data, len, wtns_path, t0, proof);
     free(data);
-    return progress_end(ctx, st);
+    return progress_end(ctx, mem_proof_end(ctx, st));
+}
+
+hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
+                                  hpr_groth16_proof *proof)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_prove_file_call(ctx, prover, wtns_path, proof));
 }
 
 void hpr_groth16_proof_free(hpr_groth16_proof *proof)

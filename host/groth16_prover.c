@@ -10,6 +10,7 @@
  */
 #include "resident.h"
 #include "groth16.h"
+#include "msm_engine.h"
 
 #include <stdlib.h>
 
@@ -17,6 +18,45 @@ struct hpr_groth16_prover {
     zkey_file zk;
     uint64_t key;
 };
+
+/* The key's fixed points (section 2: alpha1, beta1, delta1 in G1; beta2, gamma2, delta2 in
+ * G2), each finite, its coordinates below p, on the curve and in the prime-order subgroup:
+ * a key that breaks one gives proofs that never verify (an all-zero alpha1 went unnoticed
+ * before), so it is refused when the prover is made. name labels the errors. Six points, a
+ * scalar multiplication each for the subgroup (G2; G1 of BLS12-381): well under a millisecond
+ * beside reading the key. */
+static hpr_status check_fixed_points(hpr_ctx *ctx, const zkey_file *zk, const char *name)
+{
+    const struct {
+        hpr_group group;
+        const unsigned char *p;
+        const char *what;
+    } pts[] = {{HPR_G1, zk->alpha1, "alpha1"}, {HPR_G1, zk->beta1, "beta1"},   {HPR_G1, zk->delta1, "delta1"},
+               {HPR_G2, zk->beta2, "beta2"},   {HPR_G2, zk->gamma2, "gamma2"}, {HPR_G2, zk->delta2, "delta2"}};
+    uint64_t affine[MSM_MAX_AFFINE_BYTES / 8];
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+        const msm_curve_ops *ops = msm_ops(zk->curve, pts[i].group);
+        unsigned char any = 0;
+        for (size_t b = 0; b < ops->affine_size; b++)
+            any |= pts[i].p[b];
+        if (!any)
+            return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: the key's %s is the point at infinity (all zero bytes)", name,
+                            pts[i].what);
+        switch (ops->decode_point(affine, pts[i].p)) {
+        case MSM_POINT_OK: break;
+        case MSM_POINT_COORD_RANGE:
+            return ctx_fail(ctx, HPR_ERR_COORDINATE_OUT_OF_RANGE, "%s: the key's %s has a coordinate >= p", name,
+                            pts[i].what);
+        default:
+            return ctx_fail(ctx, HPR_ERR_POINT_NOT_ON_CURVE, "%s: the key's %s is not on the %s curve", name,
+                            pts[i].what, ops->name);
+        }
+        if (!ops->in_subgroup(affine))
+            return ctx_fail(ctx, HPR_ERR_POINT_NOT_IN_SUBGROUP,
+                            "%s: the key's %s is not in the prime-order subgroup of %s", name, pts[i].what, ops->name);
+    }
+    return HPR_OK;
+}
 
 /* A prover over the zkey at path, or (path NULL) over a copy of the len bytes at data. */
 static hpr_status prover_create(hpr_ctx *ctx, const char *path, const void *data, size_t len,
@@ -29,6 +69,8 @@ static hpr_status prover_create(hpr_ctx *ctx, const char *path, const void *data
     if (!p)
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16 prover: out of memory");
     st = path ? zkey_open(ctx, path, &p->zk) : zkey_copy(ctx, data, len, &p->zk);
+    if (st == HPR_OK && (st = check_fixed_points(ctx, &p->zk, path ? path : "the zkey buffer")) != HPR_OK)
+        zkey_close(&p->zk);
     if (st != HPR_OK) {
         free(p);
         return st;
@@ -38,7 +80,7 @@ static hpr_status prover_create(hpr_ctx *ctx, const char *path, const void *data
     return HPR_OK;
 }
 
-hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out)
+static hpr_status groth16_prover_create_call(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out)
 {
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;
@@ -48,7 +90,13 @@ hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_gr
     return prover_create(ctx, zkey_path, NULL, 0, out);
 }
 
-hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey, size_t len,
+hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_prover_create_call(ctx, zkey_path, out));
+}
+
+static hpr_status groth16_prover_create_from_buffer_call(hpr_ctx *ctx, const void *zkey, size_t len,
                                                  hpr_groth16_prover **out)
 {
     if (!ctx)
@@ -57,6 +105,13 @@ hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey,
     if (!zkey || !out)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "zkey buffer and out must not be NULL");
     return prover_create(ctx, NULL, zkey, len, out);
+}
+
+hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey, size_t len,
+                                                 hpr_groth16_prover **out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_prover_create_from_buffer_call(ctx, zkey, len, out));
 }
 
 void hpr_groth16_prover_destroy(hpr_groth16_prover *prover)
@@ -82,7 +137,7 @@ void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_s
         *n_public = prover ? prover->zk.n_public : 0;
 }
 
-hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve, size_t *domain_size,
+static hpr_status groth16_zkey_sizes_call(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve, size_t *domain_size,
                                   size_t *n_vars, size_t *n_public)
 {
     zkey_file zk;
@@ -103,6 +158,13 @@ hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hp
     if (n_public)
         *n_public = zk.n_public;
     return HPR_OK;
+}
+
+hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve, size_t *domain_size,
+                                  size_t *n_vars, size_t *n_public)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_zkey_sizes_call(ctx, zkey, len, curve, domain_size, n_vars, n_public));
 }
 
 uint64_t g16_prover_key(const hpr_groth16_prover *prover)

@@ -134,7 +134,7 @@ out:
     return st;
 }
 
-hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof)
+static hpr_status groth16_verify_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof)
 {
     g16_check k;
     if (!ctx)
@@ -159,6 +159,12 @@ hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover, co
     k.ic = (unsigned char *)zk->ic;
     k.publics = proof->public_signals;
     return run_check(ctx, &k);
+}
+
+hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_verify_call(ctx, prover, proof));
 }
 
 /* ---- snarkjs's JSON files ---- */
@@ -310,7 +316,7 @@ static hpr_status read_proof(json_src *s, const json_value *proof, g16_check *k)
     return HPR_OK;
 }
 
-hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,
+static hpr_status groth16_verify_json_call(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,
                                    size_t public_len, const char *proof_json, size_t proof_len)
 {
     g16_check k;
@@ -334,4 +340,11 @@ hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_
     free(k.ic);
     free(k.publics);
     return s.st;
+}
+
+hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,
+                                   size_t public_len, const char *proof_json, size_t proof_len)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_verify_json_call(ctx, vk_json, vk_len, public_json, public_len, proof_json, proof_len));
 }

@@ -61,23 +61,28 @@ uint64_t g16_progress_units(const zkey_file *zk)
     return g16_witness_units(zk) + h + msms + blinding;
 }
 
-/* "cpu 62%, cl:0.0 38%" from the context's report of the last call ("cpu" without one). */
+/* "cpu 62%, cl:0.0 38%" from the context's report of the last call ("cpu" without one); a
+ * device that computed nothing (it failed, or was left out) is not named, and one device
+ * alone is named without its share. */
 static void describe_devices(const hpr_ctx *ctx, char *out, size_t len)
 {
     const hpr_run_report *r = &ctx->report;
     unsigned long long total = 0;
+    unsigned computed = 0;
     size_t used = 0;
     out[0] = '\0';
     if (!ctx->have_report || r->ndevices == 0) { /* a call without a report: its single device */
         snprintf(out, len, "%s", strncmp(ctx->device, "cl:", 3) == 0 ? ctx->device : "cpu");
         return;
     }
-    for (unsigned d = 0; d < r->ndevices; d++)
+    for (unsigned d = 0; d < r->ndevices; d++) {
         total += r->devices[d].points;
+        computed += r->devices[d].points > 0;
+    }
     for (unsigned d = 0; d < r->ndevices && used < len; d++) {
         if (r->ndevices > 1 && r->devices[d].points == 0)
             continue;
-        int k = r->ndevices == 1 || total == 0
+        int k = r->ndevices == 1 || total == 0 || computed == 1
                     ? snprintf(out + used, len - used, "%s%s", used ? ", " : "", r->devices[d].device)
                     : snprintf(out + used, len - used, "%s%s %.0f%%", used ? ", " : "", r->devices[d].device,
                                100.0 * (double)r->devices[d].points / (double)total);
@@ -87,12 +92,48 @@ static void describe_devices(const hpr_ctx *ctx, char *out, size_t len)
     }
 }
 
+void g16_add_fault(hpr_groth16_report *report, int phase, const char *device, unsigned failures, int dropped,
+                   const char *why)
+{
+    char text[160];
+    unsigned d = 0;
+    why = fault_text(why, device);
+    while (d < report->nfailed && strcmp(report->failed[d].device, device) != 0)
+        d++;
+    if (d == report->nfailed && d < HPR_REPORT_MAX_DEVICES) {
+        hpr_device_run *o = &report->failed[report->nfailed++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->device, sizeof o->device, "%s", device);
+        snprintf(o->failure, sizeof o->failure, "%.255s", why);
+    }
+    if (d < report->nfailed) {
+        report->failed[d].failures += failures;
+        report->failed[d].dropped |= dropped;
+    }
+    if (phase < 0 || phase >= HPR_G16_PHASES)
+        return;
+    snprintf(text, sizeof text, "%.16s %s (%.100s); its work was %s elsewhere", device,
+             failures ? "failed" : "unusable", why, failures ? "redone" : "done");
+    note_append(report->faults[phase], sizeof report->faults[phase], NULL, text);
+}
+
+void g16_collect_faults(hpr_groth16_report *report, const hpr_ctx *ctx, int phase)
+{
+    for (unsigned d = 0; ctx->have_report && d < ctx->report.ndevices; d++) {
+        const hpr_device_run *o = &ctx->report.devices[d];
+        if (o->failures || o->dropped)
+            g16_add_fault(report, phase, o->device, o->failures, o->dropped, o->failure);
+    }
+}
+
 void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices)
 {
     double now = rt_now_seconds();
     ph->report->seconds[phase] = now - ph->t;
-    if (with_devices)
+    if (with_devices) {
         describe_devices(ph->ctx, ph->report->devices[phase], sizeof ph->report->devices[phase]);
+        g16_collect_faults(ph->report, ph->ctx, (int)phase);
+    }
     note_append(ph->notices, sizeof ph->notices, NULL, ph->ctx->notice);
     ph->t = now;
 }
@@ -116,6 +157,9 @@ static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const
 hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device)
 {
     hpr_status st;
+    /* the task's own report (its devices and faults): h's NTTs add to it, an MSM starts one */
+    memset(&ctx->report, 0, sizeof ctx->report);
+    ctx->have_report = 0;
     progress_phase(ctx, g16_phase_name(g16_task_phase(work, t)));
     if ((st = progress_check(ctx)) != HPR_OK)
         return st;

@@ -148,6 +148,9 @@ static int read_string(reader *r, char **out)
             } else if (cp >= 0xdc00 && cp < 0xe000) {
                 free(buf);
                 return fail(r, "unpaired surrogate");
+            } else if (cp == 0) { /* the tree's strings are C strings: a NUL would cut one short */
+                free(buf);
+                return fail(r, "\\u0000 in a string");
             }
             if (put_utf8(&buf, &n, &cap, cp) != 0)
                 goto oom;

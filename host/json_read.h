@@ -19,7 +19,8 @@ struct json_value {
 };
 
 /* Parses len bytes of text (no NUL needed). Returns the root, or NULL with a one-line reason
- * (naming the byte offset) in err. Nesting is limited to 64 levels. Release with json_free. */
+ * (naming the byte offset) in err. Nesting is limited to 64 levels; a string holding U+0000
+ * (\u0000) is refused, as the tree's strings end at NUL. Release with json_free. */
 json_value *json_parse(const char *text, size_t len, char *err, size_t err_len);
 void json_free(json_value *v);
 

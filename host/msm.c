@@ -7,12 +7,34 @@
  * progress and cancellation (host/progress.h), unless a proof or calibration tracks it.
  */
 #include "devices.h"
+#include "memory_budget.h"
 #include "msm_engine.h"
 #include "runtime/opencl/cl_msm.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The most point chunks a caller may ask for: each holds a bucket sum per window. */
+#define MSM_MAX_POINT_CHUNKS 65536u
+
+/* The caller's tiling, refused before anything is allocated when absurd: point_chunks at most
+ * n (1 for n = 0) and MSM_MAX_POINT_CHUNKS, windows_per_tile at most the windows of the MSM
+ * (of window_bits, or of 1-bit windows when chosen). */
+static hpr_status check_tiling(hpr_ctx *ctx, const msm_curve_ops *ops, size_t n, const hpr_msm_opts *opts)
+{
+    size_t max_chunks = n < 1 ? 1 : n < MSM_MAX_POINT_CHUNKS ? n : MSM_MAX_POINT_CHUNKS;
+    unsigned max_windows = msm_window_count(ops->scalar_bits, opts && opts->window_bits ? opts->window_bits : 1);
+    if (opts && opts->point_chunks > max_chunks)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
+                        "point_chunks = %u is out of range (1..%zu for n = %zu, at most %u; 0 = auto)",
+                        opts->point_chunks, max_chunks, n, MSM_MAX_POINT_CHUNKS);
+    if (opts && opts->windows_per_tile > max_windows)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
+                        "windows_per_tile = %u is out of range (1..%u, the windows of %u-bit windows; 0 = auto)",
+                        opts->windows_per_tile, max_windows, opts->window_bits ? opts->window_bits : 1);
+    return HPR_OK;
+}
 
 static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
                                  const void *scalars, size_t n, void *out, const hpr_msm_opts *opts,
@@ -33,7 +55,7 @@ static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
     if (opts && opts->window_bits > MSM_MAX_WINDOW_BITS)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "window_bits = %u is out of range (1..%d, 0 = auto)",
                         opts->window_bits, MSM_MAX_WINDOW_BITS);
-    return HPR_OK;
+    return check_tiling(ctx, *ops, n, opts);
 }
 
 /* The MSM on an OpenCL device. HPR_ERR_DEVICE (with detail) asks the caller to fall back. */
@@ -60,6 +82,7 @@ static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, 
 {
     const void *points = pts->host;
     double t0 = rt_now_seconds();
+    int was_unusable = dev && dev->failed; /* not tried: no new failure */
     hpr_status st;
     if (dev && n > 0) {
         st = msm_on_device(ctx, dev, curve, group, ops, pts, scalars, n, out, opts);
@@ -76,7 +99,7 @@ static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, 
     if (dev) {
         snprintf(ctx->report.notes, sizeof ctx->report.notes, "%s", ctx->notice);
         if (n > 0)
-            snprintf(ctx->report.devices[0].failure, sizeof ctx->report.devices[0].failure, "%.255s", dev->failure);
+            report_device_fault(ctx, dev->id, !was_unusable, dev->failure);
     }
     return st;
 }
@@ -105,20 +128,34 @@ hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_po
     if (st != HPR_OK)
         return st;
     progress_begin(ctx, "msm", progress_msm_units(n, ops->degree)); /* within a proof: its units */
-    if ((st = progress_check(ctx)) == HPR_OK)
-        st = msm_dispatch(ctx, curve, group, ops, pts, scalars, n, out, opts);
+    if ((st = progress_check(ctx)) == HPR_OK) /* whole, or in pieces within the memory limit */
+        st = mem_msm(ctx, curve, group, ops, pts, scalars, n, out, opts, msm_dispatch);
     return progress_end(ctx, st);
 }
 
-hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+static hpr_status msm_ex_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                       size_t n, void *out, const hpr_msm_opts *opts)
 {
     cl_points pts = {points, n, 0, 0};
     return msm_keyed(ctx, curve, group, &pts, scalars, n, out, opts);
 }
 
-hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                      size_t n, void *out, const hpr_msm_opts *opts)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, msm_ex_call(ctx, curve, group, points, scalars, n, out, opts));
+}
+
+static hpr_status msm_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                    size_t n, void *out)
 {
     return hpr_msm_ex(ctx, curve, group, points, scalars, n, out, NULL);
+}
+
+hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
+                   size_t n, void *out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, msm_call(ctx, curve, group, points, scalars, n, out));
 }

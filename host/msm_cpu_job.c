@@ -97,6 +97,11 @@ static unsigned choose_window_bits(size_t m, unsigned bits, const msm_cpu_kernel
     return best;
 }
 
+unsigned msm_cpu_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, size_t m, unsigned threads)
+{
+    return choose_window_bits(m, ops->scalar_bits, msm_kernel_for(ops, tier), threads);
+}
+
 /* Splits [0, total) into parts nearly equal ranges; part i is [begin, end). */
 static void split_range(size_t total, unsigned parts, unsigned i, size_t *begin, size_t *end)
 {

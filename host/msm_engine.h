@@ -40,6 +40,9 @@ typedef struct msm_cpu_job msm_cpu_job;
 RT_MUST_CHECK hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points,
                                              const void *scalars, size_t n, const hpr_msm_opts *opts,
                                              msm_cpu_job **job);
+/* The window size msm_cpu_job_prepare chooses for m general scalars on threads workers of
+ * tier, without a caller's window_bits (the memory budget's estimate, host/memory_budget.c). */
+unsigned msm_cpu_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, size_t m, unsigned threads);
 unsigned msm_cpu_job_window_bits(const msm_cpu_job *job);
 unsigned msm_cpu_job_windows(const msm_cpu_job *job);
 /* result (XYZZ of ops) = sum over windows w in [w0, w1) of 2^(c w) * sum over points i in

@@ -98,19 +98,11 @@ static grid_piece next_piece(const tile_grid *g, size_t *j, size_t end)
 }
 
 /* HPR_SCHED_INJECT_FAULT=cl:P.D@K fails that device's K-th tile (1-based); cl:P.D alone fails
- * every tile. For the tests of fault handling. */
+ * every tile, cl:P.D@rand:SEED:P each with probability P (ctx_sched_fault). For the tests of
+ * fault handling and the soak's fault runs. */
 static int injected_fault(tile_device *td)
 {
-    const char *f = td->ctx->knobs.sched_fault;
-    size_t idlen;
-    if (!f[0] || !td->dev)
-        return 0;
-    idlen = strlen(td->dev->id);
-    if (strncmp(f, td->dev->id, idlen) != 0)
-        return 0;
-    if (f[idlen] == '\0')
-        return 1;
-    return f[idlen] == '@' && strtoul(f + idlen + 1, NULL, 10) == td->tiles_started;
+    return td->dev && ctx_sched_fault(td->ctx, td->dev->id, td->tiles_started); /* @rand: too (context.h) */
 }
 
 /* acc (XYZZ) = the piece on the OpenCL device: the bit slice of the CPU's windows [w0, w1),
@@ -165,7 +157,7 @@ static int run_tile(void *impl, sched_range r, void *result, char *detail, size_
         }
         if (!td->dev) {
             if (msm_cpu_job_run(td->ctx, td->job, pc.w0, pc.w1, pc.p0, pc.p1, piece) != HPR_OK) {
-                snprintf(detail, detail_len, "cpu: %s", hpr_ctx_error_detail(td->ctx));
+                snprintf(detail, detail_len, "cpu: %s", td->ctx->detail);
                 return 1; /* out of memory: the job stops */
             }
         } else if (opencl_piece(td, pc, piece, detail, detail_len) != 0) {

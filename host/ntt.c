@@ -26,6 +26,7 @@
 #include "ntt_internal.h"
 #include "decimal.h"
 #include "devices.h"
+#include "memory_budget.h"
 #include "runtime/base/rt_mem.h"
 
 #include <stdio.h>
@@ -122,18 +123,21 @@ static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const
  * batch over every device, or one large column four-step, when that pays (ntt_split.c); on
  * the plan's device; else on the CPU. On a device fault the columns are restored and redone
  * on the CPU, the device is marked failed, and the notice says so; a device already failed
- * leaves the CPU to do them, with the notice too. tw: the plan's tables; w: the plan's root
+ * leaves the CPU to do them, with the notice too; either way the run report names the CPU
+ * and the device's fault (report_device_fault). tw: the plan's tables; w: the plan's root
  * in its direction (internal form). */
 static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *work, const ntt_tables *tw,
                               const void *w)
 {
     size_t col_bytes = pl->n * pl->ops->elem_bytes;
     char why[CL_DETAIL_LEN];
+    int tried = 0;
     if (pl->all && pl->columns > 1)
         return ntt_columns_on_every_device(ctx, pl, work, tw);
     if (pl->all && ntt_four_step_pays(ctx, pl))
         return ntt_four_step(ctx, pl, work, tw, w);
     if (pl->dev && !pl->dev->failed) {
+        tried = 1;
         cl_ntt_job job = ntt_butterfly_stage(pl);
         unsigned char *saved = rt_alloc_large(pl->columns * col_bytes);
         if (!saved)
@@ -153,10 +157,15 @@ static hpr_status butterflies(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *w
         snprintf(ctx->notice, sizeof ctx->notice, "%s is unusable (%.400s); the NTT was computed on the CPU instead",
                  pl->dev->id, pl->dev->failure);
     }
+    double t0 = rt_now_seconds();
     for (size_t c = 0; c < pl->columns; c++) {
         if (progress_cancelled(ctx))
             return progress_fail(ctx);
         ntt_butterflies_on_cpu(ctx, pl, work + c * col_bytes, tw);
+    }
+    if (pl->dev) { /* the report: the CPU did the work of the device that failed */
+        report_single(ctx, "cpu", pl->columns * pl->n, rt_now_seconds() - t0);
+        report_device_fault(ctx, pl->dev->id, (unsigned)tried, pl->dev->failure);
     }
     return HPR_OK;
 }
@@ -252,7 +261,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     return st;
 }
 
-hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
+static hpr_status ntt_call(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
 {
     ntt_plan pl;
     hpr_status st;
@@ -263,10 +272,18 @@ hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, co
         return st;
     if (!data)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "data must not be NULL");
+    if ((st = mem_ntt_check(ctx, &pl)) != HPR_OK)
+        return st;
     progress_begin(ctx, "ntt", progress_ntt_units(pl.columns, pl.log_n));
     if ((st = progress_check(ctx)) == HPR_OK)
         st = run_plan(ctx, &pl, data, DATA_CANONICAL);
     return progress_end(ctx, st);
+}
+
+hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, ntt_call(ctx, field, log_n, data, opts));
 }
 
 hpr_status ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
@@ -300,7 +317,21 @@ static hpr_status run_lde(hpr_ctx *ctx, const ntt_plan *pl, const unsigned char 
     return run_plan(ctx, pl, out, DATA_INTERNAL_IN_ONLY);
 }
 
-hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
+/* The header's rule for the LDE: in (columns of n coefficients) and out (columns of the
+ * plan's size) must not overlap, since out is written while in is read. */
+static hpr_status check_lde_overlap(hpr_ctx *ctx, const ntt_plan *pl, const void *in, size_t n, const void *out)
+{
+    uintptr_t a = (uintptr_t)in, b = (uintptr_t)out;
+    uintptr_t in_bytes = pl->columns * n * pl->ops->elem_bytes, out_bytes = pl->columns * pl->n * pl->ops->elem_bytes;
+    if (a < b + out_bytes && b < a + in_bytes)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
+                        "in and out overlap (in: %zu bytes at %p, out: %zu bytes at %p): the LDE needs "
+                        "separate buffers",
+                        (size_t)in_bytes, in, (size_t)out_bytes, out);
+    return HPR_OK;
+}
+
+static hpr_status ntt_lde_call(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
                        size_t columns, const void *in, void *out)
 {
     unsigned log_rate = rate == 2 ? 1 : rate == 4 ? 2 : rate == 8 ? 3 : 0;
@@ -318,11 +349,26 @@ hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned r
     if (ops)
         snprintf(g_dec, sizeof g_dec, "%u", ops->generator);
     hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, columns, 0, "cpu"};
+    if (ops && (uint64_t)log_n + log_rate > ops->two_adicity) /* before log_n + log_rate could wrap */
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "LDE of 2^%u coefficients at rate %u: 2^%llu points exceed the "
+                        "two-adicity of %s (%u)", log_n, rate, (unsigned long long)log_n + log_rate, ops->name,
+                        ops->two_adicity);
     if ((st = make_plan(ctx, field, log_n + log_rate, &opts, &pl)) != HPR_OK)
         return st;
+    if ((st = check_lde_overlap(ctx, &pl, in, (size_t)1 << log_n, out)) != HPR_OK)
+        return st;
     pl.lde_log_rate = log_rate;
+    if ((st = mem_ntt_check(ctx, &pl)) != HPR_OK)
+        return st;
     progress_begin(ctx, "ntt lde", progress_ntt_units(pl.columns, pl.log_n));
     if ((st = progress_check(ctx)) == HPR_OK)
         st = run_lde(ctx, &pl, in, out, (size_t)1 << log_n);
     return progress_end(ctx, st);
+}
+
+hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
+                       size_t columns, const void *in, void *out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, ntt_lde_call(ctx, field, log_n, rate, shift, columns, in, out));
 }

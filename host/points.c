@@ -30,7 +30,7 @@ static int all_zero(const unsigned char *p, size_t len)
     return acc == 0;
 }
 
-hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point)
+static hpr_status point_check_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point)
 {
     uint64_t affine[2 * MAX_FIELD_LIMBS];
     const msm_curve_ops *ops = msm_ops(curve, group);
@@ -44,6 +44,12 @@ hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const
     if (r == MSM_POINT_OK && !ops->in_subgroup(affine))
         r = MSM_POINT_NOT_IN_SUBGROUP;
     return point_check_status(ctx, r, ops->name);
+}
+
+hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, point_check_call(ctx, curve, group, point));
 }
 
 hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf, size_t buflen)

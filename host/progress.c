@@ -126,7 +126,7 @@ int progress_cancelled(hpr_ctx *ctx)
         return 0;
     if (atomic_load_explicit(&p->stopped, memory_order_relaxed))
         return 1;
-    if (!(p->cancel && *p->cancel) && !atomic_load_explicit(&p->cancel_flag, memory_order_relaxed))
+    if (!(p->cancel && __atomic_load_n(p->cancel, __ATOMIC_RELAXED)) && !atomic_load_explicit(&p->cancel_flag, memory_order_relaxed))
         return 0;
     atomic_store_explicit(&p->stopped, 1, memory_order_relaxed);
     return 1;

@@ -128,7 +128,7 @@ static void random_points_task(void *arg, size_t block, unsigned worker)
         bls12_381_g2_random_block(out, count, job->seed, block);
 }
 
-hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
+static hpr_status random_msm_inputs_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
                                  void *points, void *scalars)
 {
     const msm_curve_ops *ops = msm_ops(curve, group);
@@ -138,6 +138,8 @@ hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported", (int)curve);
     if (!ops)
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
+    if (n > UINT32_MAX) /* as hpr_msm: more could not be used, and n * the point size could wrap */
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "n = %zu is too large (at most 2^32 - 1 points)", n);
     if (points) {
         random_job job = {curve, group, n, ops->affine_size, seed, points};
         rt_pool_run(ctx->pool, (n + BLOCK - 1) / BLOCK, random_points_task, &job);
@@ -153,4 +155,11 @@ hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
         }
     }
     return HPR_OK;
+}
+
+hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
+                                 void *points, void *scalars)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, random_msm_inputs_call(ctx, curve, group, n, seed, points, scalars));
 }

@@ -58,16 +58,34 @@ static double profile_lookup(hpr_ctx *ctx, const char *device, const char *label
     return speed;
 }
 
-double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n)
+static double calibrated_speed_call(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n)
 {
     if (ctx)
         ctx->notice[0] = '\0'; /* a malformed profile line is this call's notice */
+    if (curve != HPR_CURVE_BN254 && curve != HPR_CURVE_BLS12_381)
+        return 0; /* speed_curve_label would name BLS12-381 for it */
     return profile_lookup(ctx, device, speed_curve_label(curve), log_n);
 }
 
-double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n)
+double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n)
+{
+    ctx_enter(ctx);
+    double r = calibrated_speed_call(ctx, device, curve, log_n);
+    ctx_leave(ctx, HPR_OK);
+    return r;
+}
+
+static double calibrated_ntt_speed_call(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n)
 {
     if (ctx)
         ctx->notice[0] = '\0'; /* a malformed profile line is this call's notice */
     return profile_lookup(ctx, device, speed_field_label(field), log_n);
+}
+
+double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n)
+{
+    ctx_enter(ctx);
+    double r = calibrated_ntt_speed_call(ctx, device, field, log_n);
+    ctx_leave(ctx, HPR_OK);
+    return r;
 }

@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE /* MAP_POPULATE */
 #define _POSIX_C_SOURCE 200809L
 #include "zkey.h"
+#include "runtime/base/rt_fs.h"
 #include "runtime/base/rt_mem.h"
 #include "arith/compat.h"
 #include "arith/constants_gen.h"
@@ -237,20 +238,18 @@ hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const
 
 hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk)
 {
-    struct stat sb;
     void *map = MAP_FAILED;
+    char why[256];
+    rt_input in;
     hpr_status st;
     memset(zk, 0, sizeof *zk);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return ctx_fail(ctx, HPR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = ctx_fail(ctx, HPR_ERR_IO, "'%s' is not a readable regular file", path);
-        goto out;
-    }
-    if (sb.st_size < 12) {
-        st = ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %lld bytes, shorter than the 12-byte header", path,
-                      (long long)sb.st_size);
+    /* a regular file of known size only: it is mapped (a FIFO, device or /proc file is refused
+     * before anything could block on it) */
+    int err = rt_open_input(path, 0, &in, why, sizeof why);
+    if (err != 0)
+        return ctx_fail(ctx, err == ENOMEM ? HPR_ERR_OUT_OF_MEMORY : HPR_ERR_IO, "zkey '%s' %s", path, why);
+    if (in.size == 0) {
+        st = ctx_fail(ctx, HPR_ERR_FORMAT, "zkey '%s' is empty", path);
         goto out;
     }
     /* every section but the header is read by every proof: map the pages in one call rather
@@ -258,21 +257,21 @@ hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk)
 #ifndef MAP_POPULATE
 #define MAP_POPULATE 0
 #endif
-    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    map = mmap(NULL, in.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in.fd, 0);
     if (map == MAP_FAILED) {
-        st = ctx_fail(ctx, HPR_ERR_IO, "cannot map '%s': %s", path, strerror(errno));
+        st = ctx_fail(ctx, HPR_ERR_IO, "cannot map the zkey '%s': %s", path, strerror(errno));
         goto out;
     }
-    st = zkey_parse(ctx, map, (size_t)sb.st_size, path, zk);
+    st = zkey_parse(ctx, map, in.size, path, zk);
     if (st == HPR_OK) {
         zk->map = map;
-        zk->map_len = (size_t)sb.st_size;
+        zk->map_len = in.size;
         map = MAP_FAILED; /* owned by zk now */
     }
 out:
     if (map != MAP_FAILED)
-        munmap(map, (size_t)sb.st_size);
-    close(fd);
+        munmap(map, in.size);
+    rt_input_close(&in);
     return st;
 }
 

@@ -37,7 +37,9 @@ typedef struct {
     int heap_copy;
 } zkey_file;
 
-/* Maps and validates path. On success *zk is filled; release with zkey_close. */
+/* Maps and validates path, a regular file of known size (anything else is refused before it
+ * is opened, HPR_ERR_IO "zkey 'p' is a FIFO, not a regular file"; empty: HPR_ERR_FORMAT).
+ * On success *zk is filled; release with zkey_close. */
 RT_MUST_CHECK hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk);
 /* The same checks over a copy of len bytes of data, which zk owns (released by zkey_close). */
 RT_MUST_CHECK hpr_status zkey_copy(hpr_ctx *ctx, const void *data, size_t len, zkey_file *zk);

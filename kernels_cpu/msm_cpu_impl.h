@@ -63,6 +63,10 @@ static msm_point_check CPU_FN(affine_from_canonical)(void *affine_v, const uint6
         return MSM_POINT_COORD_RANGE;
     CPU_F_FN(to_mont)(&p->x, x);
     CPU_F_FN(to_mont)(&p->y, y);
+    /* (0, 0) is the interchange form's infinity, which affine_on_curve accepts; as explicit
+     * coordinates it is no point (callers read infinity from z = 0) */
+    if (CPU_EC_FN(affine_is_inf)(p))
+        return MSM_POINT_NOT_ON_CURVE;
     return CPU_EC_FN(affine_on_curve)(p) ? MSM_POINT_OK : MSM_POINT_NOT_ON_CURVE;
 }
 

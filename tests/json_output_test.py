@@ -14,15 +14,16 @@ import tempfile
 META = {"hyprove_version", "date", "hostname", "cpu_model", "cpu_tier", "cores", "threads", "opencl_devices"}
 FIELDS = {
     "msm": {"curve", "group", "log_n", "n", "device", "cpu_tier", "threads", "repeat", "resident", "median_ms",
-            "min_ms", "ns_per_point", "points_per_s", "devices_ran"},
+            "min_ms", "ns_per_point", "points_per_s", "devices_ran", "faults"},
     "ntt": {"field", "log_n", "batch", "lde", "device", "cpu_tier", "threads", "repeat", "median_ms", "min_ms",
-            "ns_per_butterfly", "gb_per_s", "elements_per_s"},
+            "ns_per_butterfly", "gb_per_s", "elements_per_s", "faults"},
     "groth16": {"curve", "constraints_log_n", "n_vars", "n_public", "device", "cpu_tier", "threads", "repeat",
-                "total_median_ms", "total_min_ms", "phases"},
+                "total_median_ms", "total_min_ms", "phases", "faults"},
     "calibrate": {"kind", "log_n", "device", "threads", "items_per_s"},
     "device": {"id", "type", "name"},
 }
 PHASES = ["witness", "h", "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h", "assemble"]
+FAULT = {"device": str, "error": str, "tiles_failed": int, "dropped": bool}  # one entry of "faults"
 failures = []
 
 
@@ -60,6 +61,12 @@ def records(doc, op, what):
     check(recs and all(r.get("op") == op for r in recs), f"{what}: records of op {op}", recs)
     for r in recs:
         check(FIELDS[op] <= set(r), f"{what}: record lacks {sorted(FIELDS[op] - set(r))}", r)
+        if "faults" in FIELDS[op]:
+            faults = r.get("faults")
+            check(isinstance(faults, list) and all(isinstance(f, dict) and set(f) == set(FAULT) and
+                                                   all(isinstance(f[k], t) for k, t in FAULT.items())
+                                                   for f in faults),
+                  f"{what}: faults is a list of {sorted(FAULT)}", faults)
     return recs
 
 

@@ -415,6 +415,8 @@ START_TEST(encodings_round_trip_and_reject_bad_points)
     ck_assert_str_eq(json, "[\"0\",\"1\",\"0\"]");
     ck_assert_int_eq(hpr_point_from_decimal(c->curve, HPR_G1, "0", "1", "0", &back), HPR_OK);
     ck_assert(memcmp(&a, &back, ps) == 0);
+    /* affine (0, 0) is not on the curve (it was read as infinity: fuzz_decimal_points) */
+    ck_assert_int_eq(hpr_point_from_decimal(c->curve, HPR_G1, "0", "0", "1", &back), HPR_ERR_POINT_NOT_ON_CURVE);
     /* coordinate >= p: x = p in the interchange bytes */
     memset(&a, 0, sizeof a);
     memcpy(a.b, c->p, 8 * c->limbs);

@@ -3,16 +3,21 @@
  * with r = s = 0 the proof JSON equals snarkjs's proof_r0s0.json byte for byte and
  * public.json equals snarkjs's; on 1 and 2 threads and every CPU tier; random proofs differ
  * from one another and from the r = s = 0 proof but keep the publics; one prover serves
- * several threads at once; bad witnesses and bad arguments are refused with a clear error.
+ * several threads at once; bad witnesses and bad arguments are refused with a clear error,
+ * a witness whose w[0] is not 1 too (from a buffer and from a file), and a key whose fixed
+ * points (alpha1, beta1, delta1, beta2, gamma2, delta2) are infinity, out of range, off the
+ * curve or outside the subgroup when its prover is made.
  * (That snarkjs's verifier accepts random proofs, and rejects the proof of a corrupted
  * witness, is tests/groth16_verify.py: it runs the real snarkjs.)
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "test_support.h"
 
 #include "host/groth16.h"
 
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *fixtures[] = {"edge_pub", "edge_nopub", "bn128_2e10", "bls12381_2e12"};
 #define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
@@ -235,6 +240,164 @@ START_TEST(prover_from_a_buffer)
 }
 END_TEST
 
+/* The payload of section id in a snarkjs binary file (FORMATS.md section 1), or NULL. */
+static unsigned char *bin_section(unsigned char *d, size_t len, uint32_t id)
+{
+    for (size_t off = 12; off + 12 <= len;) {
+        uint32_t sid;
+        uint64_t size;
+        memcpy(&sid, d + off, 4);
+        memcpy(&size, d + off + 4, 8);
+        if (sid == id)
+            return d + off + 12;
+        off += 12 + (size_t)size;
+    }
+    return NULL;
+}
+
+/* len bytes into a new temporary file, whose path goes to path (at least 32 bytes). */
+static void write_temp(char *path, const unsigned char *data, size_t len)
+{
+    snprintf(path, 32, "/tmp/hpr_test_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+    close(fd);
+}
+
+/* w[0] is the constant 1 of every constraint: a witness with another w[0] is refused, from
+ * a buffer and from a file, naming the value (before: a proof that never verifies). */
+START_TEST(refuses_a_witness_whose_w0_is_not_one)
+{
+    hpr_ctx *ctx = make_ctx(2, NULL);
+    hpr_groth16_prover *p = open_prover(ctx, "bn128_2e10");
+    file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
+    unsigned char *w0 = bin_section(wt.data, wt.len, 2);
+    hpr_groth16_proof proof;
+    char path[32];
+    ck_assert_ptr_nonnull(w0);
+    ck_assert_int_eq(w0[0], 1);
+    w0[0] = 2;
+    expect_refused(ctx, p, wt.data, wt.len, HPR_ERR_FORMAT, "witness w[0] is 2, must be 1", "w[0] = 2");
+    w0[0] = 0;
+    expect_refused(ctx, p, wt.data, wt.len, HPR_ERR_FORMAT, "witness w[0] is 0, must be 1", "w[0] = 0");
+    w0[0] = 1;
+    w0[31] = 0x10; /* 1 + 2^252, still below r */
+    expect_refused(ctx, p, wt.data, wt.len, HPR_ERR_FORMAT, "must be 1", "w[0] = 1 + 2^252");
+    write_temp(path, wt.data, wt.len);
+    hpr_status st = hpr_groth16_prove_file(ctx, p, path, &proof);
+    ck_assert_msg(st == HPR_ERR_FORMAT && strstr(hpr_ctx_error_detail(ctx), "w[0]") &&
+                      strstr(hpr_ctx_error_detail(ctx), path),
+                  "from a file: %s (%s)", hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    ck_assert_ptr_null(proof.public_signals);
+    unlink(path);
+    free(wt.data);
+    hpr_groth16_prover_destroy(p);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A BLS12-381 G1 point on the curve y^2 = x^3 + 4 outside the prime-order subgroup (the
+ * cofactor is about 2^126: the first x whose x^3 + 4 is a square gives one), interchange form
+ * (Montgomery, R = 2^384, little-endian x then y). */
+static void bls_g1_outside_subgroup(unsigned char *out)
+{
+    mpz_t p, x, rhs, y, e;
+    size_t count;
+    mpz_init_set_str(p, "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab", 16);
+    mpz_inits(x, rhs, y, e, NULL);
+    for (mpz_set_ui(x, 1);; mpz_add_ui(x, x, 1)) {
+        mpz_powm_ui(rhs, x, 3, p);
+        mpz_add_ui(rhs, rhs, 4);
+        mpz_mod(rhs, rhs, p);
+        if (mpz_legendre(rhs, p) == 1)
+            break;
+    }
+    mpz_add_ui(e, p, 1);
+    mpz_fdiv_q_2exp(e, e, 2);
+    mpz_powm(y, rhs, e, p); /* p = 3 mod 4 */
+    memset(out, 0, 96);
+    mpz_mul_2exp(x, x, 384);
+    mpz_mod(x, x, p);
+    mpz_mul_2exp(y, y, 384);
+    mpz_mod(y, y, p);
+    mpz_export(out, &count, -1, 1, 0, 0, x);
+    mpz_export(out + 48, &count, -1, 1, 0, 0, y);
+    mpz_clears(p, x, rhs, y, e, NULL);
+}
+
+/* The prover made from key's bytes is refused with want, the detail naming needle. */
+static void expect_key_refused(hpr_ctx *ctx, const file_buf *key, hpr_status want, const char *needle, const char *what)
+{
+    hpr_groth16_prover *p = NULL;
+    hpr_status st = hpr_groth16_prover_create_from_buffer(ctx, key->data, key->len, &p);
+    ck_assert_msg(st == want, "%s: %s (%s), expected %s", what, hpr_status_str(st), hpr_ctx_error_detail(ctx),
+                  hpr_status_str(want));
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), needle) != NULL, "%s: detail '%s' lacks '%s'", what,
+                  hpr_ctx_error_detail(ctx), needle);
+    ck_assert_ptr_null(p);
+}
+
+/* _i: 0 bn128_2e10, 1 bls12381_2e12. Each fixed point of the key at infinity (all zero, as an
+ * all-zero alpha1 once went through), with a coordinate >= p, or off the curve: refused when
+ * the prover is made, naming the point; from a file too; BLS12-381's alpha1 outside the
+ * subgroup as well. */
+START_TEST(refuses_a_key_with_bad_fixed_points)
+{
+    const char *fixture = _i ? "bls12381_2e12" : "bn128_2e10";
+    hpr_ctx *ctx = make_ctx(1, NULL);
+    file_buf key = read_fixture(fixture, "circuit.zkey");
+    hpr_groth16_prover *p = NULL;
+    unsigned char saved[192];
+    char path[32], needle[64];
+    zkey_file h;
+    ck_assert_int_eq(zkey_parse_header(ctx, key.data, key.len, fixture, &h), HPR_OK);
+    size_t g1 = 2 * h.n8q, g2 = 4 * h.n8q;
+    const struct {
+        const unsigned char *at;
+        size_t size;
+        const char *name;
+    } pts[] = {{h.alpha1, g1, "alpha1"}, {h.beta1, g1, "beta1"},   {h.delta1, g1, "delta1"},
+               {h.beta2, g2, "beta2"},   {h.gamma2, g2, "gamma2"}, {h.delta2, g2, "delta2"}};
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+        unsigned char *pt = key.data + (pts[i].at - key.data);
+        memcpy(saved, pt, pts[i].size);
+        memset(pt, 0, pts[i].size);
+        snprintf(needle, sizeof needle, "%s is the point at infinity", pts[i].name);
+        expect_key_refused(ctx, &key, HPR_ERR_FORMAT, needle, needle);
+        memcpy(pt, saved, pts[i].size);
+        pt[pts[i].size / 2] ^= 1; /* y (y.c0) changed in its low bits */
+        snprintf(needle, sizeof needle, "%s is not on the", pts[i].name);
+        expect_key_refused(ctx, &key, HPR_ERR_POINT_NOT_ON_CURVE, needle, needle);
+        memcpy(pt, saved, pts[i].size);
+        memset(pt, 0xff, h.n8q); /* x (x.c0) >= p */
+        snprintf(needle, sizeof needle, "%s has a coordinate >= p", pts[i].name);
+        expect_key_refused(ctx, &key, HPR_ERR_COORDINATE_OUT_OF_RANGE, needle, needle);
+        memcpy(pt, saved, pts[i].size);
+    }
+    unsigned char *alpha1 = key.data + (h.alpha1 - key.data);
+    memcpy(saved, alpha1, g1);
+    if (_i) {
+        bls_g1_outside_subgroup(alpha1);
+        expect_key_refused(ctx, &key, HPR_ERR_POINT_NOT_IN_SUBGROUP, "alpha1 is not in the prime-order subgroup",
+                           "alpha1 outside the subgroup");
+    }
+    memset(alpha1, 0, g1);
+    write_temp(path, key.data, key.len);
+    ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_ERR_FORMAT);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "alpha1 is the point at infinity") &&
+                      strstr(hpr_ctx_error_detail(ctx), path),
+                  "from a file: %s", hpr_ctx_error_detail(ctx));
+    ck_assert_ptr_null(p);
+    unlink(path);
+    memcpy(alpha1, saved, g1); /* the key as it was opens */
+    ck_assert_int_eq(hpr_groth16_prover_create_from_buffer(ctx, key.data, key.len, &p), HPR_OK);
+    hpr_groth16_prover_destroy(p);
+    free(key.data);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 /* hpr_version agrees with the header; the accessors take NULL. */
 START_TEST(version_and_null_accessors)
 {
@@ -264,6 +427,8 @@ int main(void)
     tcase_add_test(tc, refuses_bad_witnesses_and_arguments);
     tcase_add_loop_test(tc, prover_from_a_buffer, 0, NFIXTURES);
     tcase_add_test(tc, version_and_null_accessors);
+    tcase_add_test(tc, refuses_a_witness_whose_w0_is_not_one);
+    tcase_add_loop_test(tc, refuses_a_key_with_bad_fixed_points, 0, 2);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

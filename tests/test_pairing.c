@@ -218,7 +218,8 @@ START_TEST(json_reader_accepts_and_refuses)
     ck_assert_ptr_null(json_get(v, "z"));
     json_free(v);
     const char *bad[] = {"", "{", "[1,]", "[1 2]", "{\"a\" 1}", "{a: 1}", "\"abc", "\"\\q\"", "01", "-", "1.",
-                         "[1] x", "\"\\ud800\"", "\"\x01\"", "tru", "{\"a\": [}", "1e"};
+                         "[1] x", "\"\\ud800\"", "\"\x01\"", "tru", "{\"a\": [}", "1e",
+                         "\"a\\u0000b\""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         v = json_parse(bad[i], strlen(bad[i]), err, sizeof err);

@@ -9,6 +9,12 @@
  * (serve's --zkey) collects each value. getopt_long's own messages are off (opterr = 0): each
  * error is one "hyprove: error:" line naming the option.
  *
+ * Every command also takes --max-memory SIZE (like --help, not in its table): the memory
+ * limit of the library's calls, checked here ("512M", "2G", bytes; a malformed value is a
+ * usage error naming the option) and passed on as HPR_MAX_MEMORY, which every context the
+ * command makes reads (hpr_config.memory_limit, host/memory_budget.c). A malformed
+ * HPR_MAX_MEMORY in the environment is named here too, before any context refuses it.
+ *
  * HPR_LIST_OPTIONS (environment, any value) makes a command print the options it accepts, one
  * per line ("--curve VALUE", "--report"), and exit 0 without running: tests check README's
  * synopsis and the help texts against it, and shell completions can read it.
@@ -105,6 +111,7 @@ static int refused(const char *cmd, const char *arg, const cli_opt *opts, size_t
             return cli_usage_error(cmd, "option %s takes no value", opts[k].name);
         matches += strncmp(opts[k].name, arg, len) == 0;
     }
+    matches += strncmp("--max-memory", arg, len) == 0;
     if (matches > 1)
         return cli_usage_error(cmd, "ambiguous option '%.*s'", (int)len, arg);
     return cli_usage_error(cmd, "unknown option '%.*s'", (int)len, arg);
@@ -120,6 +127,25 @@ static int positional(const char *cmd, const char *arg, const char **pos, int ma
     return -1;
 }
 
+#define MAX_MEMORY_VAL 'M' /* getopt_long's value of --max-memory */
+static int max_memory_given;
+
+/* --max-memory VALUE into HPR_MAX_MEMORY (bytes): -1 (go on) or the exit code of an error. */
+static int max_memory(const char *cmd, const char *value)
+{
+    unsigned long long bytes;
+    char text[32];
+    if (max_memory_given++)
+        return cli_usage_error(cmd, "option --max-memory given twice (it takes one value)");
+    if (cli_parse_size(value, &bytes) != 0)
+        return cli_usage_error(cmd, "option --max-memory: '%s' is not a memory size (bytes, or a number with K, M, G "
+                               "or T: 512M, 1.5G)", value);
+    snprintf(text, sizeof text, "%llu", bytes);
+    if (setenv("HPR_MAX_MEMORY", text, 1) != 0)
+        return cli_error("option --max-memory: cannot set HPR_MAX_MEMORY");
+    return -1;
+}
+
 /* What getopt_long returned for an option: -1 (go on), CLI_EXIT_OK after --help, or the exit
  * code of a usage error. */
 static int option(const char *cmd, int c, char **argv, const cli_opt *opts, size_t nopts, const char *help)
@@ -128,6 +154,8 @@ static int option(const char *cmd, int c, char **argv, const cli_opt *opts, size
         fputs(help, stdout);
         return CLI_EXIT_OK;
     }
+    if (c == MAX_MEMORY_VAL)
+        return max_memory(cmd, optarg);
     if (c == ':')
         return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
     if (c == '?' && optopt >= 256)
@@ -154,13 +182,18 @@ static void build_table(const cli_opt *opts, size_t nopts, struct option *table)
     table[nopts].has_arg = no_argument;
     table[nopts].flag = NULL;
     table[nopts].val = 'h';
-    memset(&table[nopts + 1], 0, sizeof table[nopts + 1]);
+    table[nopts + 1].name = "max-memory";
+    table[nopts + 1].has_arg = required_argument;
+    table[nopts + 1].flag = NULL;
+    table[nopts + 1].val = MAX_MEMORY_VAL;
+    memset(&table[nopts + 2], 0, sizeof table[nopts + 2]);
 }
 
 int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
                    const char **pos, int max_pos, int *npos)
 {
-    struct option table[MAX_OPTS + 2];
+    struct option table[MAX_OPTS + 3];
+    const char *env;
     int c;
     if (nopts > MAX_OPTS)
         return cli_error("internal: %s has more than %d options", cmd, MAX_OPTS);
@@ -169,6 +202,7 @@ int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, con
     build_table(opts, nopts, table);
     opterr = 0;
     optind = 0; /* glibc: 0 restarts the scan from argv[1] */
+    max_memory_given = 0;
     if (npos)
         *npos = 0;
     /* "-" first in the option string: positionals come back in order as c == 1, whatever
@@ -183,6 +217,10 @@ int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, con
         if (rc >= 0)
             return rc;
     }
+    unsigned long long bytes;
+    if (!max_memory_given && (env = getenv("HPR_MAX_MEMORY")) && env[0] && cli_parse_size(env, &bytes) != 0)
+        return cli_error("HPR_MAX_MEMORY='%s' is not a memory size (bytes, or a number with K, M, G or T: 512M, 1.5G)",
+                         env);
     return -1;
 }
 

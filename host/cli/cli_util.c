@@ -4,8 +4,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_util.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,38 +198,53 @@ const char *cli_curve_name(hpr_curve curve)
 
 int cli_read_file(const char *path, unsigned char **data, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    long size;
-    int rc = -1;
-    *data = NULL;
-    *len = 0;
-    if (!fp) {
-        cli_error("cannot open '%s': %s", path, strerror(errno));
-        goto out;
+    char why[256];
+    /* regular files, "-" and FIFOs (streams, read to EOF up to the bound) and /proc-style
+     * files; devices, sockets and directories refused (the library's input checks) */
+    void *bytes = NULL;
+    if (hpr_input_read(path, 1, CLI_STREAM_LIMIT, &bytes, len, why, sizeof why) != HPR_OK)
+        return cli_error("'%s' %s", path, why);
+    *data = bytes;
+    if (*len == 0) {
+        free(*data);
+        *data = NULL;
+        return cli_error("'%s' is empty", path);
     }
-    if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
-        cli_error("cannot determine the size of '%s' (not a regular file?)", path);
-        goto out;
+    return 0;
+}
+
+int cli_parse_size(const char *s, unsigned long long *bytes)
+{
+    static const char units[] = "KMGT";
+    unsigned long long whole = 0, frac = 0, scale = 1;
+    unsigned shift = 0;
+    const char *p = s, *u;
+    if (!p || *p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (whole > (ULLONG_MAX - 9) / 10)
+            return -1;
+        whole = whole * 10 + (unsigned long long)(*p - '0');
     }
-    buf = malloc(size ? (size_t)size : 1);
-    if (!buf) {
-        cli_error("'%s' is too large to load (%ld bytes)", path, size);
-        goto out;
+    if (*p == '.' && (*++p < '0' || *p > '9'))
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (scale < 1000000) {
+            frac = frac * 10 + (unsigned long long)(*p - '0');
+            scale *= 10;
+        }
+    if (*p && (u = strchr(units, toupper((unsigned char)*p)))) {
+        shift = 10 * (unsigned)(u - units + 1);
+        p++;
+        if ((p[0] == 'i' || p[0] == 'I') && (p[1] == 'B' || p[1] == 'b'))
+            p++;
     }
-    if (fread(buf, 1, (size_t)size, fp) != (size_t)size) {
-        cli_error("cannot read '%s': %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
-        goto out;
-    }
-    *data = buf;
-    *len = (size_t)size;
-    buf = NULL;
-    rc = 0;
-out:
-    free(buf);
-    if (fp)
-        fclose(fp);
-    return rc;
+    if (*p == 'B' || *p == 'b')
+        p++;
+    if (*p || (frac && !shift) || whole > ((unsigned long long)SIZE_MAX >> shift))
+        return -1;
+    *bytes = (whole << shift) + (frac << shift) / scale;
+    return *bytes ? 0 : -1;
 }
 
 double cli_now_seconds(void)

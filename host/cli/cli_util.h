@@ -52,8 +52,17 @@ int cli_split_list(const char *s, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, 
 int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 
 
-/* Whole file into a malloc'd buffer. Returns 0, or -1 after printing an error naming path. */
+/* Whole input into a malloc'd buffer (one extra 0 byte): a regular file, or a stream read to
+ * EOF: "-" (stdin), a FIFO or a /proc-style file, at most CLI_STREAM_LIMIT bytes. A device,
+ * socket or directory and an empty input are refused. Returns 0, or CLI_EXIT_FAILURE after
+ * printing an error naming path and saying what it is. */
+#define CLI_STREAM_LIMIT ((size_t)1 << 32)
 int cli_read_file(const char *path, unsigned char **data, size_t *len);
+
+/* A memory size: bytes, or a number with K, M, G or T (powers of 1024, an optional "B" or
+ * "iB", any case: "512M", "1.5G", "64KiB"), above 0. Returns 0 or -1. The library reads
+ * HPR_MAX_MEMORY with the same rules (host/memory_budget.c). */
+int cli_parse_size(const char *s, unsigned long long *bytes);
 
 double cli_now_seconds(void);
 int cli_compare_doubles(const void *a, const void *b);

@@ -95,8 +95,8 @@ static int calibrate_device(const char *id, unsigned threads, const calibration_
     cfg.devices = id;
     cfg.threads = threads;
     cli_progress_attach(&cfg, "calibrate");
-    if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
-        return cli_error("device '%s' is not available", id);
+    if ((st = hpr_ctx_create(&cfg, &ctx)) != HPR_OK) /* the detail names the device or environment knob */
+        return cli_error("device '%s' is not available: %s", id, hpr_ctx_error_detail(NULL));
     for (size_t c = 0; c < cp->ncurves && st == HPR_OK; c++)
         if ((st = hpr_calibrate(ctx, id, cp->curves[c], cp->log_n, cp->nlog, speed)) == HPR_OK)
             print_rows(ctx, id, "msm", cli_curve_name(cp->curves[c]), cp, speed);

@@ -40,7 +40,7 @@ static void print_tiers(void)
     if (hpr_ctx_create(&cfg, &ctx) == HPR_OK)
         fprintf(cli_table, "  kernel tier in use: %s%s\n", hpr_ctx_cpu_tier(ctx), getenv("HPR_CPU") ? " (forced by HPR_CPU)" : "");
     else
-        fprintf(cli_table, "  kernel tier in use: none: HPR_CPU='%s' cannot run here\n", getenv("HPR_CPU") ? getenv("HPR_CPU") : "");
+        fprintf(cli_table, "  kernel tier in use: none: %s\n", hpr_ctx_error_detail(NULL)); /* why the context failed */
     hpr_ctx_destroy(ctx);
     for (unsigned t = 0; t < hpr_cpu_tier_count(); t++)
         fprintf(cli_table, "    %-9s %s\n", hpr_cpu_tier_name(t), hpr_cpu_tier_check(hpr_cpu_tier_name(t), &why) == HPR_OK ? "available" : why);
@@ -207,7 +207,7 @@ int cmd_devices(int argc, char **argv)
     hpr_config_default(&cfg);
     cfg.devices = "cpu";
     if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
-        return cli_error("cannot create a context");
+        return cli_error("cannot create a context: %s", hpr_ctx_error_detail(NULL));
     if (json && cli_json_begin(&j, json, "devices", ctx) != 0) {
         hpr_ctx_destroy(ctx);
         return CLI_EXIT_FAILURE;

@@ -4,12 +4,14 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_faults.h"
 #include "cli_json.h"
 #include "cli_progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *prove_help =
     "usage: hyprove groth16 prove CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json\n"
@@ -18,14 +20,20 @@ static const char *prove_help =
     "\n"
     "Options may come before, between or after the four files. --verify checks the proof\n"
     "(the pairing equation with the zkey's verification key) before writing it: a proof that\n"
-    "does not verify is reported with the devices that computed it, and nothing is written.\n"
+    "does not verify is reported with the devices that computed it, and nothing is written\n"
+    "(exit status 1). It is the way to catch a witness that does not satisfy the circuit's\n"
+    "constraints: the prover checks the witness's size, range and w[0] = 1, and the key's\n"
+    "fixed points, but not the constraints themselves (that would cost their evaluation).\n"
     "A Groth16 proof of the witness (snarkjs .wtns) for the proving key (snarkjs .zkey, BN254\n"
     "or BLS12-381), written as snarkjs writes proof.json and public.json (both atomically;\n"
     "public.json is an empty array when the circuit has no public signals). r and s come from\n"
-    "the OS's random generator. --devices: all (default: the five MSMs dealt to every usable\n"
-    "device, the NTTs on the CPU), cpu, or cl:P.D (the MSMs and NTTs there). --report\n"
-    "prints the time of each phase and the devices that computed it; --json FILE writes the\n"
-    "same as a JSON record (as bench groth16 --json; - is stdout when neither output is).\n"
+    "the OS's random generator. WITNESS.wtns may be - (stdin) or a FIFO, read to its end; the\n"
+    "zkey must be a regular file (it is mapped). --devices: all (default: the five MSMs dealt\n"
+    "to every usable device, the NTTs on the CPU), cpu, or cl:P.D (the MSMs and NTTs there).\n"
+    "A device that fails is one warning line on stderr and its work is redone on the CPU\n"
+    "(the proof is the same). --report prints the time of each phase, the devices that\n"
+    "computed it and the device faults; --json FILE writes the same as a JSON record (as\n"
+    "bench groth16 --json, with a faults array; - is stdout when neither output is).\n"
     "--threads T: CPU threads (default: all cores); --cpu-tier T: portable, adx, avx2 or\n"
     "avx512. On a terminal, a progress line shows while a proof takes over a second;\n"
     "--progress prints plain progress lines on stderr even when it is not a terminal.\n";
@@ -50,7 +58,8 @@ static const char *bench_help =
     "avx512. --json FILE: also write a record per device choice as JSON (atomically; - is\n"
     "stdout, the table then goes to stderr): op groth16, curve, constraints_log_n, n_vars,\n"
     "n_public, device, cpu_tier, threads, repeat, total_median_ms, total_min_ms, phases (each\n"
-    "phase's median_ms and devices). --progress: progress lines on stderr even when it is\n"
+    "phase's median_ms and devices), faults (the devices that failed in the proofs: device,\n"
+    "error, tiles_failed, dropped). --progress: progress lines on stderr even when it is\n"
     "not a terminal.\n";
 
 static const char *phase_names[HPR_G16_PHASES] = {"witness", "h (NTTs)", "msm A", "msm B1", "msm B2 (G2)",
@@ -88,12 +97,20 @@ int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier
 
 /* ---- prove ---- */
 
+/* The phases' times and devices; under a phase that a device failed in, its faults; then the
+ * devices that failed (none: no such line). */
 static void print_report(const hpr_groth16_report *r, FILE *to)
 {
+    cli_faults faults = {0};
     fprintf(to, "%-12s %10s  %s\n", "phase", "time_ms", "devices");
-    for (int i = 0; i < HPR_G16_PHASES; i++)
+    for (int i = 0; i < HPR_G16_PHASES; i++) {
         fprintf(to, "%-12s %10.2f  %s\n", phase_names[i], 1e3 * r->seconds[i], r->devices[i]);
+        if (r->faults[i][0])
+            fprintf(to, "%-12s %10s  fault: %s\n", "", "", r->faults[i]);
+    }
     fprintf(to, "%-12s %10.2f\n", "total", 1e3 * r->total_s);
+    cli_faults_add(&faults, r->failed, r->nfailed, "the CPU"); /* warned already: no line again */
+    cli_faults_print(to, &faults, "device fault: ");
 }
 
 /* Both files as one group (cli_output_commit_all): both written or neither. *human: where
@@ -153,7 +170,9 @@ static int verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *prover,
         return CLI_EXIT_OK;
     devices_of(&proof->report, devs, sizeof devs);
     if (st == HPR_ERR_PROOF_INVALID)
-        return cli_error("the proof does not verify (computed on %s); nothing written", devs[0] ? devs : "cpu");
+        return cli_error("the proof does not verify (computed on %s): the witness does not satisfy the circuit's "
+                         "constraints, or the key and the witness do not belong together, or a device computed "
+                         "a wrong result; nothing written", devs[0] ? devs : "cpu");
     return cli_status_error("verifying the proof", st, ctx);
 }
 
@@ -164,7 +183,7 @@ static const char *phase_keys[HPR_G16_PHASES] = {"witness", "h", "msm_a", "msm_b
 /* One JSON record of a proof (or of the medians of several: seconds[], total and min). */
 static void json_proof_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
                               unsigned repeat, const double *seconds, double total_s, double min_total_s,
-                              const hpr_groth16_report *last)
+                              const hpr_groth16_report *last, const cli_faults *faults)
 {
     size_t domain = 0, n_vars = 0, n_public = 0;
     unsigned log_domain = 0;
@@ -182,17 +201,19 @@ static void json_proof_record(FILE *fp, const hpr_groth16_prover *prover, const 
         cli_json_string(fp, last->devices[i][0] ? last->devices[i] : "cpu");
         fputs("}", fp);
     }
-    fputs("]}", fp);
+    fputs("]", fp);
+    cli_faults_json(fp, faults);
+    fputs("}", fp);
 }
 
 /* groth16 prove --json: the proof's report as one record. */
 static int write_report_json(const char *path, hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *device,
-                             const hpr_groth16_report *r)
+                             const hpr_groth16_report *r, const cli_faults *faults)
 {
     cli_json j;
     if (cli_json_begin(&j, path, "groth16 prove", ctx) != 0)
         return CLI_EXIT_FAILURE;
-    json_proof_record(cli_json_record(&j), prover, device, ctx, 1, r->seconds, r->total_s, r->total_s, r);
+    json_proof_record(cli_json_record(&j), prover, device, ctx, 1, r->seconds, r->total_s, r->total_s, r, faults);
     return cli_json_end(&j) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
@@ -202,11 +223,32 @@ typedef struct {
     int report, verify;
 } prove_options;
 
+/* The proof of the witness at path. The library reads regular files only (hpr_groth16_prove_file
+ * refuses anything else, never blocking on it); a stream, "-" (stdin) or a FIFO, is read here
+ * to EOF (cli_read_file: bounded) and proved from its bytes. 0, or the error printed. */
+static int prove_witness(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *path, hpr_groth16_proof *proof)
+{
+    struct stat sb;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    hpr_status st;
+    if (strcmp(path, "-") != 0 && (stat(path, &sb) != 0 || !S_ISFIFO(sb.st_mode)))
+        st = hpr_groth16_prove_file(ctx, prover, path, proof);
+    else if (cli_read_file(path, &data, &len) != 0)
+        return CLI_EXIT_FAILURE;
+    else
+        st = hpr_groth16_prove(ctx, prover, data, len, proof);
+    free(data);
+    cli_progress_clear(); /* a failed call leaves its line: erased before the message */
+    return st == HPR_OK ? CLI_EXIT_OK : cli_status_error("proving", st, ctx);
+}
+
 static int prove(const char *const *pos, const prove_options *po)
 {
     hpr_ctx *ctx = NULL;
     hpr_groth16_prover *prover = NULL;
     hpr_groth16_proof proof;
+    cli_faults faults = {0};
     FILE *human = stdout;
     int rc = check_output_paths(pos, po->json);
     if (rc == CLI_EXIT_OK)
@@ -218,21 +260,16 @@ static int prove(const char *const *pos, const prove_options *po)
         rc = cli_status_error("reading the proving key", st, ctx);
         goto out;
     }
-    st = hpr_groth16_prove_file(ctx, prover, pos[1], &proof);
-    cli_progress_clear(); /* a failed call leaves its line: erased before the message */
-    if (st != HPR_OK) {
-        rc = cli_status_error("proving", st, ctx);
+    if ((rc = prove_witness(ctx, prover, pos[1], &proof)) != CLI_EXIT_OK)
         goto out;
-    }
-    if (hpr_ctx_notice(ctx)[0])
-        fprintf(stderr, "hyprove: notice: %s\n", hpr_ctx_notice(ctx));
+    cli_faults_after_proof(ctx, &proof.report, &faults); /* a device that failed: one warning line */
     rc = po->verify ? verify_before_writing(ctx, prover, &proof) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
         rc = write_outputs(&proof, pos[2], pos[3], &human);
     if (rc == CLI_EXIT_OK && po->report)
         print_report(&proof.report, cli_table == stderr ? stderr : human); /* --json - */
     if (rc == CLI_EXIT_OK && po->json)
-        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof.report);
+        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof.report, &faults);
     hpr_groth16_proof_free(&proof);
 out:
     hpr_groth16_prover_destroy(prover);
@@ -351,6 +388,7 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char 
     double *totals = malloc(repeat * sizeof *totals);
     hpr_groth16_proof proof;
     hpr_groth16_report last = {0};
+    cli_faults faults = {0};
     int rc = CLI_EXIT_OK;
     if (!runs || !col || !totals) {
         rc = cli_error("out of memory");
@@ -362,6 +400,7 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char 
             rc = cli_status_error("proving", st, ctx);
             goto out;
         }
+        cli_faults_after_proof(ctx, &proof.report, &faults);
         if (k > 0) {
             for (int i = 0; i < HPR_G16_PHASES; i++)
                 runs[(k - 1) * HPR_G16_PHASES + i] = proof.report.seconds[i];
@@ -380,10 +419,12 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char 
         fprintf(cli_table, "%-12s %10.2f  %s\n", phase_names[i], 1e3 * medians[i], last.devices[i]);
     }
     qsort(totals, repeat, sizeof *totals, cli_compare_doubles);
-    fprintf(cli_table, "%-12s %10.2f  (min %.2f)\n\n", "total", 1e3 * totals[repeat / 2], 1e3 * totals[0]);
+    fprintf(cli_table, "%-12s %10.2f  (min %.2f)\n", "total", 1e3 * totals[repeat / 2], 1e3 * totals[0]);
+    cli_faults_print(cli_table, &faults, "device fault: ");
+    fputs("\n", cli_table);
     if (json)
         json_proof_record(cli_json_record(json), prover, device, ctx, repeat, medians, totals[repeat / 2], totals[0],
-                          &last);
+                          &last, &faults);
 out:
     free(runs);
     free(col);
@@ -456,6 +497,7 @@ static int example_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const c
     hpr_status st = hpr_groth16_prove(ctx, prover, cli_example_wtns, cli_example_wtns_len, &proof);
     if (st != HPR_OK)
         return cli_status_error("proving the example", st, ctx);
+    cli_faults_after_proof(ctx, &proof.report, NULL);
     int rc = verify_before_writing(ctx, prover, &proof);
     if (rc == CLI_EXIT_OK && out_dir) {
         snprintf(proof_path, sizeof proof_path, "%s/proof.json", out_dir);

@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_faults.h"
 #include "cli_json.h"
 #include "cli_progress.h"
 
@@ -26,11 +27,14 @@ static const char *msm_help =
     "  --points FILE   n points back to back: x then y, Montgomery form, little-endian\n"
     "                  (32-byte coordinates for bn254, 48 for bls12-381); infinity = all zero\n"
     "  --scalars FILE  n scalars back to back: 32 bytes each, canonical little-endian, < r\n"
+    "                  (n >= 1: an empty file is refused; a FILE may be - (stdin) or a FIFO,\n"
+    "                  read to its end, at most 4 GiB; devices and directories are refused)\n"
     "  --log-n N       instead of files: 2^N random valid inputs (N <= 26) from --seed (default 1)\n"
     "  --threads T     CPU threads (default: all cores)\n"
     "  --device D      cpu, an OpenCL device cl:P.D ('hyprove devices' lists them) or all\n"
     "                  (default: split across every usable device by measured throughput).\n"
-    "                  A failing OpenCL device is reported and its work redone on the CPU.\n"
+    "                  A failing OpenCL device is reported (one warning line on stderr naming\n"
+    "                  it and the error) and its work redone on the CPU: the result is exact.\n"
     "  --window-bits C Pippenger window size, 1..20 (default: chosen from n)\n"
     "  --group G       g1 (default) or g2 (points of 128 bytes for bn254, 192 for bls12-381:\n"
     "                  x.c0, x.c1, y.c0, y.c1)\n"
@@ -62,7 +66,8 @@ static const char *bench_help =
     "  --json FILE   also write the records as JSON (atomically; - is stdout) with the run's\n"
     "                metadata (README: \"JSON output\"): op, curve, group, log_n, n, device,\n"
     "                cpu_tier, threads, repeat, resident, median_ms, min_ms, ns_per_point,\n"
-    "                points_per_s, devices_ran, and hybrid_efficiency on \"all\" records where\n"
+    "                points_per_s, devices_ran, faults (the devices that failed: device, error,\n"
+    "                tiles_failed, dropped), and hybrid_efficiency on \"all\" records where\n"
     "                more than one device ran\n"
     "  --device D    one device: cpu, all or cl:P.D\n"
     "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
@@ -95,6 +100,7 @@ typedef struct {
     int resident;
     unsigned devices_ran; /* devices that computed tiles in the last run ("all": 1 below the
                            * size where an OpenCL device joins) */
+    cli_faults faults;    /* the devices that failed in the record's runs (warm-up included) */
 } bench_record;
 
 static int parse_device(const char *cmd, const char *s)
@@ -118,17 +124,17 @@ static int parse_group(const char *cmd, const char *s)
     return 0;
 }
 
-/* Runs one MSM; returns 0 or prints the error. A device failure that the CPU made good is
- * printed as a warning. */
-/* The MSM over points, or over bases when not NULL (bench msm --resident). */
+/* Runs one MSM over points, or over bases when not NULL (bench msm --resident); returns 0
+ * or prints the error. A device failure that the CPU made good is a warning (once per
+ * device) and goes to faults (may be NULL). */
 static int run_msm(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const void *points, const void *scalars,
-                   size_t n, unsigned window_bits, unsigned char *out)
+                   size_t n, unsigned window_bits, unsigned char *out, cli_faults *faults)
 {
     hpr_msm_opts opts = {window_bits, 0, 0, NULL};
     hpr_status st = bases ? hpr_msm_bases(ctx, bases, scalars, n, out, &opts)
                           : hpr_msm_ex(ctx, curve, cli_group, points, scalars, n, out, &opts);
-    if (st == HPR_OK && hpr_ctx_notice(ctx)[0])
-        fprintf(stderr, "hyprove: warning: %s\n", hpr_ctx_notice(ctx));
+    if (st == HPR_OK)
+        cli_faults_after_call(ctx, faults);
     return st == HPR_OK ? 0 : cli_status_error("msm", st, ctx);
 }
 
@@ -278,7 +284,7 @@ int cmd_msm(int argc, char **argv)
     if (rc)
         goto out;
     double t0 = cli_now_seconds();
-    if ((rc = run_msm(ctx, curve, NULL, points, scalars, n, (unsigned)wb, result)) != 0)
+    if ((rc = run_msm(ctx, curve, NULL, points, scalars, n, (unsigned)wb, result, NULL)) != 0)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
     if (out_path && cli_output_open(&out, out_path) != 0) {
@@ -307,11 +313,11 @@ static int measure(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const 
     int rc = CLI_EXIT_FAILURE;
     if (!ms)
         return cli_error("out of memory");
-    if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, first))
+    if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, first, &rec->faults))
         goto out;
     for (unsigned r = 0; r < repeat; r++) {
         double t0 = cli_now_seconds();
-        if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, again))
+        if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, again, &rec->faults))
             goto out;
         ms[r] = (cli_now_seconds() - t0) * 1e3;
         if (memcmp(first, again, ps) != 0) {
@@ -355,8 +361,11 @@ static void print_hybrid_report(hpr_ctx *ctx)
     fprintf(stderr, "  all:");
     for (unsigned d = 0; d < rep.ndevices; d++) {
         const hpr_device_run *x = &rep.devices[d];
-        fprintf(stderr, " %s %u tiles %llu points (%.0f/s busy %.3f s, waited %.3f s)%s", x->device, x->tiles,
-                x->points, x->points_per_s, x->busy_s, x->wait_s, d + 1 < rep.ndevices ? ";" : "\n");
+        char failed[64] = "";
+        if (x->failures || x->dropped)
+            snprintf(failed, sizeof failed, ", %u failed%s", x->failures, x->dropped ? ", dropped" : "");
+        fprintf(stderr, " %s %u tiles %llu points (%.0f/s busy %.3f s, waited %.3f s%s)%s", x->device, x->tiles,
+                x->points, x->points_per_s, x->busy_s, x->wait_s, failed, d + 1 < rep.ndevices ? ";" : "\n");
     }
     if (rep.notes[0])
         fprintf(stderr, "  note: %s\n", rep.notes);
@@ -379,6 +388,7 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
                 r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), r->devices_ran);
         if (r->efficiency >= 0)
             fprintf(j.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
+        cli_faults_json(j.fp, &r->faults);
         fputs("}", j.fp);
     }
     return cli_json_end(&j) == 0 ? 0 : CLI_EXIT_FAILURE;
@@ -440,7 +450,7 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
     if (rc)
         return rc;
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device,
-                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident, 1};
+                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident, 1, {0}};
     hpr_status st = a->resident ? hpr_bases_create(ctx, curve, cli_group, points, n, &bases) : HPR_OK;
     rc = st != HPR_OK ? cli_status_error("bench msm: the resident bases", st, ctx)
                       : measure(ctx, curve, bases, points, scalars, n, a->repeat, a->window_bits, r);

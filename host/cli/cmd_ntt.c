@@ -2,6 +2,7 @@
  * cmd_ntt.c: `hyprove ntt` (one NTT from a file) and `hyprove bench ntt`.
  */
 #include "cli.h"
+#include "cli_faults.h"
 #include "cli_json.h"
 #include "cli_progress.h"
 
@@ -25,7 +26,8 @@ static const char *ntt_help =
     "with G the field's standard generator (5, 7, 7, 31, 3) unless --generator gives one\n"
     "(decimal). --inverse: evaluations -> coefficients. --order: input then output order,\n"
     "natural (n) or bit-reversed (r); default nn. The output is written atomically (--out -:\n"
-    "stdout). --threads T: CPU threads (default: all cores).\n"
+    "stdout). --in - reads stdin; a FIFO is read to its end too (at most 4 GiB); an empty\n"
+    "input, a device or a directory is refused. --threads T: CPU threads (default: all cores).\n"
     "--device: cpu (default), cl:P.D (the butterflies on that OpenCL device, bit-identical;\n"
     "a failing device is reported and the NTT redone on the CPU), or all (the columns dealt\n"
     "to every usable device; one large column split four-step when a non-CPU OpenCL device\n"
@@ -47,7 +49,8 @@ static const char *bench_ntt_help =
     "seed (default 1). --json FILE: also write the records as JSON (atomically; - is stdout,\n"
     "the table then goes to stderr) with the run's metadata: op, field, log_n, batch, lde,\n"
     "device, cpu_tier, threads, repeat, median_ms, min_ms, ns_per_butterfly, gb_per_s,\n"
-    "elements_per_s (README: \"JSON output\"). --progress: progress lines on stderr even\n"
+    "elements_per_s, faults (README: \"JSON output\"). A failing OpenCL device is one warning\n"
+    "line on stderr and its columns are redone on the CPU. --progress: progress lines on stderr even\n"
     "when it is not a terminal. List options may also be repeated (--log-n 12 --log-n 16).\n"
     "Defaults: every field, N = 16, B = 1.\n";
 
@@ -149,8 +152,7 @@ int cmd_ntt(int argc, char **argv)
         rc = cli_status_error("ntt", st, ctx);
         goto out;
     }
-    if (hpr_ctx_notice(ctx)[0])
-        fprintf(stderr, "hyprove: warning: %s\n", hpr_ctx_notice(ctx));
+    cli_faults_after_call(ctx, NULL); /* a device that failed: one warning line */
     rc = write_output(out, data, len);
 out:
     free(data);
@@ -166,6 +168,7 @@ typedef struct {
     size_t batch;
     double median_ms, min_ms;
     const char *device;
+    cli_faults faults; /* the devices that failed in the record's runs (warm-up included) */
 } ntt_record;
 
 /* Random canonical elements (below 2^(bits of p - 1), so below p), never all zero. */
@@ -182,7 +185,7 @@ static void random_elements(unsigned char *d, size_t count, size_t es, unsigned 
     }
 }
 
-static int run_once(hpr_ctx *ctx, const ntt_record *r, const unsigned char *input, unsigned char *work, size_t in_bytes,
+static int run_once(hpr_ctx *ctx, ntt_record *r, const unsigned char *input, unsigned char *work, size_t in_bytes,
                     size_t out_bytes)
 {
     hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, r->batch, 0, r->device};
@@ -194,6 +197,8 @@ static int run_once(hpr_ctx *ctx, const ntt_record *r, const unsigned char *inpu
         st = hpr_ntt(ctx, r->field, r->log_n, work, &opts);
     }
     (void)out_bytes;
+    if (st == HPR_OK)
+        cli_faults_after_call(ctx, &r->faults);
     return st == HPR_OK ? 0 : cli_status_error("bench ntt", st, ctx);
 }
 
@@ -261,9 +266,14 @@ static void print_split(hpr_ctx *ctx, const ntt_record *r)
     if (strcmp(r->device, "all") != 0 || hpr_ctx_last_report(ctx, &rep) != HPR_OK)
         return;
     fprintf(stderr, "  all:");
-    for (unsigned d = 0; d < rep.ndevices; d++)
-        fprintf(stderr, " %s %u tiles %llu elements (busy %.3f s)%s", rep.devices[d].device, rep.devices[d].tiles,
-                rep.devices[d].points, rep.devices[d].busy_s, d + 1 < rep.ndevices ? ";" : "\n");
+    for (unsigned d = 0; d < rep.ndevices; d++) {
+        const hpr_device_run *x = &rep.devices[d];
+        char failed[64] = "";
+        if (x->failures || x->dropped)
+            snprintf(failed, sizeof failed, ", %u failed%s", x->failures, x->dropped ? ", dropped" : "");
+        fprintf(stderr, " %s %u tiles %llu elements (busy %.3f s%s)%s", x->device, x->tiles, x->points, x->busy_s,
+                failed, d + 1 < rep.ndevices ? ";" : "\n");
+    }
     if (rep.notes[0])
         fprintf(stderr, "  note: %s\n", rep.notes);
 }
@@ -280,10 +290,12 @@ static int write_ntt_json(const char *path, hpr_ctx *ctx, const ntt_record *recs
         fprintf(cli_json_record(&j),
                 "{\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"%s\", "
                 "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, "
-                "\"ns_per_butterfly\": %.4f, \"gb_per_s\": %.4f, \"elements_per_s\": %.1f}",
+                "\"ns_per_butterfly\": %.4f, \"gb_per_s\": %.4f, \"elements_per_s\": %.1f",
                 cli_field_name(r->field), r->log_n, r->batch, r->lde, r->lde ? "cpu" : r->device, hpr_ctx_cpu_tier(ctx),
                 r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
                 bytes / (r->median_ms * 1e-3) / 1e9, out / (r->median_ms * 1e-3));
+        cli_faults_json(j.fp, &r->faults);
+        fputs("}", j.fp);
     }
     return cli_json_end(&j) == 0 ? 0 : CLI_EXIT_FAILURE;
 }
@@ -340,7 +352,7 @@ int cmd_bench_ntt(int argc, char **argv)
             for (size_t d = 0; d < ndevices && !rc; d++) {
                 ntt_record *r = &recs[nrecs];
                 *r = (ntt_record){fields[f], sizes[k], hpr_ctx_threads(ctx), (unsigned)repeat, (unsigned)lde,
-                                  (size_t)batch, 0, 0, devices[d]};
+                                  (size_t)batch, 0, 0, devices[d], {0}};
                 unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
                 if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
                     rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,

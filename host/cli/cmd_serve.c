@@ -11,12 +11,14 @@
  * oversubscribing them (a context serves one call at a time), and /status says how many wait.
  * Bodies are collected up to --max-request bytes (a Content-Length above it is refused before
  * the upload). SIGINT or SIGTERM stops the server (exit 0). With --verify every proof is
- * checked (hpr_groth16_verify) before it is sent.
+ * checked (hpr_groth16_verify) before it is sent. A device that fails is one warning line on
+ * stderr (once per device while the server runs: the context keeps it unusable).
  * Why here and not in the library: a server is an application of the public API; the library
  * stays free of sockets. libmicrohttpd is optional at build time (HPR_HAVE_MHD).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_faults.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -172,6 +174,8 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
     count(s, &s->waiting, -1);
     count(s, &s->running, 1);
     hpr_status st = hpr_groth16_prove(s->ctx, k->prover, r->body ? r->body : (const unsigned char *)"", r->len, &proof);
+    if (st == HPR_OK) /* a device that failed: one warning line in the server's log */
+        cli_faults_after_proof(s->ctx, &proof.report, NULL);
     if (st == HPR_OK && s->verify && (st = hpr_groth16_verify(s->ctx, k->prover, &proof)) != HPR_OK)
         hpr_groth16_proof_free(&proof);
     snprintf(detail, sizeof detail, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",

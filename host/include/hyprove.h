@@ -117,8 +117,10 @@ HPR_API void hpr_ctx_cancel(hpr_ctx *ctx);
  * more cores than the machine has (POCL with the pool on every core), and says so in the
  * run report.
  */
+#define HPR_MAX_THREADS 4096 /* the most CPU worker threads a context takes */
+
 typedef struct {
-    unsigned threads;    /* CPU worker threads; 0 = every online core */
+    unsigned threads;    /* CPU worker threads, 1..HPR_MAX_THREADS; 0 = every online core */
     const char *devices; /* default device of the calls: "cpu", "cl:P.D", "all" or NULL (= "all") */
     /* CPU kernel tier: "portable" (plain C), "adx" (mulx/adcx/adox), "avx2" (adx and 8-lane AVX2
      * kernels of the 31-bit and 64-bit NTT fields), "avx512" (8-lane IFMA), or
@@ -131,14 +133,34 @@ typedef struct {
     double progress_interval_s;   /* the least time between two reports; 0: 0.1 s */
     /* NULL, or a flag of the caller's: when *cancel becomes nonzero (set it from any thread or
      * a signal handler), the running call stops at its next unit of work and returns
-     * HPR_ERR_CANCELLED. The library never clears it: clear it before the next call. */
+     * HPR_ERR_CANCELLED. The library reads it with an atomic load: from another thread, set it
+     * with an atomic store (atomic_store_explicit on a cast, or __atomic_store_n) so that
+     * ThreadSanitizer sees no race. The library never clears it: clear it before the next
+     * call. */
     const volatile int *cancel;
+    /* The memory budget of one call, in bytes. Before an MSM, an NTT, an LDE or a proof
+     * allocates, its peak working memory is estimated from the sizes (buffers, per-thread
+     * scratch, the host memory of OpenCL devices that run on the CPU; README, "Memory") and
+     * compared with the limit: a call over it fails with HPR_ERR_OUT_OF_MEMORY before writing
+     * anything, the detail naming both ("the proof needs about 1.2 GiB; the memory limit is
+     * 512 MiB (hpr_config.memory_limit)"), except that an MSM runs in pieces of its points
+     * that fit (same result) and a proof whose MSMs fit that way runs its phases in order.
+     * The prover's key and the bases a context keeps on its devices are not counted (they
+     * are there before the call); the NTT's twiddle tables are (the first call makes them).
+     * 0: the environment variable HPR_MAX_MEMORY when set (bytes, or a number with K, M, G or
+     * T, powers of 1024: "512M", "1.5G"; a malformed value makes hpr_ctx_create fail with
+     * HPR_ERR_INVALID_ARGUMENT), else what the system can give when the call starts: the
+     * least of MemAvailable (/proc/meminfo), the room under memory.max of the process's
+     * cgroup (v2) and its parents, and the room under RLIMIT_AS and RLIMIT_DATA (calls that
+     * need less than 16 MiB are not checked against it). A limit that is set is taken as
+     * given, even above what the system has. */
+    size_t memory_limit;
 } hpr_config;
 
 /* Whether the CPU tier name can run here: HPR_OK, or HPR_ERR_CPU_TIER / HPR_ERR_INVALID_ARGUMENT
  * with *why (static text) saying what is missing. why may be NULL. */
 HPR_API hpr_status hpr_cpu_tier_check(const char *name, const char **why);
-/* The CPU kernel tier this context uses ("portable", "adx", "avx2" or "avx512"). */
+/* The CPU kernel tier this context uses ("portable", "adx", "avx2" or "avx512"; "" for NULL). */
 HPR_API const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx);
 
 /* What the processor and the OS offer, from CPUID and XCR0 (every flag 0 off x86-64). */
@@ -148,24 +170,52 @@ typedef struct {
     int avx2, avx512f, avx512vl, avx512ifma, adx, bmi2;
     int os_avx, os_avx512;  /* XCR0 enables the YMM / ZMM state */
 } hpr_cpu_info;
-HPR_API void hpr_cpu_info_get(hpr_cpu_info *info);
+HPR_API void hpr_cpu_info_get(hpr_cpu_info *info); /* info NULL: nothing */
 /* The CPU kernel tiers this library knows, slowest first ("portable", "adx", "avx2", "avx512"):
  * index 0 .. hpr_cpu_tier_count() - 1; NULL past the end. */
 HPR_API unsigned hpr_cpu_tier_count(void);
 HPR_API const char *hpr_cpu_tier_name(unsigned index);
 
-/* Fills *cfg with the defaults (all cores, all devices). */
+/* Reads an input as the library's own loaders do, for programs that read their inputs and
+ * hand the library buffers: path must be a regular file, or (streams nonzero) also "-"
+ * (stdin), a FIFO or a pseudo-file such as /proc's, read to EOF and at most limit bytes (0:
+ * 4 GiB). Devices, sockets and directories are refused, and nothing blocks opening a file
+ * that is then refused (a FIFO accepted as a stream waits for its writer, as cat does).
+ * *data (malloc'd, with one 0 byte after the end; release with free) and *len; an empty
+ * input is *len 0, not an error. HPR_ERR_IO with why (why_len bytes; may be NULL) saying
+ * what is wrong, to follow the file's name: "is a FIFO, not a regular file", "cannot be
+ * opened: No such file or directory", "is longer than the bound of 4 GiB"; or
+ * HPR_ERR_OUT_OF_MEMORY; HPR_ERR_INVALID_ARGUMENT for NULL path, data or len. */
+HPR_API hpr_status hpr_input_read(const char *path, int streams, size_t limit, void **data, size_t *len, char *why,
+                                  size_t why_len);
+
+/* Fills *cfg with the defaults (all cores, all devices); cfg NULL: nothing. */
 HPR_API void hpr_config_default(hpr_config *cfg);
 
 /* Creates a context (thread pool and devices). cfg may be NULL for the defaults.
- * A context serves one call at a time: use one context per calling thread. */
+ * Threads: every call on a context is safe from any number of threads at once. The calls of
+ * one context run one at a time (a second caller waits until the running call returns: one
+ * context owns one thread pool and one set of device queues, so two calls at once would
+ * only share them); hpr_ctx_error_detail, hpr_ctx_notice and hpr_ctx_last_report give each
+ * thread its own last call on the context, whatever other threads did since. For proofs in
+ * parallel, give each thread a context of its own (with its share of the cores as threads):
+ * a prover handle serves any number of threads and contexts at once. Only
+ * hpr_ctx_destroy must not overlap another call on the same context, and a progress
+ * callback must not call into its own context (it runs while the call holds it).
+ * The environment knobs (README) are read here: one set to a malformed value fails the call
+ * with HPR_ERR_INVALID_ARGUMENT ("HPR_CPU='bogus': unknown CPU tier (expected portable,
+ * adx, avx2 or avx512)"). Why a call failed: hpr_ctx_error_detail(NULL) on the same thread. */
 HPR_API hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out);
 HPR_API void hpr_ctx_destroy(hpr_ctx *ctx);
-/* Detail of the last failure on this context ("" if none). Valid until the next call. */
+/* Detail of the calling thread's last failed call on this context ("" if it succeeded).
+ * Valid until the thread's next call into the library.
+ * ctx NULL: why the calling thread's last hpr_ctx_create failed ("" when it succeeded). */
 HPR_API const char *hpr_ctx_error_detail(const hpr_ctx *ctx);
+/* The context's CPU worker threads (0 for NULL). */
 HPR_API unsigned hpr_ctx_threads(const hpr_ctx *ctx);
-/* A non-fatal event of the last call ("" if none): an OpenCL device that failed, and that its
- * work was redone on the CPU (the result is still exact). Valid until the next call. */
+/* A non-fatal event of the calling thread's last call on this context ("" if none, and for
+ * a NULL ctx): an OpenCL device that failed, and that its work was redone on the CPU (the
+ * result is still exact). Valid until the thread's next call into the library. */
 HPR_API const char *hpr_ctx_notice(const hpr_ctx *ctx);
 
 /* ---- run reports ---- */
@@ -188,8 +238,14 @@ typedef struct {
     char notes[512];              /* devices left out and why, faults that the others made good */
 } hpr_run_report;
 
-/* The report of the context's last MSM (devices, tiles, times). HPR_ERR_INVALID_ARGUMENT
- * before any MSM. */
+/* The report of the calling thread's last call on the context when it was an MSM (devices,
+ * tiles, times) or an NTT under
+ * "all" or whose device failed. Faults: a device that failed in the call has an entry with
+ * failures (its tiles that failed, each redone by the other devices; 0 when it was unusable
+ * already and its work went elsewhere untried), dropped (1: it got no more work in the call;
+ * a dropped device stays unusable on the context) and failure (the error); its tiles and
+ * points count only what it did compute. HPR_ERR_INVALID_ARGUMENT before any MSM, and for a
+ * NULL ctx or report. */
 HPR_API hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report);
 
 /* ---- calibration ---- */
@@ -203,7 +259,8 @@ HPR_API hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve cur
                          double *points_per_s);
 
 /* The calibrated throughput (points/s) of device on curve at the measured size nearest to
- * 2^log_n, or 0 when the profile has none. The hybrid scheduler starts from these. */
+ * 2^log_n, or 0 when the profile has none (and for a NULL ctx or device, or an unknown
+ * curve). The hybrid scheduler starts from these. */
 HPR_API double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n);
 
 /* ---- OpenCL devices ---- */
@@ -221,11 +278,12 @@ typedef struct {
     unsigned long long bytes_sent;     /* MSM points and scalars written to it since the context opened it */
 } hpr_device_info;
 
-/* Number of OpenCL devices found (0 without OpenCL; hpr_opencl_notice says why). Loads the
- * OpenCL ICD loader on first use. */
+/* Number of OpenCL devices found (0 without OpenCL, hpr_opencl_notice says why; 0 for a NULL
+ * ctx). Loads the OpenCL ICD loader on first use. */
 HPR_API unsigned hpr_device_count(hpr_ctx *ctx);
 HPR_API hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info);
-/* Why no OpenCL device can be used ("" when some are found). */
+/* Why no OpenCL device can be used ("" when some are found; "OpenCL is not available" for a
+ * NULL ctx). */
 HPR_API const char *hpr_opencl_notice(hpr_ctx *ctx);
 
 typedef struct {
@@ -247,8 +305,12 @@ HPR_API size_t hpr_point_size(hpr_curve curve, hpr_group group);
 
 typedef struct {
     unsigned window_bits;       /* Pippenger window c, 1..20; 0 = chosen from n */
-    unsigned point_chunks;      /* tiles along the points; 0 = chosen from n and threads */
-    unsigned windows_per_tile;  /* tiles along the windows; 0 = chosen (CPU only) */
+    unsigned point_chunks;      /* tiles along the points, 1..min(n, 65536); 0 = chosen from n
+                                 * and threads */
+    unsigned windows_per_tile;  /* windows per tile, 1..the windows of window_bits (of 1-bit
+                                 * windows when window_bits is 0); 0 = chosen (CPU only).
+                                 * Values out of these ranges are HPR_ERR_INVALID_ARGUMENT,
+                                 * refused before anything is allocated. */
     const char *device;         /* "cpu", "cl:P.D", "all"; NULL = the context's default */
 } hpr_msm_opts;
 
@@ -292,7 +354,7 @@ HPR_API hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const voi
                                  const hpr_msm_opts *opts);
 
 /* Checks one point in the interchange form: coordinates < p, on the curve and, for
- * BLS12-381, in the prime-order subgroup. */
+ * BLS12-381, in the prime-order subgroup. ctx may be NULL (it only receives the detail). */
 HPR_API hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point);
 
 /*
@@ -314,7 +376,7 @@ HPR_API hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, cons
  * subgroup (random multiples of the generator, continued by additions in blocks) and n
  * uniform scalars in [0, r). The same seed gives the same bytes on every machine and for
  * every thread count. points: n * hpr_point_size bytes; scalars: n * 32 bytes (either may be
- * NULL to skip it).
+ * NULL to skip it). n at most 2^32 - 1 (as hpr_msm), else HPR_ERR_INVALID_ARGUMENT.
  */
 HPR_API hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
                                  void *points, void *scalars);
@@ -368,8 +430,9 @@ HPR_API hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *
  * Low-degree extension: columns polynomials of 2^log_n coefficients each (column-major,
  * natural order, canonical) -> the evaluations of each on shift * <w'> with w' of order
  * rate * 2^log_n (rate 2, 4 or 8), natural order, into out (columns * rate * 2^log_n
- * elements, column after column; in and out must not overlap). shift: decimal, NULL = the
- * generator g (the usual coset for LDE). columns 0 means 1. On error out is unchanged.
+ * elements, column after column; in and out must not overlap: HPR_ERR_INVALID_ARGUMENT if
+ * they do). shift: decimal, NULL = the generator g (the usual coset for LDE). columns 0
+ * means 1. On error out is unchanged.
  */
 HPR_API hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
                        size_t columns, const void *in, void *out);
@@ -383,7 +446,7 @@ HPR_API hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field
                              double *elements_per_s);
 
 /* The calibrated NTT throughput (elements/s) of device on field at the measured size nearest
- * to 2^log_n, or 0 when the profile has none. */
+ * to 2^log_n, or 0 when the profile has none (and for a NULL ctx or device). */
 HPR_API double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n);
 
 /* ---- Groth16 (snarkjs / circom files) ---- */
@@ -406,9 +469,21 @@ typedef enum {
 typedef struct {
     double seconds[HPR_G16_PHASES];
     /* per phase, the devices that computed it and their share of its points, e.g.
-     * "cpu 62%, cl:0.0 38%" ("" for the phases without points) */
+     * "cpu 62%, cl:0.0 38%" ("" for the phases without points); a device that failed in the
+     * phase is named only for the share it did compute (its failure is in faults) */
     char devices[HPR_G16_PHASES][96];
     double total_s;
+    /* per phase, the device faults that the other devices made good ("" for none), e.g.
+     * "cl:0.0 failed (fault injected by HPR_CL_INJECT_FAULT=cl:0.0); its work was redone
+     * elsewhere" (devices says where), or "cl:0.0 unusable (...); its work was done
+     * elsewhere" for a device that failed before the phase */
+    char faults[HPR_G16_PHASES][160];
+    /* each device that failed during the proof, once (in a phase or in its self-test when the
+     * proof picked its devices): device, failures (its tiles or tasks that failed, each redone
+     * elsewhere), dropped (1: it was given no more work), failure (its first error); the other
+     * members are 0. The proof is the same bits either way. */
+    unsigned nfailed;
+    hpr_device_run failed[HPR_REPORT_MAX_DEVICES];
 } hpr_groth16_report;
 
 typedef struct {
@@ -420,8 +495,16 @@ typedef struct {
 } hpr_groth16_proof;
 
 /* Opens a Groth16 .zkey (memory-mapped, validated strictly: every violation is
- * HPR_ERR_FORMAT or HPR_ERR_UNSUPPORTED_CURVE with the detail on ctx). The prover is
- * read-only once made: many proofs, from several threads at once (one context each). */
+ * HPR_ERR_FORMAT or HPR_ERR_UNSUPPORTED_CURVE with the detail on ctx). The key's fixed
+ * points (alpha1, beta1, delta1 in G1; beta2, gamma2, delta2 in G2) are checked too: one at
+ * infinity is HPR_ERR_FORMAT, one with a coordinate >= p, off the curve or outside the
+ * prime-order subgroup is HPR_ERR_COORDINATE_OUT_OF_RANGE, HPR_ERR_POINT_NOT_ON_CURVE or
+ * HPR_ERR_POINT_NOT_IN_SUBGROUP, the detail naming the point. The prover is
+ * read-only once made: many proofs, from several threads at once (one context each).
+ * zkey_path must be a regular file (it is mapped): anything else is refused before it is
+ * opened, with HPR_ERR_IO and a detail saying what it is ("zkey 'k' is a FIFO, not a regular
+ * file", "is a directory", "is a character device", "is not a regular file of known size"
+ * for /proc-style files); an empty file is HPR_ERR_FORMAT ("is empty"). */
 HPR_API hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out);
 /* The same from the bytes of a .zkey: the prover keeps its own copy (len bytes of memory), so
  * the caller may release zkey as soon as this returns. */
@@ -442,7 +525,11 @@ HPR_API hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t
 
 /*
  * A proof from a .wtns file's bytes (or its path): the witness must be of the zkey's prime
- * (else HPR_ERR_FORMAT) and length (else HPR_ERR_WITNESS_LENGTH). r and s come from the OS's CSPRNG (getrandom). Devices follow the context's
+ * (else HPR_ERR_FORMAT) and length (else HPR_ERR_WITNESS_LENGTH), and its w[0] must be 1
+ * (else HPR_ERR_FORMAT, "witness w[0] is X, must be 1"). A witness that does not satisfy the
+ * circuit's constraints is not detected here (that would cost the constraint system's
+ * evaluation): its proof does not verify, which hpr_groth16_verify tells (the CLI's
+ * `groth16 prove --verify`). r and s come from the OS's CSPRNG (getrandom). Devices follow the context's
  * default: "cpu" everything on the CPU; "cl:P.D" the NTTs and the five MSMs (G1 and G2) on
  * that device; "all" the proof as a task graph when an OpenCL device can join (h on the CPU,
  * each MSM on whichever device is free and would finish it first), else the CPU. The G1 and
@@ -453,6 +540,8 @@ HPR_API hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t
  */
 HPR_API hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
                              hpr_groth16_proof *proof);
+/* wtns_path: a regular file, refused as hpr_groth16_prover_create refuses the zkey (never
+ * blocking on a FIFO); read a stream yourself and call hpr_groth16_prove. */
 HPR_API hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
                                   hpr_groth16_proof *proof);
 HPR_API void hpr_groth16_proof_free(hpr_groth16_proof *proof);
@@ -476,7 +565,9 @@ HPR_API hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, si
 
 /* proof.json and public.json exactly as snarkjs writes them (one-space indentation, no final
  * newline; curve "bn128" or "bls12381"; public.json "[\n]" when there are no public signals).
- * *proof_json and *public_json are malloc'd; release with free. */
+ * *proof_json and *public_json are malloc'd; release with free. HPR_ERR_INVALID_ARGUMENT (the
+ * outputs set to NULL where given) for a NULL proof or output, an unknown curve, a point that
+ * does not decode, or public_signals NULL while n_public > 0. */
 HPR_API hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
 
 #ifdef __cplusplus

@@ -55,7 +55,7 @@ cl_cache_result cl_cache_load(const char *dir, uint64_t key, unsigned char **pay
     *payload = NULL;
     *len = 0;
     cl_cache_path(path, sizeof path, dir, key);
-    f = fopen(path, "rb");
+    f = rt_fopen_regular(path); /* a FIFO or device put there must not hang the build */
     if (!f)
         return CL_CACHE_MISS;
     if (fread(header, 1, CACHE_HEADER, f) != CACHE_HEADER || memcmp(header, CACHE_MAGIC, 8) != 0 ||

@@ -154,7 +154,7 @@ void profile_load(profile *p, const char *dir)
     p->malformed = 0;
     p->first_error[0] = '\0';
     profile_path(path, sizeof path, dir);
-    f = fopen(path, "r");
+    f = rt_fopen_regular(path); /* a FIFO or device put there must not hang the lookup */
     if (!f)
         return;
     while (p->count < PROFILE_MAX_RECORDS && fgets(line, sizeof line, f)) {
