@@ -74,21 +74,16 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A whole regular file (the library's input checks: hpr_input_read), NULL when it cannot be
+ * read or is empty. */
 static unsigned char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    long size;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)size)) && fread(buf, 1, (size_t)size, f) == (size_t)size)
-        *len = (size_t)size;
-    else {
-        free(buf);
-        buf = NULL;
+    void *data = NULL;
+    if (hpr_input_read(path, 0, 0, &data, len, NULL, 0) != HPR_OK || *len == 0) {
+        free(data);
+        return NULL;
     }
-    if (f)
-        fclose(f);
-    return buf;
+    return data;
 }
 
 typedef struct {

@@ -104,23 +104,6 @@ static int parse(int argc, char **argv, soak_opts *o)
     return 0;
 }
 
-static unsigned char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    long size;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)size)) && fread(buf, 1, (size_t)size, f) == (size_t)size)
-        *len = (size_t)size;
-    else {
-        free(buf);
-        buf = NULL;
-    }
-    if (f)
-        fclose(f);
-    return buf;
-}
-
 static hpr_ctx *make_ctx(const soak_opts *o)
 {
     hpr_config cfg;
@@ -150,10 +133,11 @@ int main(int argc, char **argv)
     unsigned long verified = 0, faulted = 0, joined = 0, failed = 0;
     if (parse(argc, argv, &o) != 0)
         return usage();
-    unsigned char *wtns = read_all(o.wtns, &wlen);
+    void *wtns = NULL;
+    hpr_status rd = hpr_input_read(o.wtns, 0, 0, &wtns, &wlen, NULL, 0); /* the witness, read once */
     hpr_ctx *ctx = make_ctx(&o);
     hpr_groth16_prover *prover = NULL;
-    if (!wtns || !ctx) {
+    if (rd != HPR_OK || wlen == 0 || !ctx) {
         fprintf(stderr, "hpr_soak: cannot read '%s' or make a context\n", o.wtns);
         return 1;
     }
