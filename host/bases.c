@@ -29,7 +29,7 @@ static hpr_status validate(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigne
 }
 
 static hpr_status bases_create_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
-                            hpr_bases **out)
+                                    hpr_bases **out)
 {
     const msm_curve_ops *ops = msm_ops(curve, group);
     hpr_bases *b = NULL;
@@ -91,7 +91,7 @@ size_t hpr_bases_count(const hpr_bases *bases)
 }
 
 static hpr_status msm_bases_call(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
-                         const hpr_msm_opts *opts)
+                                 const hpr_msm_opts *opts)
 {
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;

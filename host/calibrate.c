@@ -172,7 +172,7 @@ static uint64_t msm_size_units(unsigned log_n)
 }
 
 static hpr_status calibrate_call(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
-                         double *points_per_s)
+                                 double *points_per_s)
 {
     if (!ctx || !device || !log_n || count == 0)
         return HPR_ERR_INVALID_ARGUMENT;
@@ -256,7 +256,7 @@ static uint64_t ntt_size_units(unsigned log_n)
 }
 
 static hpr_status calibrate_ntt_call(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
-                             double *elements_per_s)
+                                     double *elements_per_s)
 {
     if (!ctx || !device || !log_n || count == 0)
         return HPR_ERR_INVALID_ARGUMENT;

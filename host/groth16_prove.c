@@ -284,7 +284,7 @@ static void progress_begin_proof(hpr_ctx *ctx, const hpr_groth16_prover *prover)
 }
 
 static hpr_status groth16_prove_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
-                             hpr_groth16_proof *proof)
+                                     hpr_groth16_proof *proof)
 {
     double t0 = rt_now_seconds();
     hpr_status st = check_prove_args(ctx, prover, wtns, proof);
@@ -304,7 +304,7 @@ hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, con
 }
 
 static hpr_status groth16_prove_file_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
-                                  hpr_groth16_proof *proof)
+                                          hpr_groth16_proof *proof)
 {
     double t0 = rt_now_seconds();
     unsigned char *data = NULL;

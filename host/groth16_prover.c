@@ -97,7 +97,7 @@ hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_gr
 }
 
 static hpr_status groth16_prover_create_from_buffer_call(hpr_ctx *ctx, const void *zkey, size_t len,
-                                                 hpr_groth16_prover **out)
+                                                         hpr_groth16_prover **out)
 {
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;
@@ -138,7 +138,7 @@ void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_s
 }
 
 static hpr_status groth16_zkey_sizes_call(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve, size_t *domain_size,
-                                  size_t *n_vars, size_t *n_public)
+                                          size_t *n_vars, size_t *n_public)
 {
     zkey_file zk;
     hpr_status st;

@@ -317,7 +317,7 @@ static hpr_status read_proof(json_src *s, const json_value *proof, g16_check *k)
 }
 
 static hpr_status groth16_verify_json_call(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,
-                                   size_t public_len, const char *proof_json, size_t proof_len)
+                                           size_t public_len, const char *proof_json, size_t proof_len)
 {
     g16_check k;
     json_src s = {ctx, "verification key", HPR_OK};

@@ -134,7 +134,7 @@ hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_po
 }
 
 static hpr_status msm_ex_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
-                      size_t n, void *out, const hpr_msm_opts *opts)
+                              size_t n, void *out, const hpr_msm_opts *opts)
 {
     cl_points pts = {points, n, 0, 0};
     return msm_keyed(ctx, curve, group, &pts, scalars, n, out, opts);
@@ -147,15 +147,8 @@ hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void
     return ctx_leave(ctx, msm_ex_call(ctx, curve, group, points, scalars, n, out, opts));
 }
 
-static hpr_status msm_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
-                   size_t n, void *out)
-{
-    return hpr_msm_ex(ctx, curve, group, points, scalars, n, out, NULL);
-}
-
 hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                    size_t n, void *out)
 {
-    ctx_enter(ctx);
-    return ctx_leave(ctx, msm_call(ctx, curve, group, points, scalars, n, out));
+    return hpr_msm_ex(ctx, curve, group, points, scalars, n, out, NULL); /* takes the call lock */
 }

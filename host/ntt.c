@@ -332,7 +332,7 @@ static hpr_status check_lde_overlap(hpr_ctx *ctx, const ntt_plan *pl, const void
 }
 
 static hpr_status ntt_lde_call(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
-                       size_t columns, const void *in, void *out)
+                               size_t columns, const void *in, void *out)
 {
     unsigned log_rate = rate == 2 ? 1 : rate == 4 ? 2 : rate == 8 ? 3 : 0;
     char g_dec[24];

@@ -129,7 +129,7 @@ static void random_points_task(void *arg, size_t block, unsigned worker)
 }
 
 static hpr_status random_msm_inputs_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
-                                 void *points, void *scalars)
+                                         void *points, void *scalars)
 {
     const msm_curve_ops *ops = msm_ops(curve, group);
     if (!ctx)
