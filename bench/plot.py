@@ -68,13 +68,14 @@ SCHEMA = "hyprove-bench"
 SCHEMA_VERSION = 1
 KINDS = ("auto", "throughput", "devices", "groth16", "compare")
 FORMATS = ("png", "svg")
-RATE_OPS = ("msm", "ntt")
+RATE_OPS = ("msm", "ntt", "commit")
 PHASES = ("witness", "h", "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h", "assemble")
 TIERS = ("portable", "adx", "avx2", "avx512")
 DEFAULT_TIER, DEFAULT_THREADS = "default tier", "default threads"
-UNITS = {"msm": "points/s", "ntt": "elements/s"}
-SIZE_LABELS = {"msm": "log$_2$ n  (n points)", "ntt": "log$_2$ n  (transform length)"}
-OP_NAMES = {"msm": "MSM", "ntt": "NTT", "groth16": "Groth16"}
+UNITS = {"msm": "points/s", "ntt": "elements/s", "commit": "rows/s"}
+SIZE_LABELS = {"msm": "log$_2$ n  (n points)", "ntt": "log$_2$ n  (transform length)",
+               "commit": "log$_2$ n  (rows per input column)"}
+OP_NAMES = {"msm": "MSM", "ntt": "NTT", "groth16": "Groth16", "commit": "Merkle commit"}
 STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 3)), "P")]
 WIDTH = 12.0
 
@@ -156,7 +157,7 @@ def get(run, index, rec, key, kind, default=_REQUIRED):
 
 @dataclass(frozen=True)
 class Point:
-    """One rate measurement (an msm, ntt or calibrate record) of run number `run`."""
+    """One rate measurement (an msm, ntt, commit or calibrate record) of run number `run`."""
     run: int
     op: str          # "msm" or "ntt"
     workload: str    # "bn254 g1", "goldilocks lde 4x"
@@ -199,6 +200,12 @@ def ntt_workload(run, i, rec):
     return name + (f" lde {lde}x" if lde > 1 else "") + (f" batch {batch}" if batch != 1 else "")
 
 
+def commit_workload(run, i, rec):
+    rate = get(run, i, rec, "rate", "int")
+    return (f"{get(run, i, rec, 'field', 'str')} {get(run, i, rec, 'columns', 'int')} cols"
+            + (f" rate {rate}" if rate > 1 else " no lde"))
+
+
 def calibrate_workload(run, i, rec):
     if get(run, i, rec, "kind", "str") == "msm":
         return msm_workload(run, i, rec)
@@ -207,11 +214,12 @@ def calibrate_workload(run, i, rec):
 
 RATE_FIELDS = {"msm": (msm_workload, "points_per_s"),
                "ntt": (ntt_workload, "elements_per_s"),
-               "calibrate": (calibrate_workload, "items_per_s")}
+               "calibrate": (calibrate_workload, "items_per_s"),
+               "commit": (commit_workload, "rows_per_s")}
 
 
 def rate_point(run, index, i, rec):
-    """The Point of a rate record (msm, ntt, calibrate), None for other records."""
+    """The Point of a rate record (msm, ntt, commit, calibrate), None for other records."""
     op = rec.get("op")
     if op not in RATE_FIELDS:
         return None
@@ -423,7 +431,7 @@ def throughput_figure(runs, names, title):
     points = rate_points(runs, keep_runs=False)
     ops = [op for op in RATE_OPS if any(p.op == op for p in points)]
     if not ops:
-        raise no_records("msm, ntt or calibrate", runs)
+        raise no_records("msm, ntt, commit or calibrate", runs)
     dev_keys = sorted({p.device_key for p in points}, key=lambda k: (k[0],) + device_order(*k[1:]))
     colors, devices = color_of(dev_keys), device_labels(dev_keys)
     entries = max(len({p.series_key for p in points if p.op == op}) for op in ops)
@@ -466,7 +474,7 @@ def draw_throughput(ax, op, points, colors, devices, letters):
 def devices_figure(runs, names, log_n, title):
     points = rate_points(runs, keep_runs=False)
     if not points:
-        raise no_records("msm, ntt or calibrate", runs)
+        raise no_records("msm, ntt, commit or calibrate", runs)
     panels = []
     for op in RATE_OPS:
         of_op = [p for p in points if p.op == op]
@@ -478,7 +486,7 @@ def devices_figure(runs, names, log_n, title):
             if at:
                 panels.append((op, workload, size, at))
     if not panels:
-        raise PlotError(f"no msm, ntt or calibrate records at log_n {log_n} in {file_names(runs)}")
+        raise PlotError(f"no msm, ntt, commit or calibrate records at log_n {log_n} in {file_names(runs)}")
     fig, axes = new_figure(len(panels), height=3.4)
     for ax, (op, workload, size, at) in zip(axes, panels):
         prefix = f"{names.letters[at[0].run]}: " if any(p.run for p in points) else ""

@@ -39,7 +39,7 @@ typedef struct {
     int ntt_four_step;         /* HPR_NTT_FOUR_STEP=1: one large NTT runs four-step under "all" */
     char sched_fault[64];      /* HPR_SCHED_INJECT_FAULT=cl:P.D@K: that device's K-th tile fails */
     char sched_tiles[64];      /* HPR_SCHED_TILES=min,probe,blocks,c: the MSM grid forced (tests) */
-    int sched_every_device;    /* HPR_SCHED_EVERY_DEVICE=1: every device gets a probe tile */
+    int sched_every_device;    /* HPR_SCHED_EVERY_DEVICE=K: every device gets K tiles (tests) */
     int sched_trace;           /* HPR_SCHED_TRACE: tiles printed on stderr */
     char max_memory[32];       /* HPR_MAX_MEMORY: the memory limit when hpr_config has none */
     cl_options cl;             /* HPR_OPENCL_LIBRARY, HPR_CL_WORDS, HPR_CL_INJECT_FAULT,

@@ -31,6 +31,13 @@ static int env_is_one(const char *name)
     return v && strcmp(v, "1") == 0;
 }
 
+/* A single digit 0..9 (knobs_check refuses anything else), else 0. */
+static int env_digit(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] >= '0' && v[0] <= '9' && !v[1] ? v[0] - '0' : 0;
+}
+
 /* HPR_CACHE_DIR, else $XDG_CACHE_HOME/hyprove, else $HOME/.cache/hyprove; "" when none fits. */
 static void env_cache_dir(char *buf, size_t len)
 {
@@ -54,7 +61,7 @@ void knobs_read(ctx_knobs *k)
     k->ntt_four_step = env_is_one("HPR_NTT_FOUR_STEP");
     env_string("HPR_SCHED_INJECT_FAULT", k->sched_fault, sizeof k->sched_fault);
     env_string("HPR_SCHED_TILES", k->sched_tiles, sizeof k->sched_tiles);
-    k->sched_every_device = env_is_one("HPR_SCHED_EVERY_DEVICE");
+    k->sched_every_device = env_digit("HPR_SCHED_EVERY_DEVICE");
     k->sched_trace = getenv("HPR_SCHED_TRACE") != NULL;
     env_string("HPR_MAX_MEMORY", k->max_memory, sizeof k->max_memory);
     cl_options_default(&k->cl);
@@ -154,6 +161,11 @@ static int is_zero_one(const char *s)
     return strcmp(s, "0") == 0 || strcmp(s, "1") == 0;
 }
 
+static int is_digit(const char *s)
+{
+    return s[0] >= '0' && s[0] <= '9' && !s[1];
+}
+
 static int is_sched_fault(const char *s)
 {
     return is_device_fault(s, 1);
@@ -198,7 +210,7 @@ hpr_status knobs_check(void)
         size_t max_len; /* the longest value the knob's buffer holds */
     } knobs[] = {
         {"HPR_NTT_FOUR_STEP", "0 or 1", is_zero_one, 1},
-        {"HPR_SCHED_EVERY_DEVICE", "0 or 1", is_zero_one, 1},
+        {"HPR_SCHED_EVERY_DEVICE", "a count of tiles, 0 to 9", is_digit, 1},
         {"HPR_SCHED_INJECT_FAULT",
          "cl:P.D, cl:P.D@K (K >= 1: the device's K-th tile fails) or cl:P.D@rand:SEED:P (each tile with probability P)",
          is_sched_fault, 63},

@@ -369,6 +369,20 @@ static hpr_status refuse(hpr_ctx *ctx, const char *what, size_t need, size_t lea
                     at_least, beside, m, lim->source);
 }
 
+/* ---- any call's check (hpr_commit) ---- */
+
+int mem_fits(hpr_ctx *ctx, size_t need)
+{
+    mem_limit lim;
+    return budget_fits(ctx, need, &lim);
+}
+
+hpr_status mem_check(hpr_ctx *ctx, const char *what, size_t need, size_t least, const char *how)
+{
+    mem_limit lim;
+    return budget_fits(ctx, need, &lim) ? HPR_OK : refuse(ctx, what, need, least, how, &lim);
+}
+
 /* ---- OpenCL devices on the host's memory ---- */
 
 /* The OpenCL devices of type CPU (POCL: their buffers are host memory) that a call on device

@@ -58,6 +58,12 @@ size_t mem_ntt_need(hpr_ctx *ctx, const ntt_plan *pl);
 /* HPR_OK when mem_ntt_need fits, else HPR_ERR_OUT_OF_MEMORY naming need and limit. */
 RT_MUST_CHECK hpr_status mem_ntt_check(hpr_ctx *ctx, const ntt_plan *pl);
 
+/* Any other call (hpr_commit): HPR_OK when need bytes fit ctx's budget now, else
+ * HPR_ERR_OUT_OF_MEMORY with the detail "<what> needs about N[ (at least L <how>)]; the memory
+ * limit is M (<source>)"; least 0: no smaller way. mem_fits: the same question, no detail. */
+RT_MUST_CHECK hpr_status mem_check(hpr_ctx *ctx, const char *what, size_t need, size_t least, const char *how);
+int mem_fits(hpr_ctx *ctx, size_t need);
+
 /* The peak working memory of one proof with zk (from_file: the .wtns read from a file) on
  * ctx's device: *full with its work as it runs (the task graph under "all"), *least with the
  * phases in order and the MSMs in pieces; returns what it holds through the proof (the file,

@@ -17,8 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-COMMANDS = ["devices", "msm", "bench msm", "calibrate", "ntt", "bench ntt", "groth16 prove", "groth16 verify",
-            "bench groth16", "serve"]
+COMMANDS = ["devices", "msm", "bench msm", "calibrate", "ntt", "bench ntt", "commit", "bench commit",
+            "bench poseidon2", "groth16 prove", "groth16 verify", "bench groth16", "serve"]
 OPTION = re.compile(r"--[a-z][a-z0-9-]*")
 failures = []
 

@@ -17,6 +17,13 @@ import tempfile
 failures = []
 
 
+def size_of(text):
+    """Bytes of a size as the library prints it ("7.1 MiB", "300 KiB", "17 bytes")."""
+    number, unit = text.split()
+    scale = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
+    return int(float(number) * scale)
+
+
 def check(ok, what, r=None):
     if ok:
         return
@@ -38,12 +45,22 @@ def main():
     msm = [hyprove, "msm", "--curve", "bn254", "--device", "cpu", "--threads", "2", "--log-n", "14"]
     whole = run(msm)
     check(whole.returncode == 0 and whole.stdout.startswith("["), "msm runs", whole)
-    r = run(msm + ["--max-memory", "1M"])
-    check(r.returncode == 0 and r.stdout == whole.stdout, "msm in pieces under --max-memory 1M: same result", r)
     r = run(msm + ["--max-memory=2K"])
     check(r.returncode == 1 and "the MSM of 16384 points needs about" in r.stderr
           and "the memory limit is 2.0 KiB (HPR_MAX_MEMORY / --max-memory)" in r.stderr and r.stdout == "",
           "msm over --max-memory 2K is refused, naming need and limit", r)
+    # a limit between the pieces' need and the whole MSM's (both named by the refusal above:
+    # they depend on the CPU tier's scratch) runs it in pieces, with the same result
+    m = re.search(r"needs about ([0-9.]+ [KMG]?i?B|[0-9]+ bytes) \(at least ([0-9.]+ [KMG]?i?B|[0-9]+ bytes) in pieces",
+                  r.stderr)
+    check(m is not None, "the refusal names the MSM's need and its pieces' need", r)
+    if m:
+        whole_need, piece_need = size_of(m.group(1)), size_of(m.group(2))
+        limit = min(int(piece_need * 1.5), (piece_need + whole_need) // 2)
+        check(piece_need < limit < whole_need, f"a limit between {m.group(2)} and {m.group(1)}", r)
+        r = run(msm + ["--max-memory", str(limit)])
+        check(r.returncode == 0 and r.stdout == whole.stdout,
+              f"msm in pieces under --max-memory {limit} (between {m.group(2)} and {m.group(1)}): same result", r)
     r = run(msm + ["--max-memory", "512M"])
     check(r.returncode == 0 and r.stdout == whole.stdout, "msm under --max-memory 512M", r)
     for bad in ("bogus", "0", "1.5", "12Q", "-1M"):

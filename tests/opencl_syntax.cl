@@ -2,6 +2,7 @@
  * of both curves is used from a kernel so that none escapes the check; with -DARITH_CL_G2=1
  * (ctest arith_compiles_as_opencl_g2) Fq2 and G2 as well, as the G2 MSM programs build them. */
 #include "arith/curves.h"
+#include "arith/poseidon2.h"
 
 #define USE_FIELD(F)                                                                                        \
     {                                                                                                     \

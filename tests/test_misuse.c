@@ -300,7 +300,9 @@ START_TEST(bad_environment_values_are_named)
     expect_knob_refused("HPR_SCHED_TILES", "2,1,4,8,9", "min,probe");
     expect_knob_refused("HPR_SCHED_TILES", "2,1,4,21", "c 0..20");
     expect_knob_refused("HPR_NTT_FOUR_STEP", "yes", "0 or 1");
-    expect_knob_refused("HPR_SCHED_EVERY_DEVICE", "2", "0 or 1");
+    expect_knob_refused("HPR_SCHED_EVERY_DEVICE", "12", "0 to 9");
+    expect_knob_refused("HPR_SCHED_EVERY_DEVICE", "yes", "0 to 9");
+    expect_knob_accepted("HPR_SCHED_EVERY_DEVICE", "2");
     expect_knob_accepted("HPR_CPU", "portable");
     expect_knob_accepted("HPR_CPU", "");
     expect_knob_accepted("HPR_CL_WORDS", "limb32");

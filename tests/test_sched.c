@@ -206,8 +206,8 @@ START_TEST(failed_tiles_move_and_a_device_failing_twice_is_dropped)
 }
 END_TEST
 
-/* The tiling's every_device (HPR_SCHED_EVERY_DEVICE=1 in a context): a device that asks only
- * after the other has taken everything it could still gets its probe tile; without it, the
+/* The tiling's every_device (HPR_SCHED_EVERY_DEVICE=K in a context): a device that asks only
+ * after the other has taken everything it could still gets its probe tile (K of them); without it, the
  * first device takes every item; a dropped device's hold is released. */
 static unsigned tiles_of_late_device(int every, int drop_late)
 {
@@ -237,6 +237,8 @@ START_TEST(every_device_knob_holds_a_probe_tile)
     ck_assert_uint_eq(tiles_of_late_device(0, 0), 0);
     ck_assert_uint_eq(tiles_of_late_device(1, 0), 1);
     ck_assert_uint_eq(tiles_of_late_device(1, 1), 0); /* finished by device 0 alone */
+    ck_assert_uint_ge(tiles_of_late_device(2, 0), 2); /* HPR_SCHED_EVERY_DEVICE=2: two tiles */
+    ck_assert_uint_eq(tiles_of_late_device(2, 1), 0);
 }
 END_TEST
 

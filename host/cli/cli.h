@@ -51,6 +51,10 @@ int cmd_devices(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_ntt(int argc, char **argv);
 int cmd_bench_ntt(int argc, char **argv);
+/* `hyprove commit`, `hyprove bench commit` and `hyprove bench poseidon2` (cmd_commit.c). */
+int cmd_commit(int argc, char **argv);
+int cmd_bench_commit(int argc, char **argv);
+int cmd_bench_poseidon2(int argc, char **argv);
 int cmd_groth16(int argc, char **argv);
 /* A context for proofs from the CLI's --devices, --threads and --cpu-tier values (each may
  * be NULL): 0, or the exit code after printing the error (cmd names the command). */

@@ -166,6 +166,47 @@ int cli_parse_device(const char *s, int allow_all)
     return strncmp(s, "cl:", 3) == 0 && sscanf(s, "cl:%u.%u%c", &p, &d, &end) == 2 ? 0 : -1;
 }
 
+void cli_print_split(hpr_ctx *ctx, const char *device, const char *unit)
+{
+    hpr_run_report rep;
+    if (strcmp(device, "all") != 0 || hpr_ctx_last_report(ctx, &rep) != HPR_OK)
+        return;
+    fprintf(stderr, "  all:");
+    for (unsigned d = 0; d < rep.ndevices; d++) {
+        const hpr_device_run *x = &rep.devices[d];
+        char failed[64] = "";
+        if (x->failures || x->dropped)
+            snprintf(failed, sizeof failed, ", %u failed%s", x->failures, x->dropped ? ", dropped" : "");
+        fprintf(stderr, " %s %u tiles %llu %s (busy %.3f s%s)%s", x->device, x->tiles, x->points, unit, x->busy_s,
+                failed, d + 1 < rep.ndevices ? ";" : "\n");
+    }
+    if (rep.notes[0])
+        fprintf(stderr, "  note: %s\n", rep.notes);
+}
+
+int cli_parse_cpu_tiers(const char *cmd, const char *list, char (*storage)[CLI_DEVICE_NAME_LEN], const char **tiers,
+                        size_t cap, size_t *count)
+{
+    const char *why;
+    size_t named;
+    *count = 0;
+    if (strcmp(list, "all") == 0) {
+        for (unsigned t = 0; t < hpr_cpu_tier_count() && *count < cap; t++)
+            if (hpr_cpu_tier_check(hpr_cpu_tier_name(t), NULL) == HPR_OK)
+                tiers[(*count)++] = hpr_cpu_tier_name(t);
+        return 0;
+    }
+    if (cli_split_list(list, storage, cap, &named))
+        return cli_usage_error(cmd, "--cpu-tiers '%s': expected all or a comma-separated list of at most %zu of "
+                               "portable, adx, avx2, avx512", list, cap);
+    for (size_t i = 0; i < named; i++) {
+        if (hpr_cpu_tier_check(storage[i], &why) != HPR_OK)
+            return cli_usage_error(cmd, "--cpu-tiers: '%s': %s", storage[i], why);
+        tiers[(*count)++] = storage[i];
+    }
+    return 0;
+}
+
 int cli_split_list(const char *s, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count)
 {
     char buf[256];

@@ -50,6 +50,14 @@ int cli_parse_device(const char *s, int allow_all);
 /* Splits a comma-separated list of names (each shorter than CLI_DEVICE_NAME_LEN, at most cap). */
 int cli_split_list(const char *s, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
 int cli_parse_device_list(const char *s, int allow_all, char (*out)[CLI_DEVICE_NAME_LEN], size_t cap, size_t *count);
+/* After a benchmark's run on device "all": how the run report shared the work (tiles and
+ * `unit` per device, busy time, failures) and its notes, on stderr; nothing on other devices. */
+void cli_print_split(hpr_ctx *ctx, const char *device, const char *unit);
+/* --cpu-tiers T[,T...] or all (cmd: "bench msm ", the usage error's prefix): every tier that
+ * can run here, or each one named, which must (names kept in storage, cap of them); 0 or the
+ * usage error's exit code. */
+int cli_parse_cpu_tiers(const char *cmd, const char *list, char (*storage)[CLI_DEVICE_NAME_LEN], const char **tiers,
+                        size_t cap, size_t *count);
 
 
 /* Whole input into a malloc'd buffer (one extra 0 byte): a regular file, or a stream read to

@@ -49,6 +49,8 @@ static const char *bench_help =
     "                         [--window-bits C] [--group g1|g2] [--resident] [--json FILE] [--progress]\n"
     "       hyprove bench ntt ...      ('hyprove bench ntt --help')\n"
     "       hyprove bench groth16 ...  ('hyprove bench groth16 --help')\n"
+    "       hyprove bench commit ...   ('hyprove bench commit --help')\n"
+    "       hyprove bench poseidon2 ...  ('hyprove bench poseidon2 --help')\n"
     "\n"
     "Times G1 (or, with --group g2, G2) MSMs of 2^N random points: one warm-up, then R timed runs (default 5); prints\n"
     "median and min time, points/s and ns/point per curve and size. Every run's result must\n"
@@ -511,24 +513,7 @@ static int parse_devices(bench_args *a, const char *list)
 static int parse_tiers(bench_args *a, const char *list)
 {
     static char parsed[MAX_TIERS][CLI_DEVICE_NAME_LEN];
-    const char *why;
-    size_t count;
-    a->ntiers = 0;
-    if (strcmp(list, "all") == 0) {
-        for (unsigned t = 0; t < hpr_cpu_tier_count() && a->ntiers < MAX_TIERS; t++)
-            if (hpr_cpu_tier_check(hpr_cpu_tier_name(t), NULL) == HPR_OK)
-                a->tiers[a->ntiers++] = hpr_cpu_tier_name(t);
-        return 0;
-    }
-    if (cli_split_list(list, parsed, MAX_TIERS, &count))
-        return cli_usage_error("bench msm ", "--cpu-tiers '%s': expected all or a comma-separated list of at most %d "
-                               "of portable, adx, avx2, avx512", list, MAX_TIERS);
-    for (size_t i = 0; i < count; i++) {
-        if (hpr_cpu_tier_check(parsed[i], &why) != HPR_OK)
-            return cli_usage_error("bench msm ", "--cpu-tiers: '%s': %s", parsed[i], why);
-        a->tiers[a->ntiers++] = parsed[i];
-    }
-    return 0;
+    return cli_parse_cpu_tiers("bench msm ", list, parsed, a->tiers, MAX_TIERS, &a->ntiers);
 }
 
 static const char bench_default_device[] = "all";
@@ -550,8 +535,13 @@ int cmd_bench(int argc, char **argv)
         return cmd_bench_ntt(argc - 1, argv + 1);
     if (strcmp(argv[1], "groth16") == 0)
         return cmd_bench_groth16(argc - 1, argv + 1);
+    if (strcmp(argv[1], "commit") == 0)
+        return cmd_bench_commit(argc - 1, argv + 1);
+    if (strcmp(argv[1], "poseidon2") == 0)
+        return cmd_bench_poseidon2(argc - 1, argv + 1);
     if (strcmp(argv[1], "msm") != 0)
-        return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm, ntt or groth16)", argv[1]);
+        return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm, ntt, groth16, commit or poseidon2)",
+                               argv[1]);
     const char *device_s = NULL;
     cli_opt opts[] = {CLI_OPT_LIST("--curve", &curve_s), CLI_OPT_LIST("--log-n", &log_n_s), CLI_OPT("--repeat", &repeat_s),
                       CLI_OPT("--threads", &threads_s), CLI_OPT("--seed", &seed_s),   CLI_OPT("--window-bits", &wb_s),

@@ -259,25 +259,6 @@ static void print_ntt_record(const ntt_record *r)
     fflush(cli_table);
 }
 
-/* How an "all" run dealt its columns, and the devices left out (stderr). */
-static void print_split(hpr_ctx *ctx, const ntt_record *r)
-{
-    hpr_run_report rep;
-    if (strcmp(r->device, "all") != 0 || hpr_ctx_last_report(ctx, &rep) != HPR_OK)
-        return;
-    fprintf(stderr, "  all:");
-    for (unsigned d = 0; d < rep.ndevices; d++) {
-        const hpr_device_run *x = &rep.devices[d];
-        char failed[64] = "";
-        if (x->failures || x->dropped)
-            snprintf(failed, sizeof failed, ", %u failed%s", x->failures, x->dropped ? ", dropped" : "");
-        fprintf(stderr, " %s %u tiles %llu elements (busy %.3f s%s)%s", x->device, x->tiles, x->points, x->busy_s,
-                failed, d + 1 < rep.ndevices ? ";" : "\n");
-    }
-    if (rep.notes[0])
-        fprintf(stderr, "  note: %s\n", rep.notes);
-}
-
 static int write_ntt_json(const char *path, hpr_ctx *ctx, const ntt_record *recs, size_t count)
 {
     cli_json j;
@@ -361,7 +342,7 @@ int cmd_bench_ntt(int argc, char **argv)
                 }
                 if ((rc = measure_ntt(ctx, r, seed)) == 0) {
                     print_ntt_record(r);
-                    print_split(ctx, r);
+                    cli_print_split(ctx, r->device, "elements");
                     nrecs++;
                 }
             }

@@ -12,7 +12,8 @@
 static const char *main_help =
     "usage: hyprove [COMMAND] [OPTIONS]\n"
     "\n"
-    "hyprove: a hybrid proving runtime (MSM and NTT across CPU and OpenCL devices).\n"
+    "hyprove: a hybrid proving runtime (MSM, NTT and Poseidon2 Merkle commitments across CPU and\n"
+    "OpenCL devices).\n"
     "With no command, compares the devices found on an MSM workload and prints a table, then\n"
     "proves and verifies a bundled Groth16 example; 'hyprove --json FILE' also writes the table\n"
     "as JSON (bench msm's records), which bench/plot.py draws.\n"
@@ -23,6 +24,10 @@ static const char *main_help =
     "  bench msm    time MSMs over sizes, curves and devices (table, and JSON with --json)\n"
     "  ntt          one NTT (forward, inverse, coset, any order, batched) from a file\n"
     "  bench ntt    time NTTs and LDEs over fields and sizes\n"
+    "  commit       the Poseidon2 Merkle commitment of a matrix from a file, or of its LDE\n"
+    "               (KoalaBear, BabyBear; Plonky3's layout): root.json, and openings of rows\n"
+    "  bench commit time commitments (LDE and tree) per device: rows/s, permutations/s\n"
+    "  bench poseidon2  Poseidon2 permutations/s per instance and CPU tier\n"
     "  groth16 prove  a Groth16 proof from snarkjs/circom files (zkey, wtns -> proof, public)\n"
     "  groth16 verify check a proof as snarkjs does (verification key, public, proof)\n"
     "  bench groth16  time whole proofs, per phase\n"
@@ -88,6 +93,8 @@ int main(int argc, char **argv)
         return cmd_devices(argc - 1, argv + 1);
     if (strcmp(cmd, "ntt") == 0)
         return cmd_ntt(argc - 1, argv + 1);
+    if (strcmp(cmd, "commit") == 0)
+        return cmd_commit(argc - 1, argv + 1);
     if (strcmp(cmd, "groth16") == 0)
         return cmd_groth16(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0)

@@ -17,6 +17,7 @@
 #define HYPROVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -448,6 +449,112 @@ HPR_API hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field
 /* The calibrated NTT throughput (elements/s) of device on field at the measured size nearest
  * to 2^log_n, or 0 when the profile has none (and for a NULL ctx or device). */
 HPR_API double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n);
+
+/* ---- Poseidon2 and Merkle commitments ---- */
+
+/*
+ * Poseidon2 as Plonky3 (v0.5 and later) computes it with its default constants: KoalaBear
+ * widths 16 and 24, BabyBear width 16 (the permutations of p3-koala-bear and p3-baby-bear).
+ * A state is `width` canonical field elements (uint32_t below p, not Montgomery).
+ */
+typedef enum {
+    HPR_POSEIDON2_KOALABEAR_16 = 1,
+    HPR_POSEIDON2_KOALABEAR_24 = 2,
+    HPR_POSEIDON2_BABYBEAR_16 = 3
+} hpr_poseidon2;
+
+/* The width of instance (16 or 24); 0 for an unknown instance. */
+HPR_API unsigned hpr_poseidon2_width(hpr_poseidon2 instance);
+
+/* count permutations in place: states holds count * width canonical elements, state after
+ * state. Runs on the context's CPU tier (every tier gives the same bits), on its pool when
+ * count is large. count 0: nothing. Errors (states then unchanged): HPR_ERR_INVALID_ARGUMENT
+ * (an unknown instance, states NULL with count > 0, count * width beyond the address space),
+ * HPR_ERR_ELEMENT_OUT_OF_RANGE (the detail names the first element >= p: its index, state
+ * and position). */
+HPR_API hpr_status hpr_poseidon2_permute(hpr_ctx *ctx, hpr_poseidon2 instance, uint32_t *states, size_t count);
+
+/*
+ * Merkle commitments of a matrix with Plonky3's layout (MerkleTreeMmcs over
+ * PaddingFreeSponge<perm, 16, 8, 8> and TruncatedPermutation<perm, 2, 8, 16>, perm the field's
+ * width-16 Poseidon2). A digest is 8 canonical elements. Leaf i = the sponge of row i: state
+ * zero; each chunk of up to 8 of the row's elements overwrites state[0..len) and is permuted;
+ * the digest is state[0..8) (a row of no elements: 8 zeros). Level 0 = the leaves; node i of
+ * level j + 1 = perm(node 2i || node 2i + 1)[0..8); the root is level depth's single node.
+ * The authentication path of leaf i: the sibling of each level from the leaves up, node
+ * (i >> j) ^ 1 of level j.
+ */
+typedef struct hpr_merkle_tree hpr_merkle_tree;
+
+typedef struct {
+    const char *shift;  /* decimal coset shift of the LDE domain, nonzero and below p; NULL = 1
+                         * (no shift). Rate 1 takes NULL or "1" only. */
+    const char *device; /* where the leaves are hashed: "cpu", "all", "cl:P.D"; NULL = the
+                         * context's default */
+} hpr_commit_opts;
+
+/*
+ * Commits a matrix. in: columns columns of 2^log_n canonical elements (4 bytes little-endian
+ * each), column after column: the evaluations of each column's polynomial f (degree < n) on
+ * <w_n> in natural order (a trace), w_n = g^((p-1)/n) with the field's generator g (3 for
+ * KoalaBear, 31 for BabyBear, as hpr_ntt). Rate 2, 4 or 8: the committed matrix is the LDE,
+ * rate * 2^log_n rows in bit-reversed order: row i holds every column's
+ * f(shift * w'^bitrev(i)), w' of order rate * 2^log_n, bitrev over log2(rate * 2^log_n) bits
+ * (at rate 2 with no shift, rows 0..n-1 are the input's rows bit-reversed). Rate 1: no LDE,
+ * the matrix is committed as given (row i = element i of every column), so a matrix already
+ * in any order can be committed. field: HPR_FIELD_KOALABEAR or HPR_FIELD_BABYBEAR (the hash
+ * is that field's width-16 Poseidon2); opts may be NULL.
+ * *tree receives the commitment: the whole tree and the committed matrix, kept for
+ * hpr_merkle_open. When the matrix does not fit the memory budget (hpr_config.memory_limit)
+ * beside the tree, it is computed in blocks of columns and kept in an unlinked temporary
+ * file (in TMPDIR, else /tmp) instead: the same root and openings. The tree does not
+ * depend on ctx once made (it may outlive it); release it with hpr_merkle_destroy.
+ * Devices hash the leaves (the LDE and the levels above the leaves run on the CPU): "cpu" on
+ * the pool; "cl:P.D" on that OpenCL device; "all" row ranges dealt by the scheduler to the
+ * CPU and every usable OpenCL device (from 4096 rows; fewer on the CPU), with a run report
+ * (hpr_ctx_last_report). A device that fails is reported (hpr_ctx_notice, the run report)
+ * and its rows are hashed again on the CPU or the other devices. A streamed commitment
+ * hashes on the CPU (at rate 1, on the devices as above). The root is the same bits for
+ * every device, split and CPU tier.
+ * A long call ("commit" in hpr_progress): progress reports and cancellation as above.
+ * Errors (*tree then NULL): HPR_ERR_UNSUPPORTED_FIELD (not KoalaBear or BabyBear);
+ * HPR_ERR_INVALID_ARGUMENT (in or tree NULL, columns 0, rate not 1, 2, 4 or 8,
+ * log2(rate * 2^log_n) above the field's two-adicity (24 KoalaBear, 27 BabyBear), or log_n
+ * above 32 at rate 1, a shift that is not a nonzero decimal below p, a shift other than 1 at
+ * rate 1); HPR_ERR_ELEMENT_OUT_OF_RANGE (an element >= p: the detail names its column and
+ * row); HPR_ERR_UNKNOWN_DEVICE; HPR_ERR_OUT_OF_MEMORY (not even the streamed commitment fits
+ * the budget: the detail names the need and the limit); HPR_ERR_IO (the temporary file);
+ * HPR_ERR_CANCELLED.
+ */
+HPR_API hpr_status hpr_commit(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, size_t columns,
+                              const void *in, const hpr_commit_opts *opts, hpr_merkle_tree **tree);
+
+/* The root (8 canonical elements); HPR_ERR_INVALID_ARGUMENT for a NULL tree or root. */
+HPR_API hpr_status hpr_merkle_root(const hpr_merkle_tree *tree, uint32_t root[8]);
+/* The committed matrix's rows (leaves) and columns, the tree's depth (log2 rows) and the
+ * field; 0 for a NULL tree. */
+HPR_API size_t hpr_merkle_rows(const hpr_merkle_tree *tree);
+HPR_API size_t hpr_merkle_columns(const hpr_merkle_tree *tree);
+HPR_API unsigned hpr_merkle_depth(const hpr_merkle_tree *tree);
+HPR_API hpr_field hpr_merkle_field(const hpr_merkle_tree *tree);
+
+/* The opening of leaf row: values (may be NULL: not wanted) receives the columns elements of
+ * the committed matrix's row, path (may be NULL) the depth digests of its authentication path
+ * (8 elements each, from the leaves up). HPR_ERR_INVALID_ARGUMENT: a NULL tree, row >= rows;
+ * HPR_ERR_IO: a streamed tree's file could not be read. A tree is read-only once made: any
+ * number of threads may open it at once. */
+HPR_API hpr_status hpr_merkle_open(const hpr_merkle_tree *tree, size_t row, uint32_t *values, uint32_t *path);
+
+/* Checks an opening: HPR_OK when the leaf of values (columns elements) climbed with path
+ * (depth digests, from the leaves up) at index row gives root, HPR_ERR_PROOF_INVALID when it
+ * does not. HPR_ERR_UNSUPPORTED_FIELD (not KoalaBear or BabyBear); HPR_ERR_INVALID_ARGUMENT
+ * (root NULL, values NULL with columns > 0, path NULL with depth > 0, depth above 63,
+ * row >= 2^depth); HPR_ERR_ELEMENT_OUT_OF_RANGE (an element of values, path or root >= p). */
+HPR_API hpr_status hpr_merkle_verify(hpr_field field, const uint32_t root[8], unsigned depth, size_t row,
+                                     const uint32_t *values, size_t columns, const uint32_t *path);
+
+/* Releases a tree (its memory, its temporary file); NULL: nothing. */
+HPR_API void hpr_merkle_destroy(hpr_merkle_tree *tree);
 
 /* ---- Groth16 (snarkjs / circom files) ---- */
 

@@ -249,7 +249,7 @@ int cl_dev_default_words(const cl_dev *dev)
 static void build_options(char *buf, size_t len, int kind, int variant, int words)
 {
     snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_%s=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d",
-             kind == CL_PROG_NTT ? "FIELD" : "CURVE", variant, words == CL_WORDS_INT128, words == CL_WORDS_LIMB32);
+             kind == CL_PROG_NTT || kind == CL_PROG_POSEIDON2 ? "FIELD" : "CURVE", variant, words == CL_WORDS_INT128, words == CL_WORDS_LIMB32);
 }
 
 static uint64_t cache_key(const cl_dev *dev, const char *options, int kind)
@@ -322,7 +322,10 @@ static void store_binary(const cl_api *api, cl_dev *dev, cl_program prog, const 
 static int build_from_source(const cl_api *api, cl_dev *dev, int kind, const char *options, cl_program *out,
                              char *detail)
 {
-    const char *src = kind == CL_PROG_MSM ? cl_src_msm : kind == CL_PROG_NTT ? cl_src_ntt : cl_src_test;
+    const char *src = kind == CL_PROG_MSM         ? cl_src_msm
+                      : kind == CL_PROG_NTT       ? cl_src_ntt
+                      : kind == CL_PROG_POSEIDON2 ? cl_src_poseidon2
+                                                  : cl_src_test;
     cl_int rc;
     cl_program prog = api->clCreateProgramWithSource(dev->context, 1, &src, NULL, &rc);
     CL_CHECK_RC(clCreateProgramWithSource, rc);

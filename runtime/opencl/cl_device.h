@@ -16,9 +16,9 @@
 
 #include <stdint.h>
 
-enum { CL_PROG_MSM = 0, CL_PROG_TEST = 1, CL_PROG_NTT = 2, CL_PROG_KINDS = 3 };
+enum { CL_PROG_MSM = 0, CL_PROG_TEST = 1, CL_PROG_NTT = 2, CL_PROG_POSEIDON2 = 3, CL_PROG_KINDS = 4 };
 /* A program's variant: the curve id (1, 2) for MSM and TEST programs, the hpr_field id (1..5)
- * for NTT programs. */
+ * for NTT and Poseidon2 programs. */
 enum { CL_CURVES = 6 };
 /* Word variants of the field multiplication: 64-bit words with mul_hi (standard OpenCL C),
  * 64-bit words with unsigned __int128 (POCL only), 32-bit words (8x32 for BN254). */

@@ -31,7 +31,9 @@ void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *s
     p->probe_tile = tiling->probe_tile ? tiling->probe_tile : p->min_tile;
     p->align = tiling->align;
     p->trace = tiling->trace;
-    int reserve = tiling->every_device && n >= (size_t)p->ndev * p->probe_tile;
+    int reserve = tiling->every_device > 0 && n >= (size_t)p->ndev * (size_t)tiling->every_device * p->probe_tile
+                      ? tiling->every_device
+                      : 0;
     for (unsigned d = 0; d < p->ndev; d++) {
         p->speed[d] = speeds ? speeds[d] : 0;
         p->reserved[d] = reserve;
@@ -44,7 +46,7 @@ static size_t held_for_others(const sched_policy *p, unsigned d)
     size_t held = 0;
     for (unsigned e = 0; e < p->ndev; e++)
         if (e != d && p->reserved[e] && !p->dropped[e])
-            held += p->probe_tile;
+            held += (size_t)p->reserved[e] * p->probe_tile;
     return held;
 }
 
@@ -114,7 +116,8 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
     if (held >= remaining)
         return SCHED_WAIT; /* what is left waits for the devices it is held for */
     remaining -= held;
-    p->reserved[d] = 0;
+    if (p->reserved[d])
+        p->reserved[d]--;
     if (p->speed[d] <= 0) {
         size = p->probe_tile;
     } else if (any_unknown_speed(p)) { /* small tiles until every device's speed is known */

@@ -51,8 +51,9 @@ typedef struct {
  * where tiles are large; 0 or 1: no alignment. */
 typedef struct {
     size_t min_tile, probe_tile, align;
-    int every_device; /* a probe tile is held for each device until it asks (tests: every
-                       * device takes part even in a job the fastest could finish alone) */
+    int every_device; /* K > 0: K probe tiles' items are held for each device until it has
+                       * asked K times (tests: every device takes part, K times, even in a
+                       * job the fastest could finish alone) */
     int trace;        /* each tile's device, range and time printed on stderr (debugging) */
 } sched_tiling;
 
@@ -68,8 +69,8 @@ typedef struct {
     unsigned returned_by[4 * SCHED_MAX_DEVICES];  /* the device that failed each */
     unsigned nreturned;
     int trace;
-    int reserved[SCHED_MAX_DEVICES]; /* tiling's every_device (tests): a probe tile is held
-                                      * for d until it asks, so that every device takes part */
+    int reserved[SCHED_MAX_DEVICES]; /* tiling's every_device (tests): the tiles still held
+                                      * for d (a probe tile's items each) until it asks */
 } sched_policy;
 
 /* speeds: initial estimates (items/s) per device from calibration, 0 = unknown (probe). */
