@@ -77,7 +77,7 @@ typedef struct hpr_ctx hpr_ctx;
 
 /*
  * Progress and cancellation of the long calls: hpr_msm, hpr_msm_ex, hpr_msm_bases, hpr_ntt,
- * hpr_ntt_lde, hpr_groth16_prove, hpr_groth16_prove_file, hpr_calibrate and
+ * hpr_ntt_lde, hpr_commit, hpr_groth16_prove, hpr_groth16_prove_file, hpr_calibrate and
  * hpr_calibrate_ntt (each counts as one call: the MSMs inside a proof or a calibration add to
  * the outer call's fraction, they do not restart it).
  * The callback (hpr_config.progress) runs on one of the library's threads (a pool worker, a
@@ -96,7 +96,7 @@ typedef struct hpr_ctx hpr_ctx;
  * kernel run of a whole MSM, a tile, an NTT batch) finishes first.
  */
 typedef struct {
-    const char *call;  /* "msm", "ntt", "ntt lde", "groth16 prove", "calibrate" */
+    const char *call;  /* "msm", "ntt", "ntt lde", "commit", "groth16 prove", "calibrate" */
     const char *phase; /* a proof's phase ("witness", "h", "msm A", "msm B1", "msm B2", "msm C",
                         * "msm H", "assemble"), else "" (and "" in the final report) */
     double fraction;   /* 0..1 of the whole call, non-decreasing; 1 only at the end */
