@@ -57,6 +57,7 @@ const char *hpr_status_str(hpr_status status)
     case HPR_ERR_OUT_OF_MEMORY: return "out of memory";
     case HPR_ERR_THREADS: return "could not start threads";
     case HPR_ERR_DEVICE: return "device error";
+    case HPR_ERR_RANK: return "another rank of the cluster call failed";
     case HPR_ERR_INTERNAL: return "internal error";
     case HPR_ERR_CANCELLED: return "cancelled by the caller";
     }

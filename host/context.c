@@ -114,6 +114,9 @@ void hpr_ctx_destroy(hpr_ctx *ctx)
     bases_detach_all(ctx);
     cl_runtime_close(ctx->cl); /* with the bases every device holds */
     ntt_twiddle_cache_free(ctx->ntt_cache);
+    if (ctx->cluster)
+        ranks_link_release(ctx->cluster);
+    free(ctx->cluster);
     ctx_lock_destroy(ctx);
     free(ctx);
 }

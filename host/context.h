@@ -25,6 +25,7 @@
 #include "runtime/base/rt_check.h"
 #include "runtime/base/rt_pool.h"
 #include "runtime/opencl/cl_device.h"
+#include "runtime/sched/ranks.h"
 #include "runtime/sched/sched.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -66,6 +67,8 @@ struct hpr_ctx {
     unsigned call_depth;          /* nesting of public calls on the lock holder's thread */
     uint64_t serial;              /* unique among the process's contexts, never reused */
     uint64_t calls_done;          /* outermost calls completed: tells a thread whether its record is the latest */
+    ranks_link *cluster;          /* the link of the cluster calls (host/cluster.c): kept between calls, since a
+                                   * faster rank's next call may send before this one has ended */
 };
 
 /* Fills k from the environment (host/knobs.c). */

@@ -115,6 +115,28 @@ RT_MUST_CHECK hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **de
 
 /* The proof of the witness values w (n_vars canonical 32-byte scalars, checked below r by
  * wtns_parse) with the blinding scalars r and s (canonical, < r). */
+/* Runs the work of a proof (h into work->h, the five MSMs into work->msm[*].out) in place of
+ * this process's devices: a cluster's ranks (host/cluster_groth16.c). work->h is NULL when
+ * there was no memory for it (the context's detail says so). */
+typedef hpr_status (*g16_work_fn)(void *user, g16_phases *ph, g16_work *work);
+/* g16_prove_values with the work run by fn (NULL: this process's devices). */
+RT_MUST_CHECK hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                                             const unsigned char *r, const unsigned char *s,
+                                             hpr_groth16_proof *proof, g16_work_fn fn, void *user);
+/* g16_prove_values_by with r and s drawn from the OS (as hpr_groth16_prove draws them). */
+RT_MUST_CHECK hpr_status g16_prove_random_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                                             hpr_groth16_proof *proof, g16_work_fn fn, void *user);
+/* Only the work of a proof over w, by fn, nothing assembled: the ranks other than 0. */
+RT_MUST_CHECK hpr_status g16_work_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                                     g16_work_fn fn, void *user);
+/* The witness bytes parsed against the prover's key (wtns_parse) and w[0] checked to be 1;
+ * name labels the errors. Release with wtns_free. */
+RT_MUST_CHECK hpr_status g16_parse_witness(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *data,
+                                           size_t len, const char *name, wtns_data *w);
+/* hpr_groth16_prove without the call lock (a thread working for the call that holds it:
+ * host/cluster_groth16.c). */
+RT_MUST_CHECK hpr_status g16_prove_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns,
+                                        size_t wtns_len, hpr_groth16_proof *proof);
 RT_MUST_CHECK hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
                                           const unsigned char *r, const unsigned char *s,
                                           hpr_groth16_proof *proof);

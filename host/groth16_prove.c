@@ -141,38 +141,54 @@ static hpr_status copy_publics(hpr_ctx *ctx, const zkey_file *zk, const unsigned
     return HPR_OK;
 }
 
-hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
-                            const unsigned char *r, const unsigned char *s, hpr_groth16_proof *proof)
+/* The work of a proof over w: the key's points and the witness (h allocated by the caller). */
+static void work_init(g16_work *work, const hpr_groth16_prover *prover, const unsigned char *w, unsigned char *h,
+                      unsigned char msm[4][96], unsigned char *msm_b2)
 {
     const zkey_file *zk = g16_prover_zkey(prover);
     size_t private_from = (size_t)zk->n_public + 1;
-    unsigned char msm[4][96], msm_b2[192]; /* A, B1, C, H; B2 */
-    unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
-    g16_phases ph = {ctx, &proof->report, rt_now_seconds(), ""};
     uint64_t key = g16_prover_key(prover);
-    g16_work work = {zk, w, h,
-                     {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0], key + 1, key},
-                      {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1], key + 2, key},
-                      {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2, key + 3, key},
-                      {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2], key + 4, key},
-                      {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3], key + 5, key}}};
-    hpr_status st;
-    /* the devices keep one prover's bases per context: the last one it proved with */
+    *work = (g16_work){zk, w, h,
+                       {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0], key + 1, key},
+                        {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1], key + 2, key},
+                        {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2, key + 3, key},
+                        {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2],
+                         key + 4, key},
+                        {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3], key + 5, key}}};
+}
+
+/* The devices keep one prover's bases per context: the last one it proved with. Also: the h
+ * phase reads its devices from the context's report, which the NTTs of h leave to the caller
+ * (ntt_internal_form); no earlier call's report may stand in for it. The public entry points
+ * cleared it already (ctx_call_begin); tests call g16_prove_values directly. */
+static void work_begin(hpr_ctx *ctx, const hpr_groth16_prover *prover)
+{
+    uint64_t key = g16_prover_key(prover);
     if (ctx->g16_owner != key) {
         ctx_drop_resident(ctx, ctx->g16_owner);
         ctx->g16_owner = key;
     }
-    proof->curve = zk->curve;
-    /* Mid-call, and needed: the h phase reads its devices from the context's report, which the
-     * NTTs of h leave to the caller (ntt_internal_form); no earlier call's report may stand in
-     * for it. The public entry points cleared it already (ctx_call_begin); tests call this
-     * function directly. */
     ctx->have_report = 0;
+}
+
+hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                               const unsigned char *r, const unsigned char *s, hpr_groth16_proof *proof,
+                               g16_work_fn fn, void *user)
+{
+    const zkey_file *zk = g16_prover_zkey(prover);
+    unsigned char msm[4][96], msm_b2[192]; /* A, B1, C, H; B2 */
+    unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
+    g16_phases ph = {ctx, &proof->report, rt_now_seconds(), ""};
+    g16_work work;
+    hpr_status st;
+    work_init(&work, prover, w, h, msm, msm_b2);
+    work_begin(ctx, prover);
+    proof->curve = zk->curve;
     if (!h) {
         st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for %u h scalars", zk->domain_size);
         goto out;
     }
-    if ((st = run_work(&ph, &work)) != HPR_OK)
+    if ((st = fn ? fn(user, &ph, &work) : run_work(&ph, &work)) != HPR_OK)
         goto out;
     progress_phase(ctx, g16_phase_name(HPR_G16_ASSEMBLE));
     if ((st = progress_check(ctx)) != HPR_OK ||
@@ -183,6 +199,29 @@ hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, cons
 out:
     free(h);
     snprintf(ctx->notice, sizeof ctx->notice, "%s", ph.notices);
+    return st;
+}
+
+hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                            const unsigned char *r, const unsigned char *s, hpr_groth16_proof *proof)
+{
+    return g16_prove_values_by(ctx, prover, w, r, s, proof, NULL, NULL);
+}
+
+hpr_status g16_work_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w, g16_work_fn fn,
+                       void *user)
+{
+    const zkey_file *zk = g16_prover_zkey(prover);
+    unsigned char msm[4][96], msm_b2[192];
+    unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
+    hpr_groth16_report report = {0};
+    g16_phases ph = {ctx, &report, rt_now_seconds(), ""};
+    g16_work work;
+    work_init(&work, prover, w, h, msm, msm_b2);
+    work_begin(ctx, prover);
+    /* without h this rank still takes part: fn finds work.h NULL and tells the others */
+    hpr_status st = fn(user, &ph, &work);
+    free(h);
     return st;
 }
 
@@ -256,18 +295,36 @@ static hpr_status check_witness_one(hpr_ctx *ctx, const wtns_data *w, const char
     return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: witness w[0] is %s, must be 1 (the constant signal)", name, dec);
 }
 
+hpr_status g16_parse_witness(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *data, size_t len,
+                             const char *name, wtns_data *w)
+{
+    hpr_status st = wtns_parse(ctx, data, len, name, g16_prover_zkey(prover), w);
+    if (st != HPR_OK)
+        return st;
+    if ((st = check_witness_one(ctx, w, name)) != HPR_OK)
+        wtns_free(w);
+    return st;
+}
+
+hpr_status g16_prove_random_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
+                               hpr_groth16_proof *proof, g16_work_fn fn, void *user)
+{
+    unsigned char r[32], s[32];
+    hpr_curve curve = g16_prover_zkey(prover)->curve;
+    hpr_status st;
+    if ((st = random_scalar(ctx, curve, r)) != HPR_OK || (st = random_scalar(ctx, curve, s)) != HPR_OK)
+        return st;
+    return g16_prove_values_by(ctx, prover, w, r, s, proof, fn, user);
+}
+
 /* The witness bytes (name labels the errors) checked against the key, then the proof. */
 static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *data, size_t len,
                               const char *name, double t0, hpr_groth16_proof *proof)
 {
     wtns_data w;
-    hpr_status st = wtns_parse(ctx, data, len, name, g16_prover_zkey(prover), &w);
+    hpr_status st = g16_parse_witness(ctx, prover, data, len, name, &w);
     if (st != HPR_OK)
         return st;
-    if ((st = check_witness_one(ctx, &w, name)) != HPR_OK) {
-        wtns_free(&w);
-        return st;
-    }
     progress_add(ctx, g16_witness_units(g16_prover_zkey(prover)));
     st = prove_parsed(ctx, prover, &w, t0, proof);
     wtns_free(&w);
@@ -283,8 +340,8 @@ static void progress_begin_proof(hpr_ctx *ctx, const hpr_groth16_prover *prover)
     progress_phase(ctx, g16_phase_name(HPR_G16_WITNESS));
 }
 
-static hpr_status groth16_prove_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
-                                     hpr_groth16_proof *proof)
+hpr_status g16_prove_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                          hpr_groth16_proof *proof)
 {
     double t0 = rt_now_seconds();
     hpr_status st = check_prove_args(ctx, prover, wtns, proof);
@@ -300,7 +357,7 @@ hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, con
                              hpr_groth16_proof *proof)
 {
     ctx_enter(ctx);
-    return ctx_leave(ctx, groth16_prove_call(ctx, prover, wtns, wtns_len, proof));
+    return ctx_leave(ctx, g16_prove_call(ctx, prover, wtns, wtns_len, proof));
 }
 
 static hpr_status groth16_prove_file_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,

@@ -166,9 +166,20 @@ static int is_digit(const char *s)
     return s[0] >= '0' && s[0] <= '9' && !s[1];
 }
 
+/* "rank:R", then optionally "@K" or "@rand:SEED:P": a rank of a cluster call (host/cluster.c). */
+static int is_rank_fault(const char *s)
+{
+    const char *p = s + 5;
+    if (strncmp(s, "rank:", 5) != 0 || !isdigit((unsigned char)*p))
+        return 0;
+    while (isdigit((unsigned char)*p))
+        p++;
+    return *p == '\0' || (*p == '@' && (is_uint(p + 1, 1, 0xffffffffull) || is_random_fault(p + 1)));
+}
+
 static int is_sched_fault(const char *s)
 {
-    return is_device_fault(s, 1);
+    return is_device_fault(s, 1) || is_rank_fault(s);
 }
 
 static int is_cl_fault(const char *s)
@@ -212,7 +223,8 @@ hpr_status knobs_check(void)
         {"HPR_NTT_FOUR_STEP", "0 or 1", is_zero_one, 1},
         {"HPR_SCHED_EVERY_DEVICE", "a count of tiles, 0 to 9", is_digit, 1},
         {"HPR_SCHED_INJECT_FAULT",
-         "cl:P.D, cl:P.D@K (K >= 1: the device's K-th tile fails) or cl:P.D@rand:SEED:P (each tile with probability P)",
+         "cl:P.D, cl:P.D@K (K >= 1: the device's K-th tile fails), cl:P.D@rand:SEED:P (each tile with probability P), "
+         "or rank:R with the same suffixes (a cluster call's rank R)",
          is_sched_fault, 63},
         {"HPR_SCHED_TILES", "min,probe[,blocks[,c]]: min and probe >= 1, blocks 0..64, c 0..20", is_tiles, 63},
         {"HPR_CL_WORDS", "standard, int128 or limb32", is_words, 63},

@@ -61,6 +61,37 @@ void msm_cpu_job_free(msm_cpu_job *job);
 RT_MUST_CHECK hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *ops,
                                     const cl_points *pts, const unsigned char *scalars, size_t n, unsigned char *out);
 
+/*
+ * The hybrid MSM as a grid that can be run in pieces (host/msm_hybrid.c): prepared once (the
+ * CPU's job, the devices that take part), then any item ranges [i0, i1) of its windows x
+ * blocks grid, each summed over the devices into out (ops->affine_size bytes, the
+ * interchange form); ranges that cover [0, items) once add up to the MSM, whatever the split,
+ * so several processes can share one grid (host/cluster_msm.c). c: the window bits (0:
+ * chosen here; processes sharing a grid must use the same); devices: 1 for the OpenCL devices
+ * that can join (device "all"), 0 for the CPU alone. The grid reads pts and scalars
+ * until it is freed. msm_grid_speed: the calibrated items/s of its devices together, 0 when
+ * one of them has no figure (G2: always 0).
+ */
+typedef struct msm_grid msm_grid;
+RT_MUST_CHECK hpr_status msm_grid_prepare(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *ops,
+                                          const cl_points *pts, const unsigned char *scalars, size_t n, unsigned c,
+                                          int devices, msm_grid **out);
+size_t msm_grid_items(const msm_grid *g);
+/* The items and blocks per window that msm_grid_prepare gives n points at window bits c,
+ * without preparing (processes that prepare their grids lazily agree on the items first). */
+void msm_grid_shape(const hpr_ctx *ctx, const msm_curve_ops *ops, size_t n, unsigned c, size_t *items,
+                    unsigned *blocks);
+unsigned msm_grid_blocks(const msm_grid *g);
+unsigned msm_grid_window_bits(const msm_grid *g);
+double msm_grid_speed(const msm_grid *g);
+/* Contract (checked by the caller): i0 < i1 <= msm_grid_items(g). */
+RT_MUST_CHECK hpr_status msm_grid_run(msm_grid *g, size_t i0, size_t i1, unsigned char *out);
+void msm_grid_free(msm_grid *g);
+/* out (interchange form) = the sum of ntiles points (ops->affine_size bytes each, the
+ * interchange form) in their order: the tiles of a grid added the same way wherever they ran. */
+RT_MUST_CHECK hpr_status msm_add_tile_sums(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *results,
+                                           size_t ntiles, unsigned char *out);
+
 /* hpr_msm_ex over points [0, n) of pts (host/msm.c), whose key (0: none) lets the OpenCL
  * devices keep them between calls (runtime/opencl/cl_resident.c). */
 RT_MUST_CHECK hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_points *pts,

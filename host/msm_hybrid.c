@@ -37,6 +37,9 @@
  * Cancellation: each device checks before each piece of its tiles (the CPU's pieces also
  * before each of their tasks) and stops the job as an input error would; the OpenCL pieces
  * add their progress units when they return, the CPU's as their tasks end.
+ * Ranges of the grid: msm_grid_run runs any item range of a prepared grid over the devices
+ * (tiles then count from the range's first item), so that the processes of a cluster call
+ * (host/cluster_msm.c) each prepare the same grid and run the ranges rank 0 deals them.
  * HPR_SCHED_TILES=MIN,PROBE[,BLOCKS[,C]] (items; for tests) sets the tile sizes, the blocks per
  * window and the window bits, and lifts that threshold.
  */
@@ -77,6 +80,7 @@ typedef struct {
     msm_cpu_job *job; /* the CPU's prepared MSM */
     cl_dev *dev;      /* NULL for the CPU */
     unsigned tiles_started;
+    size_t base;      /* the first item of the range being run: tiles count from it */
 } tile_device;
 
 /* The next piece of items [*j, end): the whole windows it holds from a window's start, else
@@ -147,6 +151,8 @@ static int run_tile(void *impl, sched_range r, void *result, char *detail, size_
         return -1;
     }
     ops->xyzz_set_inf(acc);
+    r.begin += td->base;
+    r.end += td->base;
     for (size_t j = r.begin; j < r.end;) {
         grid_piece pc = next_piece(td->grid, &j, r.end);
         if (pc.p0 == pc.p1)
@@ -190,8 +196,7 @@ static int forced_grid(const hpr_ctx *ctx, size_t *min_tile, size_t *probe, unsi
     return 1;
 }
 
-/* out = sum of the tile results (affine interchange points), in range order. */
-static hpr_status add_tile_sums(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *results, size_t ntiles,
+hpr_status msm_add_tile_sums(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *results, size_t ntiles,
                                 unsigned char *out)
 {
     unsigned char *affine = malloc(ntiles * ops->affine_size);
@@ -232,8 +237,9 @@ static hpr_status cpu_alone(hpr_ctx *ctx, const msm_curve_ops *ops, msm_cpu_job 
     return st;
 }
 
-static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev **cl_devs, size_t min_tile,
-                           size_t probe, unsigned char *out, double t0)
+/* The items [base, base + items) of the grid (tds[*].base) dealt to the devices. */
+static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev **cl_devs, size_t items,
+                           size_t min_tile, size_t probe, unsigned char *out, double t0)
 {
     const tile_grid *g = tds[0].grid;
     const msm_curve_ops *ops = tds[0].ops;
@@ -241,7 +247,7 @@ static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev
     sched_device_report reps[HPR_REPORT_MAX_DEVICES];
     sched_tile_record *tiles = NULL;
     void *results = NULL;
-    size_t ntiles = 0, items = (size_t)g->windows * g->blocks;
+    size_t ntiles = 0, all_items = (size_t)g->windows * g->blocks;
     char why[512] = "";
     hpr_status st;
     unsigned log_share = 0; /* log2 of an even share: the size class of the calibration figure */
@@ -251,7 +257,7 @@ static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev
         const char *id = d ? cl_devs[d - 1]->id : "cpu";
         /* the profile holds G1 figures: a G2 grid probes instead */
         double points_per_s = tds[0].ops == msm_g1_ops(tds[0].curve) ? hpr_calibrated_speed(ctx, id, tds[0].curve, log_share) : 0;
-        devs[d] = (sched_device){id, &tds[d], run_tile, points_per_s * (double)items / (double)g->n};
+        devs[d] = (sched_device){id, &tds[d], run_tile, points_per_s * (double)all_items / (double)g->n};
     }
     sched_tiling tiling = ctx_tiling(ctx, min_tile, probe, g->blocks); /* whole windows where tiles are large */
     int rc = sched_run(devs, ndev, items, &tiling, ops->affine_size, &results, &tiles, &ntiles, reps, why, sizeof why);
@@ -259,55 +265,164 @@ static hpr_status run_grid(hpr_ctx *ctx, tile_device *tds, unsigned ndev, cl_dev
     for (unsigned d = 0; d < ndev; d++)
         run_devs[d] = tds[d].dev;
     /* the report counts a device's items as the points they are worth */
-    report_fill(ctx, run_devs, ndev, reps, (double)g->n / (double)items, rt_now_seconds() - t0);
+    report_fill(ctx, run_devs, ndev, reps, (double)g->n / (double)all_items, rt_now_seconds() - t0);
     if (rc > 0)
         st = progress_cancelled(ctx) ? progress_fail(ctx) : ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "%s", why);
     else if (rc < 0)
         st = ctx_fail(ctx, HPR_ERR_DEVICE, "%s", why);
     else
-        st = add_tile_sums(ctx, ops, results, ntiles, out);
+        st = msm_add_tile_sums(ctx, ops, results, ntiles, out);
     ctx->report.seconds = rt_now_seconds() - t0;
     free(results);
     free(tiles);
     return st;
 }
 
+/* One MSM prepared as a grid (msm_engine.h): the CPU's job and the devices that take part. */
+struct msm_grid {
+    hpr_ctx *ctx;
+    const msm_curve_ops *ops;
+    const cl_points *pts; /* the caller's */
+    cl_points kept;       /* the points as the devices key them */
+    msm_cpu_job *job;
+    tile_grid grid;
+    cl_dev *cl_devs[HPR_REPORT_MAX_DEVICES - 1];
+    tile_device tds[HPR_REPORT_MAX_DEVICES];
+    unsigned ndev;
+    size_t min_tile, probe;
+};
+
+hpr_status msm_grid_prepare(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *ops,
+                            const cl_points *pts, const unsigned char *scalars, size_t n, unsigned c, int devices,
+                            msm_grid **out)
+{
+    msm_grid *g = calloc(1, sizeof *g);
+    hpr_msm_opts opts = {0};
+    unsigned blocks;
+    *out = NULL;
+    if (!g)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "no memory for an MSM grid");
+    g->ctx = ctx;
+    g->ops = ops;
+    g->pts = pts;
+    g->kept = *pts;
+    g->ndev = 1;
+    int forced = forced_grid(ctx, &g->min_tile, &g->probe, &blocks, &opts.window_bits);
+    if (c)
+        opts.window_bits = c;
+    if (devices && (forced || n >= HYBRID_MIN_POINTS))
+        g->ndev += dev_pick_opencl(ctx, curve, group, g->cl_devs, HPR_REPORT_MAX_DEVICES - 1);
+    hpr_status st = msm_cpu_job_prepare(ctx, ops, pts->host, scalars, n, &opts, &g->job);
+    if (st != HPR_OK) {
+        free(g);
+        return st;
+    }
+    /* points without a key are kept on the devices for this grid's tiles only */
+    if (g->ndev > 1 && !g->kept.key)
+        g->kept.key = g->kept.owner = ctx_new_resident_keys(1);
+    blocks = blocks ? blocks : BLOCKS_PER_WINDOW;
+    g->grid = (tile_grid){n, msm_cpu_job_window_bits(g->job), msm_cpu_job_windows(g->job),
+                          blocks < n ? blocks : (unsigned)(n ? n : 1)};
+    for (unsigned d = 0; d < g->ndev; d++)
+        g->tds[d] = (tile_device){ctx, curve, dev_msm_variant(curve, group), ops, &g->kept, scalars, &g->grid, g->job,
+                                  d ? g->cl_devs[d - 1] : NULL, 0, 0};
+    *out = g;
+    return HPR_OK;
+}
+
+void msm_grid_shape(const hpr_ctx *ctx, const msm_curve_ops *ops, size_t n, unsigned c, size_t *items,
+                    unsigned *blocks)
+{
+    size_t min_tile, probe;
+    unsigned b, forced_c;
+    forced_grid(ctx, &min_tile, &probe, &b, &forced_c);
+    b = b ? b : BLOCKS_PER_WINDOW;
+    *blocks = b < n ? b : (unsigned)(n ? n : 1);
+    *items = (size_t)msm_window_count(ops->scalar_bits, c) * *blocks;
+}
+
+size_t msm_grid_items(const msm_grid *g)
+{
+    return (size_t)g->grid.windows * g->grid.blocks;
+}
+
+unsigned msm_grid_blocks(const msm_grid *g)
+{
+    return g->grid.blocks;
+}
+
+unsigned msm_grid_window_bits(const msm_grid *g)
+{
+    return g->grid.c;
+}
+
+double msm_grid_speed(const msm_grid *g)
+{
+    const msm_curve_ops *ops = g->ops;
+    unsigned log_n = 0;
+    double sum = 0;
+    if (ops != msm_g1_ops(g->tds[0].curve)) /* the profile holds G1 figures */
+        return 0;
+    while (log_n < 40 && ((size_t)2 << log_n) <= g->grid.n)
+        log_n++;
+    for (unsigned d = 0; d < g->ndev; d++) {
+        double s = hpr_calibrated_speed(g->ctx, d ? g->cl_devs[d - 1]->id : "cpu", g->tds[0].curve, log_n);
+        if (s <= 0)
+            return 0;
+        sum += s;
+    }
+    return sum * (double)msm_grid_items(g) / (double)g->grid.n;
+}
+
+/* Items [i0, i1) on the CPU alone, piece after piece (the whole grid: one piece). */
+static hpr_status cpu_range(msm_grid *g, size_t i0, size_t i1, unsigned char *out, double t0)
+{
+    uint64_t acc[MSM_MAX_XYZZ_BYTES / 8], piece[MSM_MAX_XYZZ_BYTES / 8];
+    if (i0 == 0 && i1 == msm_grid_items(g))
+        return cpu_alone(g->ctx, g->ops, g->job, g->grid.n, out, t0);
+    g->ops->xyzz_set_inf(acc);
+    for (size_t j = i0; j < i1;) {
+        grid_piece pc = next_piece(&g->grid, &j, i1);
+        if (pc.p0 == pc.p1)
+            continue;
+        hpr_status st = msm_cpu_job_run(g->ctx, g->job, pc.w0, pc.w1, pc.p0, pc.p1, piece);
+        if (st != HPR_OK)
+            return st;
+        g->ops->xyzz_add(acc, acc, piece);
+    }
+    g->ops->encode_xyzz(out, acc);
+    report_single(g->ctx, "cpu", g->grid.n * (i1 - i0) / msm_grid_items(g), rt_now_seconds() - t0);
+    return HPR_OK;
+}
+
+hpr_status msm_grid_run(msm_grid *g, size_t i0, size_t i1, unsigned char *out)
+{
+    double t0 = rt_now_seconds();
+    if (g->ndev == 1)
+        return cpu_range(g, i0, i1, out, t0);
+    for (unsigned d = 0; d < g->ndev; d++)
+        g->tds[d].base = i0;
+    return run_grid(g->ctx, g->tds, g->ndev, g->cl_devs, i1 - i0, g->min_tile, g->probe, out, t0);
+}
+
+void msm_grid_free(msm_grid *g)
+{
+    if (!g)
+        return;
+    if (g->ndev > 1 && !g->pts->key)
+        ctx_drop_resident(g->ctx, g->kept.owner);
+    msm_cpu_job_free(g->job);
+    free(g);
+}
+
 hpr_status msm_hybrid(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *ops, const cl_points *pts,
                       const unsigned char *scalars, size_t n, unsigned char *out)
 {
-    cl_dev *cl_devs[HPR_REPORT_MAX_DEVICES - 1];
-    tile_device tds[HPR_REPORT_MAX_DEVICES];
-    msm_cpu_job *job = NULL;
-    hpr_msm_opts opts = {0};
-    tile_grid grid = {n, 0, 0, 0};
-    cl_points kept = *pts;
-    size_t min_tile, probe;
-    double t0 = rt_now_seconds();
-    unsigned ndev = 1, blocks;
-    int forced = forced_grid(ctx, &min_tile, &probe, &blocks, &opts.window_bits);
-    if (forced || n >= HYBRID_MIN_POINTS)
-        ndev += dev_pick_opencl(ctx, curve, group, cl_devs, HPR_REPORT_MAX_DEVICES - 1);
-    hpr_status st = msm_cpu_job_prepare(ctx, ops, pts->host, scalars, n, &opts, &job);
+    msm_grid *g;
+    hpr_status st = msm_grid_prepare(ctx, curve, group, ops, pts, scalars, n, 0, 1, &g);
     if (st != HPR_OK)
         return st;
-    if (ndev == 1) { /* the CPU alone: one piece, no tiles */
-        st = cpu_alone(ctx, ops, job, n, out, t0);
-        msm_cpu_job_free(job);
-        return st;
-    }
-    /* points without a key are kept on the devices for this call's tiles only */
-    if (!kept.key)
-        kept.key = kept.owner = ctx_new_resident_keys(1);
-    grid.c = msm_cpu_job_window_bits(job);
-    grid.windows = msm_cpu_job_windows(job);
-    blocks = blocks ? blocks : BLOCKS_PER_WINDOW;
-    grid.blocks = blocks < n ? blocks : (unsigned)n;
-    for (unsigned d = 0; d < ndev; d++)
-        tds[d] = (tile_device){ctx, curve, dev_msm_variant(curve, group), ops, &kept, scalars, &grid, job,
-                               d ? cl_devs[d - 1] : NULL, 0};
-    st = run_grid(ctx, tds, ndev, cl_devs, min_tile, probe, out, t0);
-    if (!pts->key)
-        ctx_drop_resident(ctx, kept.owner);
-    msm_cpu_job_free(job);
+    st = msm_grid_run(g, 0, msm_grid_items(g), out);
+    msm_grid_free(g);
     return st;
 }

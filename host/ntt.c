@@ -261,7 +261,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     return st;
 }
 
-static hpr_status ntt_call(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
+hpr_status ntt_call(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts)
 {
     ntt_plan pl;
     hpr_status st;

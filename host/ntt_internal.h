@@ -57,6 +57,9 @@ typedef struct {
  * Montgomery, as fe_impl.h's bn254_fr / bls12_381_fr), transformed in place: no range check
  * and no conversion (the Groth16 prover's h). The plan's arguments are checked as hpr_ntt
  * does; row_major or a field not of 32-byte elements is HPR_ERR_INTERNAL. */
+/* hpr_ntt without the call lock: for a thread working for the call that holds it (a cluster
+ * call's rank 0 runs its tiles on a worker thread, host/cluster.c). */
+RT_MUST_CHECK hpr_status ntt_call(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts);
 RT_MUST_CHECK hpr_status ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data,
                                            const hpr_ntt_opts *opts);
 

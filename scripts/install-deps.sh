@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what hyprove needs to build and test on Debian 12, skipping what is present:
-# the Debian packages (oclgrind: the simulated OpenCL device of ctest opencl_oclgrind), then
+# the Debian packages (oclgrind: the simulated OpenCL device of ctest opencl_oclgrind; Open MPI:
+# the CLI's runs across processes, ctest mpi), then
 # snarkjs 0.7.6 (the Groth16 verifier of the tests) from npm into .deps/snarkjs. With
 # --aarch64: what scripts/test-aarch64.sh needs instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(cmake gcc make pkg-config python3 python3-matplotlib clang check libsubunit-dev libgmp-dev libmicrohttpd-dev
-          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd oclgrind nodejs)
+          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd oclgrind nodejs openmpi-bin libopenmpi-dev)
 aarch64=0
 if [ "${1:-}" = --aarch64 ]; then # scripts/test-aarch64.sh: the cross compiler, the emulator, arm64 oracles
   aarch64=1

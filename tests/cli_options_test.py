@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 COMMANDS = ["devices", "msm", "bench msm", "calibrate", "ntt", "bench ntt", "commit", "bench commit",
-            "bench poseidon2", "groth16 prove", "groth16 verify", "bench groth16", "serve"]
+            "bench poseidon2", "groth16 prove", "groth16 prove-batch", "groth16 verify", "bench groth16", "serve"]
 OPTION = re.compile(r"--[a-z][a-z0-9-]*")
 failures = []
 

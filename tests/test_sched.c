@@ -206,6 +206,32 @@ START_TEST(failed_tiles_move_and_a_device_failing_twice_is_dropped)
 }
 END_TEST
 
+/* max_tile (a cluster's prove-batch: one witness per tile): no tile exceeds it, whatever the
+ * speeds, and the items are all dealt once. */
+START_TEST(max_tile_caps_every_tile)
+{
+    sched_policy p;
+    sched_range t;
+    double speeds[2] = {100, 50};
+    sched_tiling tiling = {.min_tile = 1, .probe_tile = 1, .max_tile = 1};
+    size_t next = 0;
+    sched_policy_init(&p, 40, 2, speeds, &tiling);
+    for (unsigned k = 0; next < 40; k++) {
+        ck_assert_int_eq(sched_policy_next(&p, k % 2, &t), SCHED_TILE);
+        ck_assert_uint_eq(t.begin, next);
+        ck_assert_uint_eq(t.end, next + 1);
+        sched_policy_done(&p, k % 2, t, 0.01);
+        next = t.end;
+    }
+    ck_assert_int_eq(sched_policy_finished(&p), 1);
+    ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_DONE);
+    tiling.max_tile = 0; /* without it, the first tile is the guided share */
+    sched_policy_init(&p, 40, 2, speeds, &tiling);
+    ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_TILE);
+    ck_assert_uint_gt(t.end - t.begin, 1);
+}
+END_TEST
+
 /* The tiling's every_device (HPR_SCHED_EVERY_DEVICE=K in a context): a device that asks only
  * after the other has taken everything it could still gets its probe tile (K of them); without it, the
  * first device takes every item; a dropped device's hold is released. */
@@ -304,6 +330,7 @@ int main(void)
     tcase_add_test(tc, a_device_that_slows_down_is_compensated);
     tcase_add_test(tc, failed_tiles_move_and_a_device_failing_twice_is_dropped);
     tcase_add_test(tc, the_runner_covers_every_item_once);
+    tcase_add_test(tc, max_tile_caps_every_tile);
     suite_add_tcase(s, tc);
     test_seed_init();
     return run_suite(s);

@@ -15,25 +15,44 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The last error's message (without "hyprove: error: "): under mpirun, a rank other than 0
+ * prints nothing and sends it to rank 0 instead (cli_cluster_agree). */
+static char last_error[1024];
+
+const char *cli_last_error(void)
+{
+    return last_error;
+}
+
+/* Formats the message into last_error and prints it with its suffix. */
+static void print_error(const char *suffix, const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    vsnprintf(last_error, sizeof last_error, fmt, copy);
+    va_end(copy);
+    fputs("hyprove: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "%s\n", suffix);
+}
+
 int cli_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("hyprove: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_error("", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return CLI_EXIT_FAILURE;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char hint[96];
     va_list ap;
-    fputs("hyprove: error: ", stderr);
+    snprintf(hint, sizeof hint, " (see 'hyprove %s--help')", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_error(hint, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see 'hyprove %s--help')\n", cmd);
     return CLI_EXIT_USAGE;
 }
 

@@ -25,6 +25,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The message of the last cli_error or cli_usage_error (without the "hyprove: error: " prefix
+ * and the --help hint); "" before any. */
+const char *cli_last_error(void);
 /* Failure of a library call: status text plus the context's detail. Returns CLI_EXIT_FAILURE. */
 int cli_status_error(const char *what, hpr_status st, const hpr_ctx *ctx);
 

@@ -1,11 +1,18 @@
 /*
  * cmd_groth16.c: `hyprove groth16 prove` (snarkjs/rapidsnark argument order) and
- * `hyprove bench groth16` (proof times per phase, median of R runs).
+ * `hyprove bench groth16` (proof times per phase, median of R runs); `groth16 prove-batch` is
+ * in cmd_groth16_batch.c.
+ *
+ * Under mpirun (cli_mpi.h) prove and bench groth16 run across the ranks: every rank maps the
+ * zkey from the same path and makes its prover, rank 0 alone reads the witness, the ranks
+ * agree that each is ready (one rank's bad key ends the job with one error on rank 0), and
+ * hpr_cluster_groth16_prove deals the five MSMs to the ranks; rank 0 writes the outputs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_faults.h"
 #include "cli_json.h"
+#include "cli_mpi.h"
 #include "cli_progress.h"
 
 #include <stdio.h>
@@ -36,7 +43,11 @@ static const char *prove_help =
     "bench groth16 --json, with a faults array; - is stdout when neither output is).\n"
     "--threads T: CPU threads (default: all cores); --cpu-tier T: portable, adx, avx2 or\n"
     "avx512. On a terminal, a progress line shows while a proof takes over a second;\n"
-    "--progress prints plain progress lines on stderr even when it is not a terminal.\n";
+    "--progress prints plain progress lines on stderr even when it is not a terminal.\n"
+    "Under mpirun -np N (Open MPI builds) the proof is computed across the N ranks: every rank\n"
+    "reads CIRCUIT.zkey from the same path, rank 0 alone reads WITNESS.wtns and writes the\n"
+    "outputs; --report adds a line with the ranks' shares and the bytes they sent, and the\n"
+    "--json record carries ranks and bytes_sent.\n";
 
 static const char *verify_help =
     "usage: hyprove groth16 verify VERIFICATION_KEY.json PUBLIC.json PROOF.json\n"
@@ -60,7 +71,9 @@ static const char *bench_help =
     "n_public, device, cpu_tier, threads, repeat, total_median_ms, total_min_ms, phases (each\n"
     "phase's median_ms and devices), faults (the devices that failed in the proofs: device,\n"
     "error, tiles_failed, dropped). --progress: progress lines on stderr even when it is\n"
-    "not a terminal.\n";
+    "not a terminal. Under mpirun -np N (Open MPI builds) each proof runs across the N ranks\n"
+    "(every rank reads the zkey, rank 0 the witness); rank 0 prints the times, the ranks and\n"
+    "the bytes sent per proof, and the records carry ranks and bytes_sent.\n";
 
 static const char *phase_names[HPR_G16_PHASES] = {"witness", "h (NTTs)", "msm A", "msm B1", "msm B2 (G2)",
                                                   "msm C", "msm H", "assemble"};
@@ -113,9 +126,7 @@ static void print_report(const hpr_groth16_report *r, FILE *to)
     cli_faults_print(to, &faults, "device fault: ");
 }
 
-/* Both files as one group (cli_output_commit_all): both written or neither. *human: where
- * the report goes, stderr when either file is stdout. */
-static int write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path, FILE **human)
+int cli_groth16_write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path, FILE **human)
 {
     char *pj = NULL, *uj = NULL;
     cli_output outs[2];
@@ -183,7 +194,8 @@ static const char *phase_keys[HPR_G16_PHASES] = {"witness", "h", "msm_a", "msm_b
 /* One JSON record of a proof (or of the medians of several: seconds[], total and min). */
 static void json_proof_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
                               unsigned repeat, const double *seconds, double total_s, double min_total_s,
-                              const hpr_groth16_report *last, const cli_faults *faults)
+                              const hpr_groth16_report *last, const cli_faults *faults,
+                              const hpr_cluster_report *cluster)
 {
     size_t domain = 0, n_vars = 0, n_public = 0;
     unsigned log_domain = 0;
@@ -201,19 +213,21 @@ static void json_proof_record(FILE *fp, const hpr_groth16_prover *prover, const 
         cli_json_string(fp, last->devices[i][0] ? last->devices[i] : "cpu");
         fputs("}", fp);
     }
-    fputs("]", fp);
+    fprintf(fp, "], \"ranks\": %u, \"bytes_sent\": %llu", cluster ? cluster->ranks : 1,
+            cluster ? (unsigned long long)cluster->bytes_sent : 0ull);
     cli_faults_json(fp, faults);
     fputs("}", fp);
 }
 
 /* groth16 prove --json: the proof's report as one record. */
 static int write_report_json(const char *path, hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *device,
-                             const hpr_groth16_report *r, const cli_faults *faults)
+                             const hpr_groth16_report *r, const cli_faults *faults, const hpr_cluster_report *cluster)
 {
     cli_json j;
     if (cli_json_begin(&j, path, "groth16 prove", ctx) != 0)
         return CLI_EXIT_FAILURE;
-    json_proof_record(cli_json_record(&j), prover, device, ctx, 1, r->seconds, r->total_s, r->total_s, r, faults);
+    json_proof_record(cli_json_record(&j), prover, device, ctx, 1, r->seconds, r->total_s, r->total_s, r, faults,
+                      cluster);
     return cli_json_end(&j) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
@@ -243,6 +257,67 @@ static int prove_witness(hpr_ctx *ctx, const hpr_groth16_prover *prover, const c
     return st == HPR_OK ? CLI_EXIT_OK : cli_status_error("proving", st, ctx);
 }
 
+/* Rank 0's part after a proof across the ranks: verify (--verify), write, report. */
+static int finish_across(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *const *pos,
+                         const prove_options *po, const hpr_groth16_proof *proof, const hpr_cluster_report *report)
+{
+    cli_faults faults = {0};
+    FILE *human = stdout;
+    cli_faults_after_proof(ctx, &proof->report, &faults); /* rank 0's devices */
+    int rc = po->verify ? verify_before_writing(ctx, prover, proof) : CLI_EXIT_OK;
+    if (rc == CLI_EXIT_OK)
+        rc = cli_groth16_write_outputs(proof, pos[2], pos[3], &human);
+    if (rc == CLI_EXIT_OK && po->report) {
+        print_report(&proof->report, cli_table == stderr ? stderr : human);
+        cli_cluster_print_report(cli_table == stderr ? stderr : human, report);
+    }
+    if (rc == CLI_EXIT_OK && po->json)
+        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof->report, &faults,
+                               report);
+    return rc;
+}
+
+/* groth16 prove across the ranks of a cluster: every rank makes its prover from the zkey,
+ * rank 0 reads the witness (a file or a stream, whole), the ranks agree that all are ready,
+ * and rank 0 writes what the collective proof gave it. */
+static int prove_across(const char *const *pos, const prove_options *po)
+{
+    hpr_ctx *ctx = NULL;
+    hpr_groth16_prover *prover = NULL;
+    hpr_groth16_proof proof;
+    hpr_cluster_report report = {0};
+    unsigned char *wtns = NULL;
+    size_t wtns_len = 0;
+    int leader = cli_cluster_leader();
+    int rc = leader ? check_output_paths(pos, po->json) : CLI_EXIT_OK;
+    if (rc == CLI_EXIT_OK)
+        rc = groth16_ctx(po->devices, po->threads, po->tier, "groth16 prove ", leader ? "groth16 prove" : NULL, &ctx);
+    if (rc == CLI_EXIT_OK) {
+        hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
+        if (st != HPR_OK)
+            rc = cli_status_error("reading the proving key", st, ctx);
+    }
+    if (rc == CLI_EXIT_OK && leader)
+        rc = cli_read_file(pos[1], &wtns, &wtns_len);
+    if ((rc = cli_cluster_agree(ctx, rc)) != 0)
+        goto out;
+    memset(&proof, 0, sizeof proof);
+    hpr_status st = hpr_cluster_groth16_prove(ctx, cli_cluster(), prover, wtns, wtns_len, &proof, &report);
+    cli_progress_clear();
+    if (st != HPR_OK) {
+        rc = cli_status_error("proving", st, ctx);
+        goto out;
+    }
+    if (leader)
+        rc = finish_across(ctx, prover, pos, po, &proof, &report);
+    hpr_groth16_proof_free(&proof);
+out:
+    free(wtns);
+    hpr_groth16_prover_destroy(prover);
+    hpr_ctx_destroy(ctx);
+    return rc;
+}
+
 static int prove(const char *const *pos, const prove_options *po)
 {
     hpr_ctx *ctx = NULL;
@@ -265,11 +340,11 @@ static int prove(const char *const *pos, const prove_options *po)
     cli_faults_after_proof(ctx, &proof.report, &faults); /* a device that failed: one warning line */
     rc = po->verify ? verify_before_writing(ctx, prover, &proof) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
-        rc = write_outputs(&proof, pos[2], pos[3], &human);
+        rc = cli_groth16_write_outputs(&proof, pos[2], pos[3], &human);
     if (rc == CLI_EXIT_OK && po->report)
         print_report(&proof.report, cli_table == stderr ? stderr : human); /* --json - */
     if (rc == CLI_EXIT_OK && po->json)
-        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof.report, &faults);
+        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof.report, &faults, NULL);
     hpr_groth16_proof_free(&proof);
 out:
     hpr_groth16_prover_destroy(prover);
@@ -335,16 +410,21 @@ int cmd_groth16(int argc, char **argv)
                             CLI_OPT("--json", &json), CLI_OPT_FLAG("--report", &report), CLI_OPT_FLAG("--verify", &verify),
                             CLI_OPT_FLAG("--progress", &cli_progress_mode)};
     if (argc >= 2 && strcmp(argv[1], "verify") == 0)
-        return cmd_groth16_verify(argc - 1, argv + 1);
+        return cli_cluster_refuse("groth16 verify") >= 0 ? CLI_EXIT_USAGE : cmd_groth16_verify(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "prove-batch") == 0)
+        return cmd_groth16_prove_batch(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "prove") != 0) {
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
             fputs(prove_help, stdout);
+            fputs("\n", stdout);
+            fputs(cli_prove_batch_help, stdout);
             fputs("\n", stdout);
             fputs(verify_help, stdout);
             return CLI_EXIT_OK;
         }
         return cli_usage_error("groth16 ",
-                               argc < 2 ? "missing subcommand (prove, verify)" : "unknown subcommand '%s' (prove, verify)",
+                               argc < 2 ? "missing subcommand (prove, prove-batch, verify)"
+                                        : "unknown subcommand '%s' (prove, prove-batch, verify)",
                                argc < 2 ? "" : argv[1]);
     }
     argc--, argv++;
@@ -356,7 +436,7 @@ int cmd_groth16(int argc, char **argv)
                                npos);
     cli_table_for_output(json);
     prove_options po = {devices, threads_s, tier, json, report, verify};
-    return prove(pos, &po);
+    return cli_cluster() ? prove_across(pos, &po) : prove(pos, &po);
 }
 
 /* ---- hyprove-prover: rapidsnark's `prover` command line ---- */
@@ -380,9 +460,31 @@ int cmd_rapidsnark_prover(int argc, char **argv)
 
 /* ---- bench ---- */
 
-static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns, unsigned repeat,
+/* The witness for bench groth16: alone, its path (the library reads it for every proof, as
+ * a server would); across ranks, rank 0's bytes (read once). */
+typedef struct {
+    const char *path;
+    unsigned char *data;
+    size_t len;
+} bench_witness;
+
+/* One proof, alone or across the ranks; *wall_s its time on this rank. */
+static hpr_status prove_once(hpr_ctx *ctx, const hpr_groth16_prover *prover, const bench_witness *w,
+                             hpr_groth16_proof *proof, hpr_cluster_report *report, double *wall_s)
+{
+    const hpr_cluster *cl = cli_cluster();
+    double t0 = cli_now_seconds();
+    hpr_status st = cl ? hpr_cluster_groth16_prove(ctx, cl, prover, w->data, w->len, proof, report)
+                       : hpr_groth16_prove_file(ctx, prover, w->path, proof);
+    *wall_s = cli_now_seconds() - t0;
+    return st;
+}
+
+static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const bench_witness *wtns, unsigned repeat,
                      const char *device, cli_json *json)
 {
+    hpr_cluster_report cluster = {0};
+    double wall_s = 0;
     double medians[HPR_G16_PHASES];
     double *runs = malloc((size_t)(repeat + 1) * HPR_G16_PHASES * sizeof *runs), *col = malloc(repeat * sizeof *col);
     double *totals = malloc(repeat * sizeof *totals);
@@ -390,12 +492,11 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char 
     hpr_groth16_report last = {0};
     cli_faults faults = {0};
     int rc = CLI_EXIT_OK;
-    if (!runs || !col || !totals) {
-        rc = cli_error("out of memory");
+    if ((rc = cli_cluster_agree(ctx, !runs || !col || !totals ? cli_error("out of memory") : 0)) != 0)
         goto out;
-    }
     for (unsigned k = 0; k <= repeat; k++) { /* run 0 warms up */
-        hpr_status st = hpr_groth16_prove_file(ctx, prover, wtns, &proof);
+        memset(&proof, 0, sizeof proof);
+        hpr_status st = prove_once(ctx, prover, wtns, &proof, &cluster, &wall_s);
         if (st != HPR_OK) {
             rc = cli_status_error("proving", st, ctx);
             goto out;
@@ -404,7 +505,7 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char 
         if (k > 0) {
             for (int i = 0; i < HPR_G16_PHASES; i++)
                 runs[(k - 1) * HPR_G16_PHASES + i] = proof.report.seconds[i];
-            totals[k - 1] = proof.report.total_s;
+            totals[k - 1] = cli_cluster() ? wall_s : proof.report.total_s; /* across ranks: rank 0's wall time */
         }
         last = proof.report;
         hpr_groth16_proof_free(&proof);
@@ -420,11 +521,16 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char 
     }
     qsort(totals, repeat, sizeof *totals, cli_compare_doubles);
     fprintf(cli_table, "%-12s %10.2f  (min %.2f)\n", "total", 1e3 * totals[repeat / 2], 1e3 * totals[0]);
+    if (cli_cluster()) {
+        fprintf(cli_table, "ranks %u, bytes sent per proof %llu\n", cluster.ranks,
+                (unsigned long long)cluster.bytes_sent);
+        cli_cluster_print_report(stderr, &cluster);
+    }
     cli_faults_print(cli_table, &faults, "device fault: ");
     fputs("\n", cli_table);
     if (json)
         json_proof_record(cli_json_record(json), prover, device, ctx, repeat, medians, totals[repeat / 2], totals[0],
-                          &last, &faults);
+                          &last, &faults, cli_cluster() ? &cluster : NULL);
 out:
     free(runs);
     free(col);
@@ -457,21 +563,28 @@ int cmd_bench_groth16(int argc, char **argv)
         snprintf(devices[0], sizeof devices[0], "cpu");
     }
     cli_table_for_output(json_s);
+    if (!cli_cluster_leader())
+        json_s = NULL; /* rank 0 writes the outputs */
     if (json_s && cli_json_begin(&j, json_s, "bench groth16", NULL) != 0)
-        return CLI_EXIT_FAILURE;
+        return cli_cluster_agree(NULL, CLI_EXIT_FAILURE);
     json = json_s ? &j : NULL;
     rc = 0;
+    bench_witness wtns = {pos[1], NULL, 0};
     for (size_t d = 0; d < ndev && rc == 0; d++) {
         hpr_ctx *ctx = NULL;
         hpr_groth16_prover *prover = NULL;
-        if ((rc = groth16_ctx(devices[d], threads_s, tier, "bench groth16 ", "groth16 prove", &ctx)) != 0)
-            break;
-        hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
-        rc = st == HPR_OK ? bench_one(ctx, prover, pos[1], (unsigned)repeat, devices[d], json)
-                          : cli_status_error("reading the proving key", st, ctx);
+        rc = groth16_ctx(devices[d], threads_s, tier, "bench groth16 ", "groth16 prove", &ctx);
+        hpr_status st = rc ? HPR_OK : hpr_groth16_prover_create(ctx, pos[0], &prover);
+        if (st != HPR_OK)
+            rc = cli_status_error("reading the proving key", st, ctx);
+        if (!rc && cli_cluster() && cli_cluster_leader() && !wtns.data) /* across ranks: rank 0's bytes */
+            rc = cli_read_file(pos[1], &wtns.data, &wtns.len);
+        if ((rc = cli_cluster_agree(ctx, rc)) == 0) /* alone: rc */
+            rc = bench_one(ctx, prover, &wtns, (unsigned)repeat, devices[d], json);
         hpr_groth16_prover_destroy(prover);
         hpr_ctx_destroy(ctx);
     }
+    free(wtns.data);
     if (json && rc)
         cli_json_abort(json);
     else if (json && cli_json_end(json) != 0)
@@ -502,7 +615,7 @@ static int example_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const c
     if (rc == CLI_EXIT_OK && out_dir) {
         snprintf(proof_path, sizeof proof_path, "%s/proof.json", out_dir);
         snprintf(public_path, sizeof public_path, "%s/public.json", out_dir);
-        rc = write_outputs(&proof, proof_path, public_path, &human);
+        rc = cli_groth16_write_outputs(&proof, proof_path, public_path, &human);
     }
     if (rc == CLI_EXIT_OK) {
         print_report(&proof.report, stdout);

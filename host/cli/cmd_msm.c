@@ -1,10 +1,18 @@
 /*
  * cmd_msm.c: `hyprove msm`, `hyprove bench msm` and the default job (no arguments).
+ *
+ * Under mpirun (cli_mpi.h) msm and bench msm run across the ranks: every rank reads (or makes
+ * from the seed) the same points and scalars, the ranks agree that each has them
+ * (cli_cluster_agree: one rank's unreadable file ends the job with one error on rank 0), and
+ * each MSM is hpr_cluster_msm, its result on rank 0. Every collective call is made by every
+ * rank in the same order: a decision that only rank 0 can make (a run that differs from the
+ * warm-up) is joined at the end of the measurement rather than taken at once.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_faults.h"
 #include "cli_json.h"
+#include "cli_mpi.h"
 #include "cli_progress.h"
 
 #include <stdio.h>
@@ -41,7 +49,10 @@ static const char *msm_help =
     "  --out FILE      write the result to FILE (atomically; - is stdout) instead of stdout\n"
     "  --cpu-tier T    CPU kernel tier: portable, adx, avx2 or avx512 (default: HPR_CPU, else\n"
     "                  the fastest this processor can run)\n"
-    "  --progress      progress lines on stderr even when it is not a terminal\n";
+    "  --progress      progress lines on stderr even when it is not a terminal\n"
+    "Under mpirun -np N (Open MPI builds) the MSM runs across the N ranks: every rank reads the\n"
+    "same --points and --scalars paths (or makes the same random inputs), rank 0 writes the\n"
+    "result; stderr's line adds the ranks and the bytes they sent.\n";
 
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
@@ -75,7 +86,11 @@ static const char *bench_help =
     "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
     "                rows get the hybrid efficiency: their throughput over the sum of the\n"
     "                single devices' throughputs in the same run (default device: all)\n"
-    "  --progress    progress lines on stderr even when it is not a terminal\n";
+    "  --progress    progress lines on stderr even when it is not a terminal\n"
+    "Under mpirun -np N (Open MPI builds) each MSM runs across the N ranks (every rank makes the\n"
+    "same random inputs); rank 0 prints the table, a ranks line under each record (bytes sent per\n"
+    "run) and the share of each rank on stderr; the JSON records carry ranks and bytes_sent.\n"
+    "--resident does not run across ranks.\n";
 
 typedef struct {
     hpr_curve curves[2];
@@ -103,6 +118,8 @@ typedef struct {
     unsigned devices_ran; /* devices that computed tiles in the last run ("all": 1 below the
                            * size where an OpenCL device joins) */
     cli_faults faults;    /* the devices that failed in the record's runs (warm-up included) */
+    unsigned ranks;       /* the processes of the job (1: no mpirun) */
+    unsigned long long bytes_sent; /* the ranks' messages in the last run (0 alone) */
 } bench_record;
 
 static int parse_device(const char *cmd, const char *s)
@@ -128,13 +145,16 @@ static int parse_group(const char *cmd, const char *s)
 
 /* Runs one MSM over points, or over bases when not NULL (bench msm --resident); returns 0
  * or prints the error. A device failure that the CPU made good is a warning (once per
- * device) and goes to faults (may be NULL). */
+ * device) and goes to faults (may be NULL). Under a cluster: across the ranks (bases NULL),
+ * the result on rank 0, what the call did in *report (may be NULL). */
 static int run_msm(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const void *points, const void *scalars,
-                   size_t n, unsigned window_bits, unsigned char *out, cli_faults *faults)
+                   size_t n, unsigned window_bits, unsigned char *out, cli_faults *faults, hpr_cluster_report *report)
 {
     hpr_msm_opts opts = {window_bits, 0, 0, NULL};
-    hpr_status st = bases ? hpr_msm_bases(ctx, bases, scalars, n, out, &opts)
-                          : hpr_msm_ex(ctx, curve, cli_group, points, scalars, n, out, &opts);
+    const hpr_cluster *cl = cli_cluster();
+    hpr_status st = cl      ? hpr_cluster_msm(ctx, cl, curve, cli_group, points, scalars, n, out, &opts, report)
+                    : bases ? hpr_msm_bases(ctx, bases, scalars, n, out, &opts)
+                            : hpr_msm_ex(ctx, curve, cli_group, points, scalars, n, out, &opts);
     if (st == HPR_OK)
         cli_faults_after_call(ctx, faults);
     return st == HPR_OK ? 0 : cli_status_error("msm", st, ctx);
@@ -242,6 +262,7 @@ int cmd_msm(int argc, char **argv)
     unsigned char *points = NULL, *scalars = NULL, result[192];
     hpr_ctx *ctx = NULL;
     hpr_curve curve;
+    hpr_cluster_report report = {0};
     cli_output out = {0};
     size_t n = 0;
     int rc = CLI_EXIT_USAGE;
@@ -275,27 +296,31 @@ int cmd_msm(int argc, char **argv)
         device = "all";
     if ((rc = parse_device("msm ", device)) != 0)
         return rc;
-    if ((rc = make_ctx((unsigned)threads, device, tier_s, &ctx)) != 0)
-        goto out;
-    if (log_n_s) {
+    rc = make_ctx((unsigned)threads, device, tier_s, &ctx);
+    if (!rc && log_n_s) {
         n = (size_t)1 << log_n;
         rc = random_inputs(ctx, curve, n, seed, &points, &scalars);
-    } else {
+    } else if (!rc) {
         rc = load_inputs(curve, ppath, spath, &points, &scalars, &n);
     }
-    if (rc)
+    if ((rc = cli_cluster_agree(ctx, rc)) != 0) /* alone: rc */
         goto out;
     double t0 = cli_now_seconds();
-    if ((rc = run_msm(ctx, curve, NULL, points, scalars, n, (unsigned)wb, result, NULL)) != 0)
+    if ((rc = run_msm(ctx, curve, NULL, points, scalars, n, (unsigned)wb, result, NULL, &report)) != 0)
         goto out;
     double ms = (cli_now_seconds() - t0) * 1e3;
+    if (!cli_cluster_leader()) /* rank 0 writes the result */
+        goto out;
     if (out_path && cli_output_open(&out, out_path) != 0) {
         rc = CLI_EXIT_FAILURE;
         goto out;
     }
-    fprintf(stderr, "msm: %s %s, n = %zu, device %s, %u threads, CPU tier %s: %.3f ms\n", cli_curve_name(curve),
+    fprintf(stderr, "msm: %s %s, n = %zu, device %s, %u threads, CPU tier %s: %.3f ms", cli_curve_name(curve),
             cli_group == HPR_G2 ? "G2" : "G1", n,
             device, hpr_ctx_threads(ctx), hpr_ctx_cpu_tier(ctx), ms);
+    if (cli_cluster())
+        fprintf(stderr, ", %u ranks, %llu bytes sent", report.ranks, (unsigned long long)report.bytes_sent);
+    fputc('\n', stderr);
     rc = write_point_json(curve, result, out_path ? &out : NULL);
 out:
     cli_output_abort(&out); /* no-op after a commit */
@@ -305,31 +330,41 @@ out:
     return rc;
 }
 
-/* One measurement: a warm-up, then repeat timed runs, each checked against the warm-up. */
+/* One measurement: a warm-up, then repeat timed runs, each checked against the warm-up (on
+ * rank 0, which has the results: under a cluster every run is made on every rank, and a
+ * difference is joined at the end). */
 static int measure(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const unsigned char *points,
                    const unsigned char *scalars, size_t n, unsigned repeat, unsigned window_bits, bench_record *rec)
 {
-    unsigned char first[192], again[192];
+    unsigned char first[192] = {0}, again[192] = {0};
     size_t ps = hpr_point_size(curve, cli_group);
     double *ms = malloc(repeat * sizeof *ms);
-    int rc = CLI_EXIT_FAILURE;
+    hpr_cluster_report report = {0};
+    int rc = CLI_EXIT_FAILURE, differs = 0;
     if (!ms)
-        return cli_error("out of memory");
-    if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, first, &rec->faults))
+        return cli_cluster_agree(ctx, cli_error("out of memory"));
+    if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, first, &rec->faults, &report))
         goto out;
     for (unsigned r = 0; r < repeat; r++) {
         double t0 = cli_now_seconds();
-        if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, again, &rec->faults))
+        if (run_msm(ctx, curve, bases, points, scalars, n, window_bits, again, &rec->faults, &report))
             goto out;
         ms[r] = (cli_now_seconds() - t0) * 1e3;
-        if (memcmp(first, again, ps) != 0) {
-            cli_error("bench: run %u of %s n = %zu gave a different result than the warm-up", r, cli_curve_name(curve), n);
-            goto out;
+        if (!differs && memcmp(first, again, ps) != 0) {
+            differs = cli_error("bench: run %u of %s n = %zu gave a different result than the warm-up", r,
+                                cli_curve_name(curve), n);
+            if (!cli_cluster())
+                goto out;
         }
     }
+    if (cli_cluster_agree(ctx, differs) != 0)
+        goto out;
     qsort(ms, repeat, sizeof *ms, cli_compare_doubles);
     rec->median_ms = repeat % 2 ? ms[repeat / 2] : 0.5 * (ms[repeat / 2 - 1] + ms[repeat / 2]);
     rec->min_ms = ms[0];
+    rec->bytes_sent = report.bytes_sent;
+    if (cli_cluster())
+        cli_cluster_print_report(stderr, &report);
     rc = 0;
 out:
     free(ms);
@@ -351,6 +386,8 @@ static void print_record(const bench_record *r)
     fprintf(cli_table, "%-4s %-10s %5u %-7s %-8s %7u %6u %11.3f %11.3f %10.1f %10.3f %10s\n", "msm", cli_curve_name(r->curve),
            r->log_n, r->device, r->tier, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / n, n / (r->median_ms * 1e3),
            eff);
+    if (r->ranks > 1)
+        fprintf(cli_table, "     ranks %u, bytes sent per run %llu\n", r->ranks, r->bytes_sent);
     fflush(cli_table);
 }
 
@@ -384,10 +421,10 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
         fprintf(cli_json_record(&j),
                 "{\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"%s\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
                 "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"resident\": %s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
-                "\"ns_per_point\": %.3f, \"points_per_s\": %.1f, \"devices_ran\": %u",
+                "\"ns_per_point\": %.3f, \"points_per_s\": %.1f, \"devices_ran\": %u, \"ranks\": %u, \"bytes_sent\": %llu",
                 cli_curve_name(r->curve), cli_group == HPR_G2 ? "g2" : "g1", r->log_n, n, r->device, r->tier, r->threads, r->repeat,
                 r->resident ? "true" : "false", r->median_ms, r->min_ms,
-                r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), r->devices_ran);
+                r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), r->devices_ran, r->ranks ? r->ranks : 1, r->bytes_sent);
         if (r->efficiency >= 0)
             fprintf(j.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
         cli_faults_json(j.fp, &r->faults);
@@ -449,15 +486,18 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
     hpr_bases *bases = NULL;
     size_t n = (size_t)1 << log_n;
     int rc = make_ctx(threads, device, tier, &ctx);
-    if (rc)
+    if ((rc = cli_cluster_agree(ctx, rc)) != 0) { /* alone: make_ctx's */
+        hpr_ctx_destroy(ctx);
         return rc;
+    }
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device,
-                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident, 1, {0}};
+                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident, 1, {0},
+                        (unsigned)cli_cluster_size(), 0};
     hpr_status st = a->resident ? hpr_bases_create(ctx, curve, cli_group, points, n, &bases) : HPR_OK;
     rc = st != HPR_OK ? cli_status_error("bench msm: the resident bases", st, ctx)
                       : measure(ctx, curve, bases, points, scalars, n, a->repeat, a->window_bits, r);
     hpr_bases_destroy(bases);
-    if (!rc && strcmp(device, "all") == 0) {
+    if (!rc && strcmp(device, "all") == 0 && !cli_cluster()) {
         r->devices_ran = devices_that_ran(ctx);
         print_hybrid_report(ctx);
     }
@@ -536,9 +576,9 @@ int cmd_bench(int argc, char **argv)
     if (strcmp(argv[1], "groth16") == 0)
         return cmd_bench_groth16(argc - 1, argv + 1);
     if (strcmp(argv[1], "commit") == 0)
-        return cmd_bench_commit(argc - 1, argv + 1);
+        return cli_cluster_refuse("bench commit") >= 0 ? CLI_EXIT_USAGE : cmd_bench_commit(argc - 1, argv + 1);
     if (strcmp(argv[1], "poseidon2") == 0)
-        return cmd_bench_poseidon2(argc - 1, argv + 1);
+        return cli_cluster_refuse("bench poseidon2") >= 0 ? CLI_EXIT_USAGE : cmd_bench_poseidon2(argc - 1, argv + 1);
     if (strcmp(argv[1], "msm") != 0)
         return cli_usage_error("bench ", "unknown benchmark '%s' (expected msm, ntt, groth16, commit or poseidon2)",
                                argv[1]);
@@ -580,8 +620,10 @@ int cmd_bench(int argc, char **argv)
         return CLI_EXIT_USAGE;
     if (tiers_s && parse_tiers(&a, tiers_s))
         return CLI_EXIT_USAGE;
+    if (a.resident && cli_cluster())
+        return cli_usage_error("bench msm ", "--resident is not across ranks: run it without mpirun");
     int rc = run_bench(&a, &a.threads, 1, recs, &nrecs);
-    if (!rc && a.json_path)
+    if (!rc && a.json_path && cli_cluster_leader()) /* rank 0 writes the outputs */
         rc = write_json(a.json_path, recs, nrecs);
     return rc;
 }

@@ -1,9 +1,14 @@
 /*
  * cmd_ntt.c: `hyprove ntt` (one NTT from a file) and `hyprove bench ntt`.
+ *
+ * Under mpirun (cli_mpi.h) both run across the ranks with hpr_cluster_ntt: the data is rank
+ * 0's alone (it reads the file; the other ranks get their columns from it), so rank 0 shares
+ * the size it read before the call. An LDE does not run across ranks.
  */
 #include "cli.h"
 #include "cli_faults.h"
 #include "cli_json.h"
+#include "cli_mpi.h"
 #include "cli_progress.h"
 
 #include <stdio.h>
@@ -31,7 +36,9 @@ static const char *ntt_help =
     "--device: cpu (default), cl:P.D (the butterflies on that OpenCL device, bit-identical;\n"
     "a failing device is reported and the NTT redone on the CPU), or all (the columns dealt\n"
     "to every usable device; one large column split four-step when a non-CPU OpenCL device\n"
-    "can join). --progress: progress lines on stderr even when it is not a terminal.\n";
+    "can join). --progress: progress lines on stderr even when it is not a terminal.\n"
+    "Under mpirun -np N (Open MPI builds) the columns are dealt to the N ranks: rank 0 alone\n"
+    "reads FILE and writes the output, and sends each rank its columns.\n";
 
 static const char *bench_ntt_help =
     "usage: hyprove bench ntt [--field F[,F]] [--log-n N[,N...]] [--batch B] [--lde RATE]\n"
@@ -52,7 +59,10 @@ static const char *bench_ntt_help =
     "elements_per_s, faults (README: \"JSON output\"). A failing OpenCL device is one warning\n"
     "line on stderr and its columns are redone on the CPU. --progress: progress lines on stderr even\n"
     "when it is not a terminal. List options may also be repeated (--log-n 12 --log-n 16).\n"
-    "Defaults: every field, N = 16, B = 1.\n";
+    "Defaults: every field, N = 16, B = 1.\n"
+    "Under mpirun -np N (Open MPI builds) each batch's columns are dealt to the N ranks (rank 0's\n"
+    "data, sent to them); rank 0 prints the table with a ranks line (bytes sent per run) and the\n"
+    "JSON records carry ranks and bytes_sent. --lde does not run across ranks.\n";
 
 static int parse_order(const char *s, hpr_ntt_order *order)
 {
@@ -90,6 +100,33 @@ static int size_of_columns(size_t count, size_t columns, unsigned *log_n)
     return ((size_t)1 << *log_n) == n ? 0 : -1;
 }
 
+/* FILE read and its size found (rank 0's part of `ntt`): 0, or the error printed. */
+static int read_columns(const char *in, const char *field_s, hpr_field field, size_t columns, unsigned char **data,
+                        size_t *len, unsigned *log_n)
+{
+    size_t es = hpr_field_element_size(field);
+    if (cli_read_file(in, data, len) != 0)
+        return CLI_EXIT_FAILURE;
+    if (*len % es || size_of_columns(*len / es, columns, log_n))
+        return cli_error("'%s': %zu bytes are not %zu column(s) of 2^k elements of %zu bytes (%s)", in, *len, columns,
+                         es, field_s);
+    return 0;
+}
+
+/* The NTT, alone or across the ranks (data: rank 0's): 0, or the error printed. */
+static int run_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned char *data, const hpr_ntt_opts *opts,
+                   hpr_cluster_report *report, cli_faults *faults)
+{
+    const hpr_cluster *cl = cli_cluster();
+    hpr_status st = cl ? hpr_cluster_ntt(ctx, cl, field, log_n, cli_cluster_leader() ? data : NULL, opts, report)
+                       : hpr_ntt(ctx, field, log_n, data, opts);
+    if (st != HPR_OK)
+        return cli_status_error("ntt", st, ctx);
+    if (!cl)
+        cli_faults_after_call(ctx, faults); /* a device that failed: one warning line */
+    return 0;
+}
+
 static int write_output(const char *path, const unsigned char *data, size_t len)
 {
     cli_output o;
@@ -110,9 +147,10 @@ int cmd_ntt(int argc, char **argv)
     hpr_field field;
     unsigned long long v;
     unsigned char *data = NULL;
-    size_t len;
-    unsigned log_n;
+    size_t len = 0;
+    unsigned log_n = 0;
     hpr_ctx *ctx = NULL;
+    hpr_cluster_report report = {0};
     cli_opt o[] = {CLI_OPT("--field", &field_s), CLI_OPT("--in", &in),           CLI_OPT("--out", &out),         CLI_OPT("--coset", &coset),
                    CLI_OPT("--order", &order_s), CLI_OPT("--generator", &gen),   CLI_OPT("--columns", &cols_s),  CLI_OPT("--threads", &threads_s),
                    CLI_OPT("--device", &device), CLI_OPT_FLAG("--inverse", &opts.inverse),
@@ -136,23 +174,20 @@ int cmd_ntt(int argc, char **argv)
     opts.device = device ? device : "cpu";
     opts.coset_shift = coset;
     opts.generator = gen;
-    if ((rc = make_ntt_ctx(threads_s, "ntt ", &ctx)) >= 0)
-        return rc;
-    rc = CLI_EXIT_FAILURE;
-    size_t es = hpr_field_element_size(field);
-    if (cli_read_file(in, &data, &len) != 0)
+    rc = make_ntt_ctx(threads_s, "ntt ", &ctx);
+    if (rc < 0) /* rank 0 alone reads the data */
+        rc = cli_cluster_leader() ? read_columns(in, field_s, field, opts.columns, &data, &len, &log_n) : 0;
+    if ((rc = cli_cluster_agree(ctx, rc)) != 0) /* alone: rc */
         goto out;
-    if (len % es || size_of_columns(len / es, opts.columns, &log_n)) {
-        cli_error("'%s': %zu bytes are not %zu column(s) of 2^k elements of %zu bytes (%s)", in, len, opts.columns, es,
-                  field_s);
+    if (cli_cluster_share(&log_n, sizeof log_n) != 0) {
+        rc = CLI_EXIT_FAILURE;
         goto out;
     }
-    hpr_status st = hpr_ntt(ctx, field, log_n, data, &opts);
-    if (st != HPR_OK) {
-        rc = cli_status_error("ntt", st, ctx);
+    if ((rc = run_ntt(ctx, field, log_n, data, &opts, &report, NULL)) != 0 || !cli_cluster_leader())
         goto out;
-    }
-    cli_faults_after_call(ctx, NULL); /* a device that failed: one warning line */
+    if (cli_cluster())
+        fprintf(stderr, "ntt: %s 2^%u x %zu column(s), %u ranks, %llu bytes sent\n", cli_field_name(field), log_n,
+                opts.columns, report.ranks, (unsigned long long)report.bytes_sent);
     rc = write_output(out, data, len);
 out:
     free(data);
@@ -169,6 +204,9 @@ typedef struct {
     double median_ms, min_ms;
     const char *device;
     cli_faults faults; /* the devices that failed in the record's runs (warm-up included) */
+    unsigned ranks;    /* the processes of the job (1: no mpirun) */
+    unsigned long long bytes_sent; /* the ranks' messages in the last run (0 alone) */
+    hpr_cluster_report report;     /* the last run's, under a cluster */
 } ntt_record;
 
 /* Random canonical elements (below 2^(bits of p - 1), so below p), never all zero. */
@@ -190,13 +228,12 @@ static int run_once(hpr_ctx *ctx, ntt_record *r, const unsigned char *input, uns
 {
     hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, r->batch, 0, r->device};
     hpr_status st;
-    if (r->lde) {
-        st = hpr_ntt_lde(ctx, r->field, r->log_n, r->lde, NULL, r->batch, input, work); /* on the CPU */
-    } else {
-        memcpy(work, input, in_bytes);
-        st = hpr_ntt(ctx, r->field, r->log_n, work, &opts);
-    }
     (void)out_bytes;
+    if (!r->lde) {
+        memcpy(work, input, in_bytes);
+        return run_ntt(ctx, r->field, r->log_n, work, &opts, &r->report, &r->faults);
+    }
+    st = hpr_ntt_lde(ctx, r->field, r->log_n, r->lde, NULL, r->batch, input, work); /* on the CPU */
     if (st == HPR_OK)
         cli_faults_after_call(ctx, &r->faults);
     return st == HPR_OK ? 0 : cli_status_error("bench ntt", st, ctx);
@@ -208,11 +245,11 @@ static int measure_ntt(hpr_ctx *ctx, ntt_record *r, unsigned long long seed)
     size_t in_bytes = n * r->batch * es, out_bytes = r->lde ? in_bytes * r->lde : in_bytes;
     unsigned char *input = malloc(in_bytes), *first = malloc(out_bytes), *work = malloc(out_bytes);
     double *ms = malloc(r->repeat * sizeof *ms);
-    int rc = CLI_EXIT_FAILURE;
-    if (!input || !first || !work || !ms) {
-        cli_error("bench ntt: out of memory for 2^%u x %zu elements", r->log_n, r->batch);
+    int rc = CLI_EXIT_FAILURE, differs = 0;
+    if (cli_cluster_agree(ctx, !input || !first || !work || !ms
+                                   ? cli_error("bench ntt: out of memory for 2^%u x %zu elements", r->log_n, r->batch)
+                                   : 0) != 0)
         goto out;
-    }
     random_elements(input, n * r->batch, es, seed);
     if (run_once(ctx, r, input, first, in_bytes, out_bytes))
         goto out;
@@ -221,12 +258,16 @@ static int measure_ntt(hpr_ctx *ctx, ntt_record *r, unsigned long long seed)
         if (run_once(ctx, r, input, work, in_bytes, out_bytes))
             goto out;
         ms[k] = (cli_now_seconds() - t0) * 1e3;
-        if (memcmp(first, work, out_bytes) != 0) {
-            cli_error("bench ntt: run %u of %s 2^%u gave a different result than the warm-up", k, cli_field_name(r->field),
-                      r->log_n);
-            goto out;
+        if (!differs && cli_cluster_leader() && memcmp(first, work, out_bytes) != 0) {
+            differs = cli_error("bench ntt: run %u of %s 2^%u gave a different result than the warm-up", k,
+                                cli_field_name(r->field), r->log_n);
+            if (!cli_cluster()) /* under a cluster every rank makes every run: joined below */
+                goto out;
         }
     }
+    if (cli_cluster_agree(ctx, differs) != 0)
+        goto out;
+    r->bytes_sent = r->report.bytes_sent;
     qsort(ms, r->repeat, sizeof *ms, cli_compare_doubles);
     r->median_ms = r->repeat % 2 ? ms[r->repeat / 2] : 0.5 * (ms[r->repeat / 2 - 1] + ms[r->repeat / 2]);
     r->min_ms = ms[0];
@@ -256,6 +297,8 @@ static void print_ntt_record(const ntt_record *r)
     fprintf(cli_table, "%-4s %-13s %5u %6zu %4u %-7s %7u %6u %11.3f %11.3f %12.2f %8.2f\n", "ntt", cli_field_name(r->field), r->log_n,
            r->batch, r->lde, r->device, r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
            bytes / (r->median_ms * 1e-3) / 1e9);
+    if (r->ranks > 1)
+        fprintf(cli_table, "     ranks %u, bytes sent per run %llu\n", r->ranks, r->bytes_sent);
     fflush(cli_table);
 }
 
@@ -271,10 +314,12 @@ static int write_ntt_json(const char *path, hpr_ctx *ctx, const ntt_record *recs
         fprintf(cli_json_record(&j),
                 "{\"op\": \"ntt\", \"field\": \"%s\", \"log_n\": %u, \"batch\": %zu, \"lde\": %u, \"device\": \"%s\", "
                 "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"median_ms\": %.6f, \"min_ms\": %.6f, "
-                "\"ns_per_butterfly\": %.4f, \"gb_per_s\": %.4f, \"elements_per_s\": %.1f",
+                "\"ns_per_butterfly\": %.4f, \"gb_per_s\": %.4f, \"elements_per_s\": %.1f, \"ranks\": %u, "
+                "\"bytes_sent\": %llu",
                 cli_field_name(r->field), r->log_n, r->batch, r->lde, r->lde ? "cpu" : r->device, hpr_ctx_cpu_tier(ctx),
                 r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
-                bytes / (r->median_ms * 1e-3) / 1e9, out / (r->median_ms * 1e-3));
+                bytes / (r->median_ms * 1e-3) / 1e9, out / (r->median_ms * 1e-3), r->ranks ? r->ranks : 1,
+                r->bytes_sent);
         cli_faults_json(j.fp, &r->faults);
         fputs("}", j.fp);
     }
@@ -323,7 +368,10 @@ int cmd_bench_ntt(int argc, char **argv)
     for (size_t d = 0; d < ndevices; d++)
         if (lde && strcmp(devices[d], "cpu") != 0)
             return cli_usage_error("bench ntt ", "--lde runs on the CPU only (device '%s')", devices[d]);
-    if ((rc = make_ntt_ctx(threads_s, "bench ntt ", &ctx)) >= 0)
+    if (lde && cli_cluster())
+        return cli_usage_error("bench ntt ", "--lde is not across ranks: run it without mpirun");
+    rc = make_ntt_ctx(threads_s, "bench ntt ", &ctx);
+    if ((rc = cli_cluster_agree(ctx, rc < 0 ? 0 : rc)) != 0) /* alone: make_ntt_ctx's error */
         return rc;
     fprintf(cli_table, "%-4s %-13s %5s %6s %4s %-7s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde",
            "device", "threads", "repeat", "median_ms", "min_ms", "ns/butterfly", "GB/s");
@@ -333,7 +381,7 @@ int cmd_bench_ntt(int argc, char **argv)
             for (size_t d = 0; d < ndevices && !rc; d++) {
                 ntt_record *r = &recs[nrecs];
                 *r = (ntt_record){fields[f], sizes[k], hpr_ctx_threads(ctx), (unsigned)repeat, (unsigned)lde,
-                                  (size_t)batch, 0, 0, devices[d], {0}};
+                                  (size_t)batch, 0, 0, devices[d], {0}, (unsigned)cli_cluster_size(), 0, {0}};
                 unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
                 if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
                     rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,
@@ -342,11 +390,14 @@ int cmd_bench_ntt(int argc, char **argv)
                 }
                 if ((rc = measure_ntt(ctx, r, seed)) == 0) {
                     print_ntt_record(r);
-                    cli_print_split(ctx, r->device, "elements");
+                    if (cli_cluster())
+                        cli_cluster_print_report(stderr, &r->report);
+                    else
+                        cli_print_split(ctx, r->device, "elements");
                     nrecs++;
                 }
             }
-    if (!rc && json)
+    if (!rc && json && cli_cluster_leader()) /* rank 0 writes the outputs */
         rc = write_ntt_json(json, ctx, recs, nrecs);
     hpr_ctx_destroy(ctx);
     return rc;

@@ -2,6 +2,7 @@
  * main.c: the hyprove command line: dispatch to the subcommands.
  */
 #include "cli.h"
+#include "cli_mpi.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static const char *main_help =
     "  bench commit time commitments (LDE and tree) per device: rows/s, permutations/s\n"
     "  bench poseidon2  Poseidon2 permutations/s per instance and CPU tier\n"
     "  groth16 prove  a Groth16 proof from snarkjs/circom files (zkey, wtns -> proof, public)\n"
+    "  groth16 prove-batch  a proof per witness of a list, into a folder (proofs/s)\n"
     "  groth16 verify check a proof as snarkjs does (verification key, public, proof)\n"
     "  bench groth16  time whole proofs, per phase\n"
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
@@ -37,6 +39,10 @@ static const char *main_help =
     "\n"
     "Run as hyprove-prover (the link that `cmake --install` makes): rapidsnark's `prover`,\n"
     "  hyprove-prover CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json (exit status 0 or 1).\n"
+    "\n"
+    "Across processes and machines (Open MPI): mpirun -np N hyprove msm|ntt|groth16 prove|\n"
+    "  groth16 prove-batch|bench msm|bench ntt|bench groth16 ...: every rank runs the same command,\n"
+    "  rank 0 prints and writes the outputs (README, \"Several machines (MPI)\").\n"
     "\n"
     "'hyprove COMMAND --help' describes each command.\n";
 
@@ -62,12 +68,20 @@ static const char *program_name(const char *argv0)
     return slash ? slash + 1 : argv0 ? argv0 : "";
 }
 
-int main(int argc, char **argv)
+/* A command that runs as one process only (refused under a cluster: rank 0 says so). */
+static int alone(const char *what, int (*command)(int, char **), int argc, char **argv)
 {
-    keep_freed_memory();
-    cli_table = stdout;
+    int rc = cli_cluster_refuse(what);
+    return rc >= 0 ? rc : command(argc, argv);
+}
+
+static int run_command(int argc, char **argv)
+{
+    int rc;
     if (strcmp(program_name(argv[0]), "hyprove-prover") == 0)
-        return cmd_rapidsnark_prover(argc, argv);
+        return alone("hyprove-prover", cmd_rapidsnark_prover, argc, argv);
+    if ((argc < 2 || strncmp(argv[1], "--json", 6) == 0) && (rc = cli_cluster_refuse("hyprove (the main job)")) >= 0)
+        return rc;
     if (argc < 2)
         return cmd_default_job(NULL);
     if (strcmp(argv[1], "--json") == 0 || strncmp(argv[1], "--json=", 7) == 0) {
@@ -90,16 +104,28 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "devices") == 0)
-        return cmd_devices(argc - 1, argv + 1);
+        return alone("devices", cmd_devices, argc - 1, argv + 1);
     if (strcmp(cmd, "ntt") == 0)
         return cmd_ntt(argc - 1, argv + 1);
     if (strcmp(cmd, "commit") == 0)
-        return cmd_commit(argc - 1, argv + 1);
+        return alone("commit", cmd_commit, argc - 1, argv + 1);
     if (strcmp(cmd, "groth16") == 0)
         return cmd_groth16(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0)
-        return cmd_calibrate(argc - 1, argv + 1);
+        return alone("calibrate", cmd_calibrate, argc - 1, argv + 1);
     if (strcmp(cmd, "serve") == 0)
-        return cmd_serve(argc - 1, argv + 1);
+        return alone("serve", cmd_serve, argc - 1, argv + 1);
     return cli_usage_error("", "unknown command '%s'", cmd);
+}
+
+/* Under mpirun every rank runs the same command line (cli_mpi.h); MPI ends with main. */
+int main(int argc, char **argv)
+{
+    keep_freed_memory();
+    cli_table = stdout;
+    int rc = cli_cluster_begin(&argc, &argv);
+    if (rc < 0)
+        rc = run_command(argc, argv);
+    cli_cluster_end();
+    return rc;
 }

@@ -58,6 +58,7 @@ typedef enum {
     HPR_ERR_OUT_OF_MEMORY = 300,
     HPR_ERR_THREADS = 301,
     HPR_ERR_DEVICE = 400,
+    HPR_ERR_RANK = 401, /* another process of a cluster call (hpr_cluster) failed, or its transport did */
     HPR_ERR_INTERNAL = 500,
     HPR_ERR_CANCELLED = 600 /* the caller cancelled the call (hpr_config.cancel, hpr_ctx_cancel) */
 } hpr_status;
@@ -676,6 +677,103 @@ HPR_API hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, si
  * outputs set to NULL where given) for a NULL proof or output, an unknown curve, a point that
  * does not decode, or public_signals NULL while n_public > 0. */
 HPR_API hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
+
+/* ---- Several processes: one call shared by the ranks of a job (Open MPI, or any transport) ----
+ *
+ * A cluster is the processes (ranks 0..size-1) of one job, each with its own context and
+ * devices. The calls below are collective: every rank makes the same calls in the same order
+ * (a rank that calls another one fails the job with HPR_ERR_RANK), and rank 0 gets the result.
+ * Rank 0 deals the work to the ranks by their throughput (calibrated where the profile has a
+ * figure, else measured by a first probe) and rebalances as ranks finish: a rank asks for its
+ * next tile when it is done, as a device does under the hybrid scheduler (README, "Several
+ * machines"). Results are added on rank 0 in a fixed order, so every rank count and split
+ * gives the same bits as one process. Every message goes between rank 0 and another rank.
+ *
+ * The transport is the caller's (the CLI's is Open MPI, host/cli/cli_mpi.c):
+ *   send  delivers len bytes to rank `to`, in order per pair of ranks; 0 on success;
+ *   poll  if a message from any rank is waiting, receives it (*data malloc'd: the library
+ *         frees it) and returns 1; 0 when none is waiting; -1 when the transport failed.
+ * The library waits by polling with short sleeps, so a waiting rank costs no CPU. It calls
+ * send and poll from one thread at a time, but during a call rank 0 calls them from a thread
+ * of its own (with Open MPI: MPI_Init_thread with MPI_THREAD_SERIALIZED).
+ * At most HPR_CLUSTER_MAX_RANKS ranks; a cluster of one rank runs the call locally.
+ * Errors: an input refused on any rank fails the call on every rank with that rank's status
+ * and detail ("rank 2: ..."); inputs that must be equal on every rank (points, scalars, the
+ * zkey) are compared by digest first, and a difference is HPR_ERR_INVALID_ARGUMENT naming the
+ * rank; a rank that fails a tile for another reason (memory, a device) has the tile redone by
+ * another rank and is dropped after SCHED_MAX_FAILURES (2) failures; a failing transport is
+ * HPR_ERR_RANK. A rank whose process dies ends an Open MPI job (MPI's default).
+ */
+#define HPR_CLUSTER_MAX_RANKS 16
+
+typedef struct {
+    int rank, size;
+    void *user;
+    int (*send)(void *user, int to, const void *data, size_t len);
+    int (*poll)(void *user, int *from, void **data, size_t *len);
+} hpr_cluster;
+
+/* What one cluster call did (filled on rank 0; other ranks get ranks and seconds). */
+typedef struct {
+    unsigned ranks;
+    unsigned tiles[HPR_CLUSTER_MAX_RANKS];    /* tiles each rank computed */
+    double share[HPR_CLUSTER_MAX_RANKS];      /* its part of the work, 0..1 */
+    double busy_s[HPR_CLUSTER_MAX_RANKS];     /* seconds each rank spent on its tiles */
+    unsigned failures[HPR_CLUSTER_MAX_RANKS]; /* tiles a rank failed (redone elsewhere) */
+    int dropped[HPR_CLUSTER_MAX_RANKS];
+    uint64_t bytes_sent;                      /* all ranks' messages of the call */
+    uint64_t messages;
+    double seconds;
+} hpr_cluster_report;
+
+/* Every rank's status (HPR_OK or an error of its own, with detail: NULL for the context's
+ * detail) joined: HPR_OK on every rank when all are HPR_OK, else on every rank the lowest
+ * failing rank's status with the detail "rank R: <its detail>". Use it after each rank has
+ * read its inputs, so that one rank's bad file ends the job with one error. */
+HPR_API hpr_status hpr_cluster_agree(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_status status, const char *detail);
+
+/* hpr_msm_ex across the ranks: each passes the same points and scalars (compared by digest;
+ * every rank reads them, none are sent), out is written on rank 0. The window grid of the MSM
+ * (windows x blocks of points, host/msm_hybrid.c) is dealt to the ranks; each runs its tiles
+ * on its own devices (opts->device, or the context's). report may be NULL. */
+HPR_API hpr_status hpr_cluster_msm(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve curve, hpr_group group,
+                                   const void *points, const void *scalars, size_t n, void *out,
+                                   const hpr_msm_opts *opts, hpr_cluster_report *report);
+
+/* hpr_ntt across the ranks, its columns dealt to them: data is rank 0's (the other ranks pass
+ * NULL); rank 0 sends each rank the columns of its tiles and receives them transformed. opts
+ * must be the same on every rank. */
+HPR_API hpr_status hpr_cluster_ntt(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_field field, unsigned log_n,
+                                   void *data, const hpr_ntt_opts *opts, hpr_cluster_report *report);
+
+/* hpr_groth16_prove across the ranks: each rank holds a prover of the same zkey (compared by
+ * digest; mapped by each rank, never sent), the witness is rank 0's (others pass NULL, 0) and
+ * is sent to the others; h is computed on every rank, and the five MSMs' window grids are
+ * dealt to the ranks. The proof is written on rank 0 (others get it zeroed). */
+HPR_API hpr_status hpr_cluster_groth16_prove(hpr_ctx *ctx, const hpr_cluster *cluster,
+                                             const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                                             hpr_groth16_proof *proof, hpr_cluster_report *report);
+
+/* Many proofs across the ranks (throughput): rank 0 reads witness i with read_witness (data
+ * malloc'd, freed by the library; an error is reported for that witness with why) and sends
+ * it to the rank that asks next; that rank proves it alone, and rank 0 hands the outcome to
+ * write_proof: HPR_OK and the proof, or the witness's error and its detail (the rank that
+ * proved or refused it in rank). A rank that fails a proof for a reason other than its witness
+ * (memory, transport) has the witness proved by another rank. Both callbacks run on rank 0
+ * only, one at a time, in no fixed order of index. write_proof runs on the calling thread and
+ * may use ctx (to verify the proof, say); read_witness may run on a thread of the library
+ * while the call holds ctx, so it must not call the library with ctx (another context is
+ * fine). Returns HPR_OK when the batch ran (each
+ * witness's outcome went to write_proof; *failed, if not NULL, counts the errors), else the
+ * error that stopped it. */
+typedef hpr_status (*hpr_witness_reader)(void *user, size_t index, void **data, size_t *len, char *why,
+                                         size_t why_len);
+typedef hpr_status (*hpr_proof_writer)(void *user, size_t index, hpr_status status, const char *detail,
+                                       const hpr_groth16_proof *proof, int rank);
+HPR_API hpr_status hpr_cluster_groth16_prove_batch(hpr_ctx *ctx, const hpr_cluster *cluster,
+                                                   const hpr_groth16_prover *prover, size_t count,
+                                                   hpr_witness_reader read_witness, hpr_proof_writer write_proof,
+                                                   void *user, size_t *failed, hpr_cluster_report *report);
 
 #ifdef __cplusplus
 }

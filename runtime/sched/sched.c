@@ -30,6 +30,7 @@ void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *s
     p->min_tile = tiling->min_tile ? tiling->min_tile : 1;
     p->probe_tile = tiling->probe_tile ? tiling->probe_tile : p->min_tile;
     p->align = tiling->align;
+    p->max_tile = tiling->max_tile;
     p->trace = tiling->trace;
     int reserve = tiling->every_device > 0 && n >= (size_t)p->ndev * (size_t)tiling->every_device * p->probe_tile
                       ? tiling->every_device
@@ -140,6 +141,8 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
                 return SCHED_WAIT;
         }
     }
+    if (p->max_tile && size > p->max_tile)
+        size = p->max_tile;
     if (size > remaining)
         size = remaining;
     size = aligned_size(p, size, share);

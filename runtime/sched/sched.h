@@ -55,10 +55,12 @@ typedef struct {
                        * asked K times (tests: every device takes part, K times, even in a
                        * job the fastest could finish alone) */
     int trace;        /* each tile's device, range and time printed on stderr (debugging) */
+    size_t max_tile;  /* 0: no limit; else no tile exceeds it (items that each cost a whole job,
+                       * such as the proofs of a batch: runtime/sched/ranks.h) */
 } sched_tiling;
 
 typedef struct {
-    size_t n, next, done_items, min_tile, probe_tile, align;
+    size_t n, next, done_items, min_tile, probe_tile, align, max_tile;
     unsigned ndev;
     double speed[SCHED_MAX_DEVICES];  /* items per second; 0 = not yet known */
     int measured[SCHED_MAX_DEVICES];  /* speed[d] comes from this run (not only calibration) */

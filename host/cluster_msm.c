@@ -1,0 +1,260 @@
+/*
+ * cluster_msm.c: one MSM across the ranks of a cluster (hpr_cluster_msm), and what a proof's
+ * five-MSM job shares with it (host/cluster.h: the tiles' sums, the common window size).
+ *
+ * Method: the hybrid MSM's grid (host/msm_hybrid.c: windows x blocks of points) one level
+ * up. Rank 0 chooses the window size c (the CPU job's model, for the threads of all ranks),
+ * every rank prepares the same grid with that c at the same time (its own devices behind
+ * it), and rank 0 deals item
+ * ranges of the grid to the ranks (runtime/sched/ranks.c), whole windows while tiles are
+ * large and blocks of a window towards the end. Each rank sums its range over its own
+ * devices (msm_grid_run) and returns one point; rank 0 adds the points in range order
+ * (msm_add_tile_sums). Any partition covers every (window, point) once, and the result is
+ * the affine point, so every rank count and split gives the same bits as one process.
+ * Why windows rather than point ranges: as on one machine (msm_hybrid.c), Pippenger's
+ * throughput grows with the points a window sees, so a rank given a range of points would
+ * run at the speed of a smaller MSM.
+ * Data: nothing but tiles and points travel: every rank holds the points and scalars (the
+ * caller's; a proof's points are the zkey each rank maps). Per MSM: two agreements (a few
+ * hundred bytes per rank), and per tile an ask (~500 B) and a point (64-192 B) back.
+ * Cost on each rank: the grid's preparation (scalars sorted and digits formed, points
+ * checked), which every rank repeats: a few percent of the MSM (README, "Several machines").
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    hpr_ctx *ctx;
+    msm_grid *grid;
+    const msm_curve_ops *ops;
+    cluster_point *results; /* rank 0: one point per tile */
+    size_t count, cap;
+} msm_job;
+
+static int msm_compute(void *user, sched_range tile, void *in, size_t in_len, void **out, size_t *out_len,
+                       char *detail, size_t dlen)
+{
+    msm_job *j = user;
+    (void)in;
+    (void)in_len;
+    if (!j->grid) {
+        snprintf(detail, dlen, "its MSM grid was not prepared");
+        return -1;
+    }
+    unsigned char *point = malloc(j->ops->affine_size);
+    if (!point) {
+        snprintf(detail, dlen, "no memory for a point");
+        return -1;
+    }
+    hpr_status st = msm_grid_run(j->grid, tile.begin, tile.end, point);
+    if (st != HPR_OK) {
+        snprintf(detail, dlen, "items [%zu, %zu): %s", tile.begin, tile.end, j->ctx->detail);
+        free(point);
+        return cluster_tile_status(st);
+    }
+    *out = point;
+    *out_len = j->ops->affine_size;
+    return 0;
+}
+
+int cluster_keep_point(cluster_point **list, size_t *count, size_t *cap, unsigned msm, sched_range range,
+                       const unsigned char *point, size_t size)
+{
+    if (*count == *cap) {
+        size_t more_cap = *cap ? 2 * *cap : 64;
+        cluster_point *more = realloc(*list, more_cap * sizeof *more);
+        if (!more)
+            return -1;
+        *list = more;
+        *cap = more_cap;
+    }
+    cluster_point *p = &(*list)[(*count)++];
+    p->range = range;
+    p->msm = msm;
+    memcpy(p->point, point, size);
+    return 0;
+}
+
+static int msm_accept(void *user, sched_range tile, int rank, void *out, size_t out_len, char *detail, size_t dlen)
+{
+    msm_job *j = user;
+    if (out_len != j->ops->affine_size) {
+        snprintf(detail, dlen, "rank %d returned %zu bytes for a point of %zu", rank, out_len, j->ops->affine_size);
+        return HPR_ERR_RANK;
+    }
+    if (cluster_keep_point(&j->results, &j->count, &j->cap, 0, tile, out, out_len) != 0) {
+        snprintf(detail, dlen, "rank 0: no memory for %zu tile results", j->count + 1);
+        return HPR_ERR_OUT_OF_MEMORY;
+    }
+    return 0;
+}
+
+/* By MSM, then range. */
+static int by_msm_and_range(const void *a, const void *b)
+{
+    const cluster_point *x = a, *y = b;
+    if (x->msm != y->msm)
+        return x->msm < y->msm ? -1 : 1;
+    return x->range.begin < y->range.begin ? -1 : x->range.begin > y->range.begin;
+}
+
+hpr_status cluster_sum_points(hpr_ctx *ctx, const msm_curve_ops *ops, cluster_point *pts, size_t count, unsigned msm,
+                              unsigned char *out)
+{
+    unsigned char *points = malloc((count ? count : 1) * ops->affine_size);
+    size_t k = 0;
+    if (!points)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "no memory to add %zu tile results", count);
+    qsort(pts, count, sizeof *pts, by_msm_and_range);
+    for (size_t i = 0; i < count; i++)
+        if (pts[i].msm == msm)
+            memcpy(points + k++ * ops->affine_size, pts[i].point, ops->affine_size);
+    hpr_status st = HPR_OK;
+    if (k == 0) /* an MSM of no points: infinity, all zero */
+        memset(out, 0, ops->affine_size);
+    else
+        st = msm_add_tile_sums(ctx, ops, points, k, out);
+    free(points);
+    return st;
+}
+
+unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads,
+                             const unsigned char *scalars, size_t n)
+{
+    static const unsigned char zero[31];
+    size_t general = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *k = scalars + 32 * i;
+        general += k[0] > 1 || memcmp(k + 1, zero, sizeof zero) != 0;
+    }
+    return msm_cpu_window_bits(ops, tier, general ? general : 1, threads);
+}
+
+/* The grid on this rank: rank 0 chooses c and sends it with the first agreement, then every
+ * rank prepares the same grid at once (the preparations overlap); the second agreement
+ * collects every rank's preparation (an invalid point or scalar: every rank finds it, the
+ * message is rank 0's) and speed. */
+static hpr_status prepare_grids(cluster_call *call, msm_job *j, hpr_curve curve, hpr_group group,
+                                const cl_points *pts, const unsigned char *scalars, size_t n, unsigned window_bits,
+                                uint64_t digest, double *speeds)
+{
+    int devices = strcmp(call->ctx->device, "all") == 0;
+    uint32_t c = 0, *got = NULL;
+    size_t len = 0;
+    hpr_status st;
+    if (call->rank == 0)
+        c = window_bits ? window_bits : cluster_window_bits(j->ops, call->ctx->cpu_tier, call->ctx->threads, scalars, n);
+    if ((st = cluster_agree(call, HPR_OK, digest, 0, "MSM inputs", &c, sizeof c, (void **)&got, &len, NULL)) != HPR_OK)
+        return st;
+    if (call->rank != 0) {
+        c = got && len == sizeof c ? *got : 0;
+        free(got);
+    }
+    st = c ? msm_grid_prepare(call->ctx, curve, group, j->ops, pts, scalars, n, c, devices, &j->grid)
+           : ctx_fail(call->ctx, HPR_ERR_RANK, "rank 0 sent no window size");
+    uint64_t shape[2] = {j->grid ? msm_grid_items(j->grid) : 0, j->grid ? msm_grid_blocks(j->grid) : 0};
+    double speed = j->grid ? msm_grid_speed(j->grid) : 0;
+    return cluster_agree(call, st, ranks_digest(0, shape, sizeof shape), speed, "MSM grid (HPR_SCHED_TILES)", NULL, 0,
+                         NULL, NULL, speeds);
+}
+
+/* The MSM of points [0, n) across the ranks (every rank the same points and scalars, checked
+ * by the caller and compared by digest here); out (rank 0) in the interchange form. */
+static hpr_status cluster_msm_run(cluster_call *call, hpr_curve curve, hpr_group group, const msm_curve_ops *ops,
+                                  const cl_points *pts, const unsigned char *scalars, size_t n, unsigned char *out,
+                                  unsigned window_bits, hpr_cluster_report *report)
+{
+    msm_job j = {call->ctx, NULL, ops, NULL, 0, 0};
+    double speeds[HPR_CLUSTER_MAX_RANKS] = {0};
+    uint64_t digest = ranks_digest(0, scalars, n * 32);
+    hpr_status st;
+    if (n == 0) { /* every rank knows it: nothing to deal */
+        memset(out, 0, ops->affine_size);
+        return cluster_agree(call, HPR_OK, digest, 0, "MSM inputs", NULL, 0, NULL, NULL, NULL);
+    }
+    digest = ranks_digest(digest, pts->host, n * ops->affine_size);
+    if ((st = prepare_grids(call, &j, curve, group, pts, scalars, n, window_bits, digest, speeds)) != HPR_OK)
+        goto out;
+    unsigned blocks = msm_grid_blocks(j.grid);
+    sched_tiling tiling = ctx_tiling(call->ctx, blocks, blocks, blocks); /* whole windows */
+    ranks_job rj = {&j, NULL, msm_compute, msm_accept, NULL}; /* no payload: every rank has the inputs */
+    if ((st = cluster_run(call, msm_grid_items(j.grid), speeds, &tiling, &rj, report)) != HPR_OK)
+        goto out;
+    if (call->rank == 0)
+        st = cluster_sum_points(call->ctx, ops, j.results, j.count, 0, out);
+out:
+    msm_grid_free(j.grid);
+    free(j.results);
+    return st;
+}
+
+/* ---- hpr_cluster_msm ---- */
+
+static hpr_status check_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
+                             const void *scalars, size_t n, const void *out, const hpr_msm_opts *opts,
+                             const msm_curve_ops **ops)
+{
+    const char *device = opts && opts->device ? opts->device : ctx->device;
+    if (!msm_g1_ops(curve))
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported (bn254 = 1, bls12-381 = 2)",
+                        (int)curve);
+    if (!(*ops = msm_ops(curve, group)))
+        return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
+    if (!out || (n > 0 && (!points || !scalars)))
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "points, scalars and out must not be NULL");
+    if (n > UINT32_MAX)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "n = %zu is too large (at most 2^32 - 1 points)", n);
+    if (opts && (opts->window_bits > MSM_MAX_WINDOW_BITS || opts->point_chunks || opts->windows_per_tile))
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
+                        "a cluster MSM takes window_bits (0..%d) and no point_chunks or windows_per_tile",
+                        MSM_MAX_WINDOW_BITS);
+    if (strcmp(device, "cpu") != 0 && strcmp(device, "all") != 0)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
+                        "a cluster MSM runs on each rank's \"cpu\" or \"all\" devices, not \"%s\"", device);
+    return HPR_OK;
+}
+
+static hpr_status cluster_msm_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve curve, hpr_group group,
+                                   const void *points, const void *scalars, size_t n, void *out,
+                                   const hpr_msm_opts *opts, hpr_cluster_report *report)
+{
+    cluster_call call;
+    const msm_curve_ops *ops = NULL;
+    char device[sizeof ctx->device];
+    hpr_status st = cluster_call_begin(ctx, cluster, report, &call);
+    if (st != HPR_OK)
+        return st;
+    st = check_args(ctx, curve, group, points, scalars, n, out, opts, &ops);
+    if (call.size == 1) {
+        if (st == HPR_OK) {
+            cl_points pts = {points, n, 0, 0};
+            st = msm_keyed(ctx, curve, group, &pts, scalars, n, out, opts);
+        }
+        cluster_report_end(&call, report);
+        return st;
+    }
+    if (st != HPR_OK) /* the others learn of it in the first agreement */
+        return cluster_agree(&call, st, 0, 0, "MSM inputs", NULL, 0, NULL, NULL, NULL);
+    memcpy(device, ctx->device, sizeof device);
+    if (opts && opts->device)
+        snprintf(ctx->device, sizeof ctx->device, "%s", opts->device);
+    cl_points pts = {points, n, 0, 0};
+    st = cluster_msm_run(&call, curve, group, ops, &pts, scalars, n, out, opts ? opts->window_bits : 0, report);
+    memcpy(ctx->device, device, sizeof device);
+    cluster_report_end(&call, report);
+    return st;
+}
+
+hpr_status hpr_cluster_msm(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve curve, hpr_group group,
+                           const void *points, const void *scalars, size_t n, void *out, const hpr_msm_opts *opts,
+                           hpr_cluster_report *report)
+{
+    if (!ctx)
+        return HPR_ERR_INVALID_ARGUMENT;
+    ctx_enter(ctx);
+    return ctx_leave(ctx, cluster_msm_call(ctx, cluster, curve, group, points, scalars, n, out, opts, report));
+}
