@@ -173,7 +173,8 @@ static hpr_status agree_on_h(cluster_call *call, const g16_work *work, hpr_statu
     hpr_curve curve = work->zk->curve;
     for (int t = 0; t < G16_MSMS && call->rank == 0 && st == HPR_OK; t++) {
         const g16_msm *m = &work->msm[t];
-        c[t] = cluster_window_bits(msm_ops(curve, m->group), call->ctx->cpu_tier, call->ctx->threads, m->scalars, m->n);
+        c[t] = cluster_window_bits(msm_ops(curve, m->group), call->ctx->cpu_tier, call->ctx->threads, m->points,
+                                   m->scalars, m->n);
     }
     uint64_t digest = work->h && st == HPR_OK ? ranks_digest(0, work->h, domain * 32) : 0;
     if ((st = cluster_agree(call, st, digest, 0, "h (its witness)", c, G16_MSMS * sizeof *c, (void **)&got, &len,

@@ -122,14 +122,24 @@ hpr_status cluster_sum_points(hpr_ctx *ctx, const msm_curve_ops *ops, cluster_po
     return st;
 }
 
-unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads,
+/* 1 when the point (size bytes, interchange form) is infinity: all zero. */
+static int is_infinity(const unsigned char *point, size_t size)
+{
+    for (size_t i = 0; i < size; i++)
+        if (point[i])
+            return 0;
+    return 1;
+}
+
+unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads, const unsigned char *points,
                              const unsigned char *scalars, size_t n)
 {
     static const unsigned char zero[31];
     size_t general = 0;
     for (size_t i = 0; i < n; i++) {
         const unsigned char *k = scalars + 32 * i;
-        general += k[0] > 1 || memcmp(k + 1, zero, sizeof zero) != 0;
+        general += (k[0] > 1 || memcmp(k + 1, zero, sizeof zero) != 0) &&
+                   !is_infinity(points + i * ops->affine_size, ops->affine_size);
     }
     return msm_cpu_window_bits(ops, tier, general ? general : 1, threads);
 }
@@ -147,7 +157,8 @@ static hpr_status prepare_grids(cluster_call *call, msm_job *j, hpr_curve curve,
     size_t len = 0;
     hpr_status st;
     if (call->rank == 0)
-        c = window_bits ? window_bits : cluster_window_bits(j->ops, call->ctx->cpu_tier, call->ctx->threads, scalars, n);
+        c = window_bits ? window_bits
+                        : cluster_window_bits(j->ops, call->ctx->cpu_tier, call->ctx->threads, pts->host, scalars, n);
     if ((st = cluster_agree(call, HPR_OK, digest, 0, "MSM inputs", &c, sizeof c, (void **)&got, &len, NULL)) != HPR_OK)
         return st;
     if (call->rank != 0) {
