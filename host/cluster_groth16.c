@@ -223,17 +223,17 @@ static hpr_status cluster_work(void *user, g16_phases *ph, g16_work *work)
 }
 
 /* Rank 0's witness values (parsed and checked), sent to the others with the agreement over
- * the zkey's digest; the others get them in *values. */
+ * the zkey's digest (st: rank 0's status so far, its r and s drawn); the others get them in
+ * *values. */
 static hpr_status share_witness(cluster_call *call, const hpr_groth16_prover *prover, const void *wtns,
-                                size_t wtns_len, wtns_data *w, unsigned char **values)
+                                size_t wtns_len, hpr_status st, wtns_data *w, unsigned char **values)
 {
     const zkey_file *zk = g16_prover_zkey(prover);
     uint64_t digest = ranks_digest(0, zk->map, zk->map_len);
     size_t len = 0;
-    hpr_status st = HPR_OK;
     *values = NULL;
     memset(w, 0, sizeof *w);
-    if (call->rank == 0)
+    if (call->rank == 0 && st == HPR_OK)
         st = wtns && wtns_len ? g16_parse_witness(call->ctx, prover, wtns, wtns_len, "witness", w)
                               : ctx_fail(call->ctx, HPR_ERR_INVALID_ARGUMENT, "rank 0 has no witness");
     size_t bytes = (size_t)zk->n_vars * 32;
@@ -264,10 +264,12 @@ static hpr_status cluster_prove_call(hpr_ctx *ctx, const hpr_cluster *cluster, c
         cluster_report_end(&call, report);
         return st;
     }
-    if ((st = share_witness(&call, prover, wtns, wtns_len, &w, &values)) == HPR_OK) {
+    unsigned char r[32], s[32]; /* drawn before anything is shared: a failure is agreed on */
+    st = call.rank == 0 ? g16_random_blinding(ctx, g16_prover_zkey(prover)->curve, r, s) : HPR_OK;
+    if ((st = share_witness(&call, prover, wtns, wtns_len, st, &w, &values)) == HPR_OK) {
         double t0 = rt_now_seconds();
         if (call.rank == 0) {
-            st = g16_prove_random_by(ctx, prover, w.values, proof, cluster_work, &pc);
+            st = g16_prove_values_by(ctx, prover, w.values, r, s, proof, cluster_work, &pc);
             proof->report.total_s = rt_now_seconds() - t0;
         } else {
             st = g16_work_by(ctx, prover, values, cluster_work, &pc);

@@ -119,13 +119,14 @@ RT_MUST_CHECK hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **de
  * this process's devices: a cluster's ranks (host/cluster_groth16.c). work->h is NULL when
  * there was no memory for it (the context's detail says so). */
 typedef hpr_status (*g16_work_fn)(void *user, g16_phases *ph, g16_work *work);
-/* g16_prove_values with the work run by fn (NULL: this process's devices). */
+/* g16_prove_values with the work run by fn (NULL: this process's devices). fn runs even
+ * when there is no memory for h (work->h NULL), so that a cluster's other ranks learn of it. */
 RT_MUST_CHECK hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
                                              const unsigned char *r, const unsigned char *s,
                                              hpr_groth16_proof *proof, g16_work_fn fn, void *user);
-/* g16_prove_values_by with r and s drawn from the OS (as hpr_groth16_prove draws them). */
-RT_MUST_CHECK hpr_status g16_prove_random_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
-                                             hpr_groth16_proof *proof, g16_work_fn fn, void *user);
+/* r and s (canonical, uniform below the group order) drawn from the OS's CSPRNG, as
+ * hpr_groth16_prove draws them. */
+RT_MUST_CHECK hpr_status g16_random_blinding(hpr_ctx *ctx, hpr_curve curve, unsigned char *r, unsigned char *s);
 /* Only the work of a proof over w, by fn, nothing assembled: the ranks other than 0. */
 RT_MUST_CHECK hpr_status g16_work_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
                                      g16_work_fn fn, void *user);

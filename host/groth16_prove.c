@@ -186,6 +186,8 @@ hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, c
     proof->curve = zk->curve;
     if (!h) {
         st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for %u h scalars", zk->domain_size);
+        if (fn) /* still run: fn finds work.h NULL and tells the other ranks (else they would wait) */
+            (void)fn(user, &ph, &work);
         goto out;
     }
     if ((st = fn ? fn(user, &ph, &work) : run_work(&ph, &work)) != HPR_OK)
@@ -258,9 +260,8 @@ static hpr_status prove_parsed(hpr_ctx *ctx, const hpr_groth16_prover *prover, c
                                hpr_groth16_proof *proof)
 {
     unsigned char r[32], s[32];
-    hpr_curve curve = g16_prover_zkey(prover)->curve;
-    hpr_status st;
-    if ((st = random_scalar(ctx, curve, r)) != HPR_OK || (st = random_scalar(ctx, curve, s)) != HPR_OK)
+    hpr_status st = g16_random_blinding(ctx, g16_prover_zkey(prover)->curve, r, s);
+    if (st != HPR_OK)
         return st;
     proof->report.seconds[HPR_G16_WITNESS] = rt_now_seconds() - t0;
     st = g16_prove_values(ctx, prover, w->values, r, s, proof);
@@ -306,15 +307,10 @@ hpr_status g16_parse_witness(hpr_ctx *ctx, const hpr_groth16_prover *prover, con
     return st;
 }
 
-hpr_status g16_prove_random_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *w,
-                               hpr_groth16_proof *proof, g16_work_fn fn, void *user)
+hpr_status g16_random_blinding(hpr_ctx *ctx, hpr_curve curve, unsigned char *r, unsigned char *s)
 {
-    unsigned char r[32], s[32];
-    hpr_curve curve = g16_prover_zkey(prover)->curve;
-    hpr_status st;
-    if ((st = random_scalar(ctx, curve, r)) != HPR_OK || (st = random_scalar(ctx, curve, s)) != HPR_OK)
-        return st;
-    return g16_prove_values_by(ctx, prover, w, r, s, proof, fn, user);
+    hpr_status st = random_scalar(ctx, curve, r);
+    return st == HPR_OK ? random_scalar(ctx, curve, s) : st;
 }
 
 /* The witness bytes (name labels the errors) checked against the key, then the proof. */
