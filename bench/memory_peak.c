@@ -156,7 +156,7 @@ static int prepare(job *j, int argc, char **argv, size_t *estimate, char *size, 
             !(j->scalars = malloc(j->n * 32)) ||
             hpr_random_msm_inputs(j->ctx, j->curve, j->group, j->n, 1, j->points, j->scalars) != HPR_OK)
             return -1;
-        cl_points pts = {j->points, j->n, 0, 0};
+        cl_points pts = {j->points, j->n, 0, 0, 0};
         *estimate = mem_msm_need(j->ctx, msm_ops(j->curve, j->group), &pts, j->scalars, j->n, NULL);
         snprintf(size, size_len, "%s %s 2^%u", argv[2], argv[3], j->log_n);
         return 0;

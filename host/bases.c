@@ -102,7 +102,7 @@ static hpr_status msm_bases_call(hpr_ctx *ctx, const hpr_bases *bases, const voi
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "these bases belong to another context");
     if (n > bases->n)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "n = %zu exceeds the %zu bases", n, bases->n);
-    cl_points pts = {bases->points, bases->n, bases->key, bases->key};
+    cl_points pts = {bases->points, bases->n, bases->key, bases->key, 1}; /* validated when made */
     return msm_keyed(ctx, bases->curve, bases->group, &pts, scalars, n, out, opts);
 }
 

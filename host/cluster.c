@@ -111,11 +111,11 @@ typedef struct {
     unsigned started;
 } fault_injector;
 
-static int injected_payload(void *user, sched_range tile, void **in, size_t *in_len, int *owned, char *detail,
-                            size_t dlen)
+static int injected_payload(void *user, sched_range tile, int rank, void **in, size_t *in_len, int *owned,
+                            char *detail, size_t dlen)
 {
     fault_injector *f = user;
-    return f->job->payload(f->job->user, tile, in, in_len, owned, detail, dlen);
+    return f->job->payload(f->job->user, tile, rank, in, in_len, owned, detail, dlen);
 }
 
 static int injected_compute(void *user, sched_range tile, void *in, size_t in_len, void **out, size_t *out_len,
@@ -144,6 +144,12 @@ static void injected_idle(void *user)
     f->job->idle(f->job->user);
 }
 
+static int injected_start(void *user, char *detail, size_t dlen)
+{
+    fault_injector *f = user;
+    return f->job->start(f->job->user, detail, dlen);
+}
+
 hpr_status cluster_run(cluster_call *call, size_t n, const double *speeds, const sched_tiling *tiling,
                        const ranks_job *job, hpr_cluster_report *report)
 {
@@ -152,8 +158,12 @@ hpr_status cluster_run(cluster_call *call, size_t n, const double *speeds, const
     ranks_link single;
     ranks_link *l = call->link;
     fault_injector f = {job, call, 0};
-    ranks_job injected = {&f, job->payload ? injected_payload : NULL, injected_compute, injected_accept,
-                          job->idle ? injected_idle : NULL};
+    ranks_job injected = {&f,
+                          job->payload ? injected_payload : NULL,
+                          injected_compute,
+                          injected_accept,
+                          job->idle ? injected_idle : NULL,
+                          job->start ? injected_start : NULL};
     if (!l) /* one process: the same dealing, to rank 0's worker alone */
         ranks_link_init(l = &single, 0, 1, NULL, NULL, NULL, HPR_ERR_RANK, HPR_ERR_INVALID_ARGUMENT);
     int st = ranks_run(l, n, speeds, tiling, call->ctx->knobs.sched_fault[0] ? &injected : job, &rep, detail,
@@ -234,9 +244,11 @@ typedef struct {
     size_t column_bytes;
 } ntt_job;
 
-static int ntt_payload(void *user, sched_range tile, void **in, size_t *in_len, int *owned, char *detail, size_t dlen)
+static int ntt_payload(void *user, sched_range tile, int rank, void **in, size_t *in_len, int *owned, char *detail,
+                       size_t dlen)
 {
     ntt_job *j = user;
+    (void)rank;
     (void)detail;
     (void)dlen;
     *in = j->data + tile.begin * j->column_bytes;
@@ -329,7 +341,7 @@ static hpr_status cluster_ntt_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr
                             speeds)) != HPR_OK)
         return st;
     sched_tiling tiling = ctx_tiling(ctx, 1, 1, 0);
-    ranks_job rj = {&job, ntt_payload, ntt_compute, ntt_accept, NULL};
+    ranks_job rj = {&job, ntt_payload, ntt_compute, ntt_accept, NULL, NULL};
     st = cluster_run(&call, o.columns, speeds, &tiling, &rj, report);
     cluster_report_end(&call, report);
     return st;

@@ -66,7 +66,7 @@ RT_MUST_CHECK hpr_status cluster_sum_points(hpr_ctx *ctx, const msm_curve_ops *o
 /* The window bits of a grid the ranks share: what the CPU job of tier on threads threads
  * chooses for the general terms among n (a scalar neither 0 nor 1, a finite point: what the
  * buckets cost, as msm_cpu_job_prepare counts them); a scan, no preparation, so rank 0 can
- * send it before any rank prepares. */
+ * send it before any rank prepares. scalars NULL: not known yet, each counted as general. */
 unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads, const unsigned char *points,
                              const unsigned char *scalars, size_t n);
 

@@ -2,22 +2,25 @@
  * cluster_groth16.c: Groth16 across the ranks of a cluster: one proof shared by the ranks
  * (hpr_cluster_groth16_prove), and many proofs dealt to them (hpr_cluster_groth16_prove_batch).
  *
- * One proof: every rank maps the same zkey (compared by digest: a rank with another key
- * fails the call with one error), rank 0 parses the witness and sends its values (32 bytes
- * per variable) with the agreement. Every rank then computes h itself: the QAP evaluations
- * and six NTTs of the domain, 8% of a proof on one core (docs/cluster.md), cheaper to repeat
- * than to deal, and every rank needs its result for the H MSM. Rank 0 chooses each MSM's
- * window size and sends them with the agreement over h's digest. Then the five MSMs run as
- * one job: their window grids (host/msm_hybrid.c) laid end to end, B2 first (G2, the
- * costliest windows), then H, A, B1 and C, and dealt to the ranks in whole windows
- * (runtime/sched/ranks.c). A rank prepares an MSM's grid at its first tile of it. One job
- * rather than five: no rank waits for the others at the end of each MSM, and a proof needs
- * two agreements and one job instead of seventeen steps. Rank 0 adds each MSM's tiles in
- * range order, draws r and s and adds the blinding terms as one process does
+ * One proof: every rank maps the same zkey (compared by digest, computed once per prover: a
+ * rank with another key fails the call with one error), rank 0 parses the witness and sends
+ * its values (32 bytes per variable) with the agreement. Rank 0 then chooses each MSM's
+ * window size (the H MSM's from its points: h is not known yet) and sends them. Then the five
+ * MSMs run as one job: their window grids (host/msm_hybrid.c) laid end to end, B2 first (G2,
+ * the costliest windows), then A, B1, C and H last, dealt to the ranks in whole windows
+ * (runtime/sched/ranks.c). Rank 0 computes h (the QAP evaluations and six NTTs of the domain,
+ * 8% of a proof on one core) in the job's start, while the other ranks already take tiles of
+ * the first MSMs; a rank's first H tile brings h (32 x domain bytes), so h is computed once
+ * (it was computed by every rank before: cheaper to send than to repeat). A rank prepares an
+ * MSM's grid at its first tile of it, and forms a window's digits at its first tile of that
+ * window. One job rather than five: no rank waits for the others at the end of each MSM, and
+ * a proof needs two agreements and one job instead of seventeen steps. Rank 0 adds each MSM's
+ * tiles in range order, draws r and s and adds the blinding terms as one process does
  * (host/groth16_prove.c), so the proof is the one hpr_groth16_prove would make with the same
- * r and s. The report's MSM phases share the job's time by the compute time each took.
- * Bytes per proof: the witness to each other rank (32 x nVars), two agreements, and an ask
- * and up to five points per tile: about 32 x nVars x (N - 1) plus about 10 KB per other rank.
+ * r and s. The report's MSM phases share the job's time after h by the compute time each took.
+ * Bytes per proof: the witness to each other rank (32 x nVars), h to each rank that computes
+ * an H tile (32 x domain), two agreements, and an ask and up to five points per tile: about
+ * 32 x (nVars + domain) x (N - 1) plus about 10 KB per other rank.
  *
  * Many proofs: the witnesses are the items (one per tile: sched_tiling.max_tile), rank 0
  * reads each when a rank asks for it and sends its bytes; the rank proves it alone with its
@@ -45,20 +48,30 @@ typedef struct {
     hpr_cluster_report *report;
 } proof_cluster;
 
-/* The order of the MSMs in the job's items: the largest windows first (B2 in G2, then H, whose
- * scalars are all general), the cheapest last, so that the tail is made of small tiles. */
-static const int msm_order[G16_MSMS] = {2, 4, 0, 1, 3};
+/* The order of the MSMs in the job's items: the largest windows first (B2 in G2), the H MSM
+ * last: rank 0 computes h while the others take the first tiles, and a rank's first H tile
+ * brings h with it (by then it is long ready). */
+static const int msm_order[G16_MSMS] = {2, 0, 1, 3, 4};
+enum { H_POSITION = G16_MSMS - 1, H_MSM = 4 };
 
 /* The five MSMs as one job: item ranges [first[k], first[k + 1]) are MSM msm_order[k]'s grid. */
 typedef struct {
     hpr_ctx *ctx;
     const g16_work *work;
+    g16_phases *ph;               /* rank 0's: h's phase ends in the job's start */
     uint32_t c[G16_MSMS];         /* window bits, by MSM (rank 0's choice) */
     size_t first[G16_MSMS + 1];   /* by position in msm_order */
     msm_grid *grid[G16_MSMS];     /* by MSM, prepared on a rank's first tile of it */
     cluster_point *points;        /* rank 0: the tiles' sums */
     size_t count, cap;
     double busy[G16_MSMS];        /* rank 0: seconds spent on each MSM, all ranks */
+    /* h: rank 0 computes it in the job's start; the serving thread's payloads wait for it */
+    pthread_mutex_t h_lock;
+    pthread_cond_t h_done;
+    int h_state;                  /* rank 0: 0 being computed, 1 ready, else its error status */
+    char h_detail[RANKS_DETAIL_LEN];
+    unsigned char has_h[RANKS_MAX]; /* rank 0: ranks that returned an H tile (they keep h) */
+    int have_h;                     /* the other ranks: h received into work->h */
 } proof_job;
 
 /* One MSM's piece of a tile, as it travels. */
@@ -69,25 +82,93 @@ typedef struct {
     unsigned char point[MSM_MAX_AFFINE_BYTES];
 } proof_piece;
 
+static int tile_has_h(const proof_job *j, sched_range tile)
+{
+    return tile.end > j->first[H_POSITION] && tile.begin < j->first[H_POSITION + 1];
+}
+
+static size_t h_bytes(const proof_job *j)
+{
+    return (size_t)j->work->zk->domain_size * 32;
+}
+
+/* Rank 0, the job's start: h on the calling thread, its phase closed; the waiting payloads
+ * are woken with its outcome. */
+static int proof_start(void *user, char *detail, size_t dlen)
+{
+    proof_job *j = user;
+    hpr_status st = g16_run_task(j->ctx, j->work, G16_TASK_H, NULL);
+    g16_phase_end(j->ph, HPR_G16_H, 1);
+    progress_phase(j->ctx, "msm");
+    pthread_mutex_lock(&j->h_lock);
+    j->h_state = st == HPR_OK ? 1 : (int)st;
+    if (st != HPR_OK)
+        snprintf(j->h_detail, sizeof j->h_detail, "rank 0: h: %.360s", j->ctx->detail);
+    pthread_cond_broadcast(&j->h_done);
+    pthread_mutex_unlock(&j->h_lock);
+    if (st != HPR_OK)
+        snprintf(detail, dlen, "%s", j->h_detail);
+    return st == HPR_OK ? 0 : (int)st;
+}
+
+/* Rank 0: h travels with each H tile of a rank until that rank has returned one. */
+static int proof_payload(void *user, sched_range tile, int rank, void **in, size_t *in_len, int *owned, char *detail,
+                         size_t dlen)
+{
+    proof_job *j = user;
+    *owned = 0;
+    if (rank == 0 || !tile_has_h(j, tile) || j->has_h[rank])
+        return 0;
+    pthread_mutex_lock(&j->h_lock);
+    while (j->h_state == 0)
+        pthread_cond_wait(&j->h_done, &j->h_lock);
+    int st = j->h_state == 1 ? 0 : j->h_state;
+    if (st)
+        snprintf(detail, dlen, "%s", j->h_detail);
+    pthread_mutex_unlock(&j->h_lock);
+    if (st == 0) {
+        *in = j->work->h;
+        *in_len = h_bytes(j);
+    }
+    return st;
+}
+
+/* The other ranks: h from a tile's payload into work->h. 0, or -1 (a fault: another rank takes
+ * the tile) without h. */
+static int take_h(proof_job *j, const void *in, size_t in_len, char *detail, size_t dlen)
+{
+    if (in_len == h_bytes(j) && j->work->h) {
+        memcpy(j->work->h, in, in_len);
+        j->have_h = 1;
+    }
+    if (j->have_h)
+        return 0;
+    snprintf(detail, dlen, "%s", j->work->h ? "an H tile came without h" : "no memory for h");
+    return -1;
+}
+
 static hpr_status ensure_grid(proof_job *j, int t)
 {
     const g16_msm *m = &j->work->msm[t];
     hpr_curve curve = j->work->zk->curve;
-    cl_points pts = {m->points, m->n, m->key, m->owner};
+    cl_points pts = {m->points, m->n, m->key, m->owner, m->validated};
     if (j->grid[t])
         return HPR_OK;
-    return msm_grid_prepare(j->ctx, curve, m->group, msm_ops(curve, m->group), &pts, m->scalars, m->n, j->c[t],
-                            strcmp(j->ctx->device, "all") == 0, &j->grid[t]);
+    hpr_status st = msm_grid_prepare(j->ctx, curve, m->group, msm_ops(curve, m->group), &pts, m->scalars, m->n,
+                                     j->c[t], strcmp(j->ctx->device, "all") == 0, &j->grid[t]);
+    if (st == HPR_OK) /* every point of the section was checked */
+        g16_prover_set_validated(j->work->prover, t);
+    return st;
 }
 
 static int proof_compute(void *user, sched_range tile, void *in, size_t in_len, void **out, size_t *out_len,
                          char *detail, size_t dlen)
 {
     proof_job *j = user;
+    if (tile_has_h(j, tile) && j->h_state != 1 && take_h(j, in, in_len, detail, dlen) != 0)
+        return -1;
     proof_piece *pieces = calloc(G16_MSMS, sizeof *pieces);
     size_t np = 0;
-    (void)in;
-    (void)in_len;
     if (!pieces) {
         snprintf(detail, dlen, "no memory for a tile's sums");
         return -1;
@@ -142,11 +223,13 @@ static int proof_accept(void *user, sched_range tile, int rank, void *out, size_
         }
         j->busy[p->msm] += p->seconds;
     }
+    if (tile_has_h(j, tile))
+        j->has_h[rank] = 1;
     return 0;
 }
 
-/* Rank 0: each MSM's sums added into its output; the MSM phases get the job's time in the
- * shares of the compute time each took (they ran as one job). */
+/* Rank 0: each MSM's sums added into its output; the MSM phases get the job's time after h
+ * in the shares of the compute time each took (they ran as one job). */
 static hpr_status proof_results(proof_job *j, g16_phases *ph)
 {
     double total = 0, wall = rt_now_seconds() - ph->t;
@@ -164,21 +247,22 @@ static hpr_status proof_results(proof_job *j, g16_phases *ph)
     return HPR_OK;
 }
 
-/* Rank 0 chooses every MSM's window bits (the H MSM's from its h, which every rank computed
- * the same) and sends them with the agreement over h's digest. */
-static hpr_status agree_on_h(cluster_call *call, const g16_work *work, hpr_status st, uint32_t *c)
+/* Rank 0 chooses every MSM's window bits and sends them to the others; the H MSM's from its
+ * points alone (h is not computed yet: its values count as general, as nearly all are). Every
+ * rank brings whether it has memory for h. */
+static hpr_status agree_on_windows(cluster_call *call, const g16_work *work, uint32_t *c)
 {
     uint32_t *got = NULL;
-    size_t len = 0, domain = work->zk->domain_size;
+    size_t len = 0;
     hpr_curve curve = work->zk->curve;
+    hpr_status st = work->h ? HPR_OK : HPR_ERR_OUT_OF_MEMORY; /* the context's detail says so */
     for (int t = 0; t < G16_MSMS && call->rank == 0 && st == HPR_OK; t++) {
         const g16_msm *m = &work->msm[t];
         c[t] = cluster_window_bits(msm_ops(curve, m->group), call->ctx->cpu_tier, call->ctx->threads, m->points,
-                                   m->scalars, m->n);
+                                   t == H_MSM ? NULL : m->scalars, m->n);
     }
-    uint64_t digest = work->h && st == HPR_OK ? ranks_digest(0, work->h, domain * 32) : 0;
-    if ((st = cluster_agree(call, st, digest, 0, "h (its witness)", c, G16_MSMS * sizeof *c, (void **)&got, &len,
-                            NULL)) != HPR_OK)
+    if ((st = cluster_agree(call, st, 0, 0, "window sizes", c, G16_MSMS * sizeof *c, (void **)&got, &len, NULL)) !=
+        HPR_OK)
         return st;
     if (call->rank != 0) {
         if (!got || len != G16_MSMS * sizeof *c)
@@ -190,6 +274,18 @@ static hpr_status agree_on_h(cluster_call *call, const g16_work *work, hpr_statu
     return st;
 }
 
+static void lay_out_grids(proof_job *j)
+{
+    for (int k = 0; k < G16_MSMS; k++) {
+        const g16_msm *m = &j->work->msm[msm_order[k]];
+        size_t items = 0;
+        unsigned blocks;
+        if (m->n)
+            msm_grid_shape(j->ctx, msm_ops(j->work->zk->curve, m->group), m->n, j->c[msm_order[k]], &items, &blocks);
+        j->first[k + 1] = j->first[k] + items;
+    }
+}
+
 static hpr_status cluster_work(void *user, g16_phases *ph, g16_work *work)
 {
     proof_cluster *pc = user;
@@ -198,27 +294,29 @@ static hpr_status cluster_work(void *user, g16_phases *ph, g16_work *work)
     memset(&j, 0, sizeof j);
     j.ctx = call->ctx;
     j.work = work;
-    hpr_status st = work->h ? g16_run_task(j.ctx, work, G16_TASK_H, NULL) : HPR_ERR_OUT_OF_MEMORY;
-    g16_phase_end(ph, HPR_G16_H, 1);
-    if ((st = agree_on_h(call, work, st, j.c)) != HPR_OK)
+    j.ph = ph;
+    hpr_status st = agree_on_windows(call, work, j.c);
+    if (st != HPR_OK)
         return st;
-    for (int k = 0; k < G16_MSMS; k++) {
-        const g16_msm *m = &work->msm[msm_order[k]];
-        size_t items = 0;
-        unsigned blocks;
-        if (m->n)
-            msm_grid_shape(j.ctx, msm_ops(work->zk->curve, m->group), m->n, j.c[msm_order[k]], &items, &blocks);
-        j.first[k + 1] = j.first[k] + items;
+    lay_out_grids(&j);
+    if (pthread_mutex_init(&j.h_lock, NULL) != 0)
+        return ctx_fail(j.ctx, HPR_ERR_THREADS, "cannot create a mutex");
+    if (pthread_cond_init(&j.h_done, NULL) != 0) {
+        pthread_mutex_destroy(&j.h_lock);
+        return ctx_fail(j.ctx, HPR_ERR_THREADS, "cannot create a condition variable");
     }
-    progress_phase(j.ctx, "msm");
+    if (call->rank != 0)
+        progress_phase(j.ctx, "msm");
     sched_tiling tiling = ctx_tiling(j.ctx, 8, 8, 8); /* whole windows (of 8 blocks) */
-    ranks_job rj = {&j, NULL, proof_compute, proof_accept, NULL};
+    ranks_job rj = {&j, proof_payload, proof_compute, proof_accept, NULL, proof_start};
     st = cluster_run(call, j.first[G16_MSMS], NULL, &tiling, &rj, pc->report);
     if (st == HPR_OK && call->rank == 0)
         st = proof_results(&j, ph);
     for (int t = 0; t < G16_MSMS; t++)
         msm_grid_free(j.grid[t]);
     free(j.points);
+    pthread_cond_destroy(&j.h_done);
+    pthread_mutex_destroy(&j.h_lock);
     return st;
 }
 
@@ -229,7 +327,7 @@ static hpr_status share_witness(cluster_call *call, const hpr_groth16_prover *pr
                                 size_t wtns_len, hpr_status st, wtns_data *w, unsigned char **values)
 {
     const zkey_file *zk = g16_prover_zkey(prover);
-    uint64_t digest = ranks_digest(0, zk->map, zk->map_len);
+    uint64_t digest = g16_prover_digest(prover);
     size_t len = 0;
     *values = NULL;
     memset(w, 0, sizeof *w);
@@ -330,10 +428,11 @@ typedef struct {
     outcome *head, **tail;
 } batch_job;
 
-static int batch_payload(void *user, sched_range tile, void **in, size_t *in_len, int *owned, char *detail,
-                         size_t dlen)
+static int batch_payload(void *user, sched_range tile, int rank, void **in, size_t *in_len, int *owned,
+                         char *detail, size_t dlen)
 {
     batch_job *b = user;
+    (void)rank;
     witness_head head = {0};
     void *data = NULL;
     size_t len = 0;
@@ -501,15 +600,14 @@ static hpr_status cluster_batch_call(hpr_ctx *ctx, const hpr_cluster *cluster, c
         st = ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "prover must not be NULL");
     else if (call.rank == 0 && (!read_witness || !write_proof))
         st = ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "rank 0 needs read_witness and write_proof");
-    const zkey_file *zk = prover ? g16_prover_zkey(prover) : NULL;
-    uint64_t digest = zk ? ranks_digest(0, zk->map, zk->map_len) : 0;
+    uint64_t digest = prover ? g16_prover_digest(prover) : 0;
     uint64_t n = count;
     digest = ranks_digest(digest, &n, sizeof n);
     if ((st = cluster_agree(&call, st, digest, 0, "zkey and batch size", NULL, 0, NULL, NULL, speeds)) != HPR_OK)
         return st;
     sched_tiling tiling = ctx_tiling(ctx, 1, 1, 0);
     tiling.max_tile = 1; /* a witness per tile: each is a whole proof */
-    ranks_job rj = {&b, batch_payload, batch_compute, batch_accept, batch_idle};
+    ranks_job rj = {&b, batch_payload, batch_compute, batch_accept, batch_idle, NULL};
     b.tail = &b.head;
     if (count)
         st = cluster_run(&call, count, speeds, &tiling, &rj, report);

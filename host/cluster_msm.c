@@ -137,8 +137,8 @@ unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigne
     static const unsigned char zero[31];
     size_t general = 0;
     for (size_t i = 0; i < n; i++) {
-        const unsigned char *k = scalars + 32 * i;
-        general += (k[0] > 1 || memcmp(k + 1, zero, sizeof zero) != 0) &&
+        const unsigned char *k = scalars ? scalars + 32 * i : NULL;
+        general += (!k || k[0] > 1 || memcmp(k + 1, zero, sizeof zero) != 0) &&
                    !is_infinity(points + i * ops->affine_size, ops->affine_size);
     }
     return msm_cpu_window_bits(ops, tier, general ? general : 1, threads);
@@ -192,7 +192,7 @@ static hpr_status cluster_msm_run(cluster_call *call, hpr_curve curve, hpr_group
         goto out;
     unsigned blocks = msm_grid_blocks(j.grid);
     sched_tiling tiling = ctx_tiling(call->ctx, blocks, blocks, blocks); /* whole windows */
-    ranks_job rj = {&j, NULL, msm_compute, msm_accept, NULL}; /* no payload: every rank has the inputs */
+    ranks_job rj = {&j, NULL, msm_compute, msm_accept, NULL, NULL}; /* no payload: every rank has the inputs */
     if ((st = cluster_run(call, msm_grid_items(j.grid), speeds, &tiling, &rj, report)) != HPR_OK)
         goto out;
     if (call->rank == 0)
@@ -242,7 +242,7 @@ static hpr_status cluster_msm_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr
     st = check_args(ctx, curve, group, points, scalars, n, out, opts, &ops);
     if (call.size == 1) {
         if (st == HPR_OK) {
-            cl_points pts = {points, n, 0, 0};
+            cl_points pts = {points, n, 0, 0, 0};
             st = msm_keyed(ctx, curve, group, &pts, scalars, n, out, opts);
         }
         cluster_report_end(&call, report);
@@ -253,7 +253,7 @@ static hpr_status cluster_msm_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr
     memcpy(device, ctx->device, sizeof device);
     if (opts && opts->device)
         snprintf(ctx->device, sizeof ctx->device, "%s", opts->device);
-    cl_points pts = {points, n, 0, 0};
+    cl_points pts = {points, n, 0, 0, 0};
     st = cluster_msm_run(&call, curve, group, ops, &pts, scalars, n, out, opts ? opts->window_bits : 0, report);
     memcpy(ctx->device, device, sizeof device);
     cluster_report_end(&call, report);

@@ -55,13 +55,13 @@ static hpr_status run_selftest(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, hpr_g
         goto out;
     }
     if ((st = hpr_random_msm_inputs(ctx, curve, group, SELFTEST_POINTS, SELFTEST_SEED, points, scalars)) != HPR_OK ||
-        (st = msm_on_cpu(ctx, ops, points, scalars, SELFTEST_POINTS, want, NULL)) != HPR_OK)
+        (st = msm_on_cpu(ctx, ops, points, 0, scalars, SELFTEST_POINTS, want, NULL)) != HPR_OK)
         goto out;
     if (selftest_muls(ctx, dev, curve, ops, points, variant, why) != 0) {
         st = ctx_device_error(ctx, dev, why);
         goto out;
     }
-    cl_points pts = {points, SELFTEST_POINTS, 0, 0};
+    cl_points pts = {points, SELFTEST_POINTS, 0, 0, 0};
     cl_msm_result r = cl_msm(ctx->cl, dev, variant, ops, &pts, 0, scalars, SELFTEST_POINTS, 0, got, &bad_index,
                              &bad_kind, NULL, why);
     if (r == CL_MSM_DEVICE_ERROR) {

@@ -22,6 +22,13 @@
 
 /* The parsed key a prover holds (valid while the prover lives). */
 const zkey_file *g16_prover_zkey(const hpr_groth16_prover *prover);
+/* The digest (ranks_digest) of the prover's whole zkey, by which a cluster's ranks check that
+ * they map the same key: computed at the first call (27 MB at 2^16: about 8 ms) and kept. */
+uint64_t g16_prover_digest(const hpr_groth16_prover *prover);
+/* Which MSM sections of the key were validated (bit t: work.msm[t]'s points), and marking
+ * one after an MSM over it succeeded: later MSMs over it skip the check (cl_points.validated). */
+unsigned g16_prover_validated(const hpr_groth16_prover *prover);
+void g16_prover_set_validated(const hpr_groth16_prover *prover, int t);
 /* The prover's first resident key: the owner of its point sets on the devices; the MSM of
  * phase p keys its points with owner + 1 + (p - HPR_G16_MSM_A). */
 uint64_t g16_prover_key(const hpr_groth16_prover *prover);
@@ -37,6 +44,7 @@ typedef struct {
     size_t n;
     unsigned char *out;
     uint64_t key, owner; /* the points' key on the devices (the prover's; cl_resident.c) */
+    int validated;       /* the points were validated by an earlier proof's MSM */
 } g16_msm;
 
 enum { G16_MSMS = 5 }; /* A, B1, B2, C, H: msm[phase - HPR_G16_MSM_A] */
@@ -46,6 +54,7 @@ enum { G16_TASK_H = G16_MSMS, G16_TASKS };
 
 /* The work of one proof before the blinding: the h scalars (into h) and the five MSMs. */
 typedef struct {
+    const hpr_groth16_prover *prover; /* marks the sections its MSMs validated */
     const zkey_file *zk;
     const unsigned char *w;
     unsigned char *h;

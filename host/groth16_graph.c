@@ -194,7 +194,7 @@ static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
     size_t bad = 0;
     msm_point_check kind = MSM_POINT_OK;
     double t0 = rt_now_seconds();
-    cl_points pts = {m->points, m->n, m->key, m->owner};
+    cl_points pts = {m->points, m->n, m->key, m->owner, m->validated};
     cl_msm_result r = cl_msm(g->ctx->cl, dev, dev_msm_variant(g->work->zk->curve, m->group), ops, &pts, 0, m->scalars,
                              m->n, 0, m->out, &bad, &kind, NULL, why);
     if (r == CL_MSM_OK)

@@ -148,13 +148,14 @@ static void work_init(g16_work *work, const hpr_groth16_prover *prover, const un
     const zkey_file *zk = g16_prover_zkey(prover);
     size_t private_from = (size_t)zk->n_public + 1;
     uint64_t key = g16_prover_key(prover);
-    *work = (g16_work){zk, w, h,
-                       {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0], key + 1, key},
-                        {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1], key + 2, key},
-                        {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2, key + 3, key},
+    unsigned v = g16_prover_validated(prover);
+    *work = (g16_work){prover, zk, w, h,
+                       {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0], key + 1, key, v & 1},
+                        {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1], key + 2, key, v >> 1 & 1},
+                        {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2, key + 3, key, v >> 2 & 1},
                         {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2],
-                         key + 4, key},
-                        {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3], key + 5, key}}};
+                         key + 4, key, v >> 3 & 1},
+                        {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3], key + 5, key, v >> 4 & 1}}};
 }
 
 /* The devices keep one prover's bases per context: the last one it proved with. Also: the h

@@ -6,17 +6,25 @@
  * Why a handle: the key's point sections are used in place from the mapping, so one prover
  * serves many proofs. Thread safety: the prover is read-only after hpr_groth16_prover_create
  * (the zkey mapping and its parsed offsets); all per-proof state lives on the stack, the heap
- * and the caller's context.
+ * and the caller's context; two fields are written later, atomic caches that any thread may fill
+ * with the same value: the key's digest for cluster calls, and which MSM sections have been
+ * validated (an MSM checks its points; once one over a section succeeded, later proofs skip
+ * the check: the mapping is read-only, and the key's file must not change while a prover
+ * maps it, as for every section it reads).
  */
 #include "resident.h"
 #include "groth16.h"
 #include "msm_engine.h"
+#include "runtime/sched/ranks.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 struct hpr_groth16_prover {
     zkey_file zk;
     uint64_t key;
+    _Atomic uint64_t digest;    /* the zkey's ranks_digest, 0 until a cluster call asks for it */
+    _Atomic unsigned validated; /* bit t: MSM t's points, checked by an MSM over them that succeeded */
 };
 
 /* The key's fixed points (section 2: alpha1, beta1, delta1 in G1; beta2, gamma2, delta2 in
@@ -175,4 +183,25 @@ uint64_t g16_prover_key(const hpr_groth16_prover *prover)
 const zkey_file *g16_prover_zkey(const hpr_groth16_prover *prover)
 {
     return &prover->zk;
+}
+
+uint64_t g16_prover_digest(const hpr_groth16_prover *prover)
+{
+    hpr_groth16_prover *p = (hpr_groth16_prover *)prover; /* the cache only */
+    uint64_t d = atomic_load_explicit(&p->digest, memory_order_relaxed);
+    if (d == 0) { /* a digest that is 0 is recomputed each time: harmless */
+        d = ranks_digest(0, p->zk.map, p->zk.map_len);
+        atomic_store_explicit(&p->digest, d, memory_order_relaxed);
+    }
+    return d;
+}
+
+unsigned g16_prover_validated(const hpr_groth16_prover *prover)
+{
+    return atomic_load_explicit(&((hpr_groth16_prover *)prover)->validated, memory_order_relaxed);
+}
+
+void g16_prover_set_validated(const hpr_groth16_prover *prover, int t)
+{
+    atomic_fetch_or_explicit(&((hpr_groth16_prover *)prover)->validated, 1u << t, memory_order_relaxed);
 }

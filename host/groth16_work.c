@@ -144,7 +144,7 @@ static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const
 {
     static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
     hpr_msm_opts opts = {0, 0, 0, device};
-    cl_points pts = {m->points, m->n, m->key, m->owner};
+    cl_points pts = {m->points, m->n, m->key, m->owner, m->validated};
     hpr_status st = msm_keyed(ctx, curve, m->group, &pts, m->scalars, m->n, m->out, &opts);
     if (st != HPR_OK) {
         char why[CL_DETAIL_LEN];
@@ -163,8 +163,11 @@ hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *d
     progress_phase(ctx, g16_phase_name(g16_task_phase(work, t)));
     if ((st = progress_check(ctx)) != HPR_OK)
         return st;
-    if (t != G16_TASK_H)
-        return run_msm(ctx, work->zk->curve, &work->msm[t], device);
+    if (t != G16_TASK_H) {
+        if ((st = run_msm(ctx, work->zk->curve, &work->msm[t], device)) == HPR_OK && work->prover)
+            g16_prover_set_validated(work->prover, t);
+        return st;
+    }
     if ((st = g16_h(ctx, work->zk, work->w, work->h, device)) == HPR_OK)
         progress_add(ctx, g16_h_extra_units(work->zk));
     return st;

@@ -547,7 +547,7 @@ static hpr_status msm_in_pieces(hpr_ctx *ctx, hpr_curve curve, hpr_group group, 
     ops->xyzz_set_inf(acc);
     for (size_t off = 0; off < n; off += piece) {
         size_t m = n - off < piece ? n - off : piece;
-        cl_points sub = {pts->host + off * as, m, 0, 0};
+        cl_points sub = {pts->host + off * as, m, 0, 0, pts->validated};
         if ((st = run(ctx, curve, group, ops, &sub, scalars + off * 32, m, part, opts)) != HPR_OK)
             return piece_error(ctx, ops, st, pts->host, off, m);
         if (memcmp(part, zero, as) == 0)
@@ -574,7 +574,7 @@ hpr_status mem_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_cur
         return run(ctx, curve, group, ops, pts, scalars, n, out, opts);
     while ((piece + 1) / 2 >= MEM_MSM_MIN_PIECE) {
         piece = (piece + 1) / 2;
-        cl_points sub = {pts->host, piece, 0, 0};
+        cl_points sub = {pts->host, piece, 0, 0, 0};
         piece_need = mem_msm_need(ctx, ops, &sub, scalars, piece, opts);
         if (budget_fits(ctx, piece_need, &lim))
             return msm_in_pieces(ctx, curve, group, ops, pts, scalars, n, out, opts, run, piece);
@@ -648,8 +648,8 @@ size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, int from_file, size_t *
         *full = *least = held;
         return held;
     }
-    const cl_points pts[PROOF_MSMS] = {{zk->a, nv, 1, 1}, {zk->b1, nv, 1, 1}, {zk->b2, nv, 1, 1}, {zk->c, npriv, 1, 1},
-                                     {zk->h, n, 1, 1}};
+    const cl_points pts[PROOF_MSMS] = {{zk->a, nv, 1, 1, 0}, {zk->b1, nv, 1, 1, 0}, {zk->b2, nv, 1, 1, 0},
+                                     {zk->c, npriv, 1, 1, 0}, {zk->h, n, 1, 1, 0}};
     const msm_curve_ops *ops[PROOF_MSMS] = {g1, g1, g2, g1, g1};
     cl_dev *devs[HPR_REPORT_MAX_DEVICES], *dev = NULL;
     unsigned gpus = 0, nhost = 0;
@@ -670,7 +670,7 @@ size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, int from_file, size_t *
     size_t need[PROOF_MSMS], need_piece[PROOF_MSMS], largest[PROOF_MSMS], largest_piece[PROOF_MSMS];
     for (int i = 0; i < PROOF_MSMS; i++) {
         size_t m = pts[i].count;
-        cl_points piece = {pts[i].host, smallest_piece(m), 0, 0};
+        cl_points piece = {pts[i].host, smallest_piece(m), 0, 0, 0};
         need[i] = mem_msm_need(ctx, ops[i], &pts[i], NULL, m, NULL);
         need_piece[i] = mem_msm_need(ctx, ops[i], &piece, NULL, piece.count, NULL);
         cpu = max_size(cpu, cpu_job_bytes(ctx, ops[i], pts[i].host, NULL, m, NULL, &largest[i]));

@@ -94,7 +94,7 @@ static hpr_status msm_single_device(hpr_ctx *ctx, cl_dev *dev, hpr_curve curve, 
         }
         ctx_notice_cpu_redid(ctx, "MSM");
     }
-    st = msm_on_cpu(ctx, ops, points, scalars, n, out, opts);
+    st = msm_on_cpu(ctx, ops, points, pts->validated, scalars, n, out, opts);
     report_single(ctx, "cpu", n, rt_now_seconds() - t0);
     if (dev) {
         snprintf(ctx->report.notes, sizeof ctx->report.notes, "%s", ctx->notice);
@@ -136,7 +136,7 @@ hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_po
 static hpr_status msm_ex_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                               size_t n, void *out, const hpr_msm_opts *opts)
 {
-    cl_points pts = {points, n, 0, 0};
+    cl_points pts = {points, n, 0, 0, 0};
     return msm_keyed(ctx, curve, group, &pts, scalars, n, out, opts);
 }
 

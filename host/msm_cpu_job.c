@@ -8,7 +8,9 @@
  * (summed directly with one mixed addition each) and the rest, the list; (2) validate the
  * points in parallel (in place, or decoded into a copy), with the tier's check where it has
  * one, and drop points at infinity from the list; (3) in parallel over the list: the points
- * in the tier's own form (list order) and the Booth digits of every window; (4) cut the list
+ * in the tier's own form (list order); the Booth digits of a window are formed when a piece
+ * first needs that window (a cluster's rank that runs half the windows forms half the
+ * digits, and touches half of their pages); (4) cut the list
  * into tiles (point chunks x window groups, see msm_cpu.h) and run them with the ones-sums on
  * the pool; (5) add the partial window sums in tile order, combine the windows (Horner), add
  * the ones, normalise. Large arrays are on huge pages (runtime/base/rt_mem.h).
@@ -48,6 +50,7 @@ struct msm_cpu_job {
     const msm_curve_ops *ops;
     const msm_cpu_kernel *kernel; /* the tile kernel of the context's CPU tier */
     const unsigned char *in_points;
+    int validated;                /* the caller validated the points before: decode, no check */
     const unsigned char *points; /* decoded affine, n of them: the input itself or decoded */
     unsigned char *decoded;      /* the decoded copy, when the input cannot serve (NULL if not) */
     size_t n;
@@ -62,6 +65,8 @@ struct msm_cpu_job {
     unsigned threads;
     unsigned char *prepared;      /* the listed points in the kernel's form, list order (NULL if none) */
     int16_t *digits;              /* [window][list position] Booth digits, or NULL (computed on the fly) */
+    unsigned char *digits_ready;  /* [window]: 1 once that window's digits are formed */
+    unsigned digit_w0, digit_w1;  /* the windows list_task forms now */
     msm_tile_input input;         /* what the tiles read */
     unsigned char *scratch;       /* [worker] scratch_bytes */
     size_t scratch_bytes;
@@ -136,6 +141,12 @@ static void decode_task(void *arg, size_t block, unsigned worker)
     block_range(block, job->n, &begin, &end);
     job->first_bad[block] = SIZE_MAX;
     progress_add(job->ctx, (uint64_t)((double)job->units / 8 * (double)(end - begin) / (double)job->n));
+    if (job->validated) { /* the input bytes are the decoded form (little-endian limbs) */
+        if (job->decoded)
+            memcpy(job->decoded + begin * job->ops->affine_size, job->in_points + begin * job->ops->affine_size,
+                   (end - begin) * job->ops->affine_size);
+        return;
+    }
     if (!job->decoded && job->kernel && job->kernel->check_points && usable_in_place(job->in_points)) {
         size_t bad = job->kernel->check_points(job->in_points, begin, end, &job->bad_kind[block]);
         if (bad < end)
@@ -182,17 +193,41 @@ static void tile_task(void *arg, size_t t, unsigned worker)
     progress_add(job->ctx, (uint64_t)(job->cell_units * (double)(tile.end - tile.begin) * (tile.w_end - tile.w_begin)));
 }
 
-/* One block of the list: its points in the kernel's form and its digits of every window. */
+/* One block of the list: its points in the kernel's form (digit_w0 == digit_w1), or its
+ * digits of windows [digit_w0, digit_w1). */
 static void list_task(void *arg, size_t block, unsigned worker)
 {
     msm_job *job = arg;
     size_t begin, end;
     (void)worker;
     block_range(block, job->ngeneral, &begin, &end);
-    if (job->prepared)
+    if (job->digit_w0 < job->digit_w1)
+        msm_digits(job->digits, job->ngeneral, job->scalars, job->general, begin, end, job->digit_w0, job->digit_w1,
+                   job->c);
+    else
         job->kernel->prepare_points(job->prepared, job->points, job->general, begin, end);
-    if (job->digits)
-        msm_digits(job->digits, job->ngeneral, job->scalars, job->general, begin, end, job->nwindows, job->c);
+}
+
+/* The digits of windows [w0, w1) that no piece has needed before, formed on the pool. */
+static void form_digits(msm_job *job, unsigned w0, unsigned w1)
+{
+    if (!job->digits)
+        return;
+    while (w0 < w1) {
+        while (w0 < w1 && job->digits_ready[w0])
+            w0++;
+        unsigned e = w0;
+        while (e < w1 && !job->digits_ready[e])
+            e++;
+        if (w0 == e)
+            break;
+        job->digit_w0 = w0;
+        job->digit_w1 = e;
+        rt_pool_run(job->ctx->pool, (job->ngeneral + DECODE_BLOCK - 1) / DECODE_BLOCK, list_task, job);
+        memset(job->digits_ready + w0, 1, e - w0);
+        job->digit_w0 = job->digit_w1 = 0;
+        w0 = e;
+    }
 }
 
 /* Drops the points at infinity from the list (they add nothing; kernels may then assume
@@ -352,6 +387,7 @@ void msm_cpu_job_free(msm_job *job)
     free(job->scratch);
     free(job->prepared);
     free(job->digits);
+    free(job->digits_ready);
     free(job);
 }
 
@@ -386,18 +422,24 @@ static hpr_status prepare_list(hpr_ctx *ctx, msm_job *job)
     job->scratch = rt_alloc_large((size_t)job->threads * job->scratch_bytes);
     if (job->kernel->prepared_size && job->ngeneral)
         job->prepared = rt_alloc_large(job->ngeneral * job->kernel->prepared_size);
-    if (job->c <= MAX_DIGIT_WINDOW_BITS && job->ngeneral && (size_t)job->nwindows * job->ngeneral <= MAX_DIGITS)
+    if (job->c <= MAX_DIGIT_WINDOW_BITS && job->ngeneral && (size_t)job->nwindows * job->ngeneral <= MAX_DIGITS) {
         job->digits = rt_alloc_large((size_t)job->nwindows * job->ngeneral * sizeof(int16_t)); /* NULL: on the fly */
+        job->digits_ready = calloc(job->nwindows, 1);
+        if (!job->digits_ready) { /* on the fly, then */
+            free(job->digits);
+            job->digits = NULL;
+        }
+    }
     if (!job->scratch || (job->kernel->prepared_size && job->ngeneral && !job->prepared))
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", job->n, job->c);
     job->input = (msm_tile_input){job->points, job->prepared, job->scalars, job->general, job->digits, job->ngeneral};
-    if (job->prepared || job->digits)
+    if (job->prepared)
         rt_pool_run(ctx->pool, (job->ngeneral + DECODE_BLOCK - 1) / DECODE_BLOCK, list_task, job);
     return HPR_OK;
 }
 
-hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars,
-                               size_t n, const hpr_msm_opts *opts, msm_job **out)
+hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, int validated,
+                               const void *scalars, size_t n, const hpr_msm_opts *opts, msm_job **out)
 {
     msm_job *job = calloc(1, sizeof *job);
     hpr_status st;
@@ -410,6 +452,7 @@ hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const voi
     job->kernel = msm_kernel_for(ops, ctx->cpu_tier);
     job->n = n;
     job->in_points = points;
+    job->validated = validated && usable_in_place(NULL); /* a copy is a memcpy only on little-endian hosts */
     job->threads = ctx->threads;
     if (opts)
         job->opts = *opts;
@@ -450,6 +493,7 @@ hpr_status msm_cpu_job_run(hpr_ctx *ctx, msm_job *job, unsigned w0, unsigned w1,
     if (w0 > 0) /* the ones are window 0's digits */
         pc.o0 = pc.o1 = 0;
     plan_piece(&pc);
+    form_digits(job, w0, w1);
     pc.partials = malloc((size_t)pc.point_chunks * (pc.nw ? pc.nw : 1) * ops->xyzz_size);
     pc.ones_partials = malloc(pc.ones_chunks * ops->xyzz_size);
     sums = malloc((size_t)(w1 ? w1 : 1) * ops->xyzz_size);
@@ -474,12 +518,12 @@ void msm_cpu_job_progress(msm_job *job, unsigned w0, unsigned w1, size_t p0, siz
     progress_add(job->ctx, (uint64_t)(job->cell_units * (double)(l1 - l0) * (w1 - w0)));
 }
 
-hpr_status msm_on_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars, size_t n,
-                       void *out, const hpr_msm_opts *opts)
+hpr_status msm_on_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, int validated, const void *scalars,
+                      size_t n, void *out, const hpr_msm_opts *opts)
 {
     msm_job *job;
     uint64_t result[MSM_MAX_XYZZ_BYTES / 8];
-    hpr_status st = msm_cpu_job_prepare(ctx, ops, points, scalars, n, opts, &job);
+    hpr_status st = msm_cpu_job_prepare(ctx, ops, points, validated, scalars, n, opts, &job);
     if (st != HPR_OK)
         return st;
     st = msm_cpu_job_run(ctx, job, 0, job->nwindows, 0, n, result);

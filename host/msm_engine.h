@@ -23,23 +23,26 @@ RT_MUST_CHECK hpr_status msm_point_error(hpr_ctx *ctx, const msm_curve_ops *ops,
 RT_MUST_CHECK hpr_status msm_check_scalars(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *scalars,
                                            size_t n);
 
-/* The MSM on the CPU thread pool (arguments already checked by the caller). */
-RT_MUST_CHECK hpr_status msm_on_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, const void *scalars,
-                                    size_t n, void *out, const hpr_msm_opts *opts);
+/* The MSM on the CPU thread pool (arguments already checked by the caller; validated: the
+ * points were validated before, cl_points.validated). */
+RT_MUST_CHECK hpr_status msm_on_cpu(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, int validated,
+                                    const void *scalars, size_t n, void *out, const hpr_msm_opts *opts);
 
 /*
  * The CPU's MSM in two steps, so that a scheduler can deal it in tiles: prepare once (scalars
  * checked and sorted, points validated, the window size c chosen, the points in the kernel's
- * form and the digits of every window), then run any number of pieces (windows x point
- * ranges) on the pool. Pieces that cover every (window, point) once add up to the MSM.
+ * form), then run any number of pieces (windows x point ranges) on the pool, one at a time
+ * (a piece forms the digits of the windows no piece needed before). Pieces that cover every
+ * (window, point) once add up to the MSM.
  */
 typedef struct msm_cpu_job msm_cpu_job;
 
-/* Fails like msm_on_cpu on a scalar >= r or an invalid point (the first one named). The
- * window size is opts->window_bits if set (opts may be NULL), else chosen for the pool. */
+/* Fails like msm_on_cpu on a scalar >= r or an invalid point (the first one named; points
+ * the caller validated before, validated 1, are not checked again). The window size is
+ * opts->window_bits if set (opts may be NULL), else chosen for the pool. */
 RT_MUST_CHECK hpr_status msm_cpu_job_prepare(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points,
-                                             const void *scalars, size_t n, const hpr_msm_opts *opts,
-                                             msm_cpu_job **job);
+                                             int validated, const void *scalars, size_t n,
+                                             const hpr_msm_opts *opts, msm_cpu_job **job);
 /* The window size msm_cpu_job_prepare chooses for m general scalars on threads workers of
  * tier, without a caller's window_bits (the memory budget's estimate, host/memory_budget.c). */
 unsigned msm_cpu_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, size_t m, unsigned threads);

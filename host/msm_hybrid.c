@@ -312,7 +312,7 @@ hpr_status msm_grid_prepare(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cons
         opts.window_bits = c;
     if (devices && (forced || n >= HYBRID_MIN_POINTS))
         g->ndev += dev_pick_opencl(ctx, curve, group, g->cl_devs, HPR_REPORT_MAX_DEVICES - 1);
-    hpr_status st = msm_cpu_job_prepare(ctx, ops, pts->host, scalars, n, &opts, &g->job);
+    hpr_status st = msm_cpu_job_prepare(ctx, ops, pts->host, pts->validated, scalars, n, &opts, &g->job);
     if (st != HPR_OK) {
         free(g);
         return st;

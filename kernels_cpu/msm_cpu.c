@@ -68,9 +68,9 @@ unsigned msm_window_count(unsigned bits, unsigned c)
 }
 
 void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
-                size_t end, unsigned nwindows, unsigned c)
+                size_t end, unsigned w0, unsigned w1, unsigned c)
 {
-    for (unsigned w = 0; w < nwindows; w++)
+    for (unsigned w = w0; w < w1; w++)
         for (size_t i = begin; i < end; i++)
             digits[w * stride + i] = (int16_t)msm_booth_digit(scalars[index[i]].l, w, c);
 }

@@ -108,9 +108,9 @@ void msm_scalar_from_bytes(msm_scalar *k, const unsigned char *bytes);
 void msm_scalar_to_bytes(unsigned char *bytes, const msm_scalar *k);
 
 /* digits[w * stride + i] = Booth digit of window w (c <= 15 bits) of scalars[index[i]], for
- * every window w < nwindows and list position i in [begin, end). */
+ * every window w in [w0, w1) and list position i in [begin, end). */
 void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
-                size_t end, unsigned nwindows, unsigned c);
+                size_t end, unsigned w0, unsigned w1, unsigned c);
 
 /* Windows needed for scalars below 2^bits with c-bit signed (Booth) digits. */
 unsigned msm_window_count(unsigned bits, unsigned c);

@@ -435,6 +435,34 @@ START_TEST(groth16_proof_verifies)
 }
 END_TEST
 
+/* HPR_SCHED_INJECT_FAULT=rank:1@K for each K: rank 1's K-th tile fails (for some K an H tile,
+ * whose h came with it: the next H tile it gets must bring h again), another rank redoes it,
+ * and the proof still verifies. */
+START_TEST(groth16_proof_survives_a_ranks_failed_tile)
+{
+    g16_job j;
+    memset(&j, 0, sizeof j);
+    j.fixture = "bn128_2e10";
+    j.wtns = read_fixture(j.fixture, "witness.wtns");
+    for (unsigned k = 1; k <= 10; k++) {
+        char fault[32];
+        snprintf(fault, sizeof fault, "rank:1@%u", k);
+        ck_assert_int_eq(setenv("HPR_SCHED_INJECT_FAULT", fault, 1), 0); /* read when the contexts are made */
+        for (int size = 2; size <= 3; size++) {
+            j.verified[0] = HPR_ERR_INTERNAL;
+            run_ranks(size, prove_rank, &j);
+            for (int r = 0; r < size; r++)
+                ck_assert_msg(j.st[r] == HPR_OK, "%s, %d ranks: rank %d: %s: %s", fault, size, r,
+                              hpr_status_str(j.st[r]), j.detail[r]);
+            ck_assert_msg(j.verified[0] == HPR_OK, "%s, %d ranks: the proof does not verify: %s", fault, size,
+                          hpr_status_str(j.verified[0]));
+        }
+    }
+    unsetenv("HPR_SCHED_INJECT_FAULT");
+    free(j.wtns.data);
+}
+END_TEST
+
 static hpr_status batch_read(void *user, size_t index, void **data, size_t *len, char *why, size_t why_len)
 {
     g16_job *j = user;
@@ -547,6 +575,7 @@ int main(void)
     tcase_add_loop_test(tc, ntt_equals_one_process, 0, 4);
     tcase_add_test(tc, agree_gives_every_rank_the_first_failure);
     tcase_add_test(tc, groth16_proof_verifies);
+    tcase_add_test(tc, groth16_proof_survives_a_ranks_failed_tile);
     tcase_add_test(tc, batch_reports_exactly_the_bad_witness);
     tcase_add_test(tc, batch_redoes_a_failed_ranks_witness_elsewhere);
     test_seed_init();

@@ -622,7 +622,7 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
             hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % test_size(13, 7)), 0, 0, NULL};
             msm_cpu_job *job;
-            ck_assert_int_eq(msm_cpu_job_prepare(ctx, ops, in.points, in.scalars, n, &opts, &job), HPR_OK);
+            ck_assert_int_eq(msm_cpu_job_prepare(ctx, ops, in.points, 0, in.scalars, n, &opts, &job), HPR_OK);
             sum_random_pieces(ctx, job, ops, n, &rng, acc);
             ops->encode_xyzz(got, acc);
             ck_assert_msg(memcmp(got, want, c->point_size) == 0, "%s tier %s: n %zu, c %u, edges %u: pieces differ",

@@ -119,11 +119,11 @@ START_TEST(msm_in_pieces_gives_the_same_bytes)
     ck_assert_int_eq(hpr_msm(free_ctx, curve, group, pts, sc, n, want), HPR_OK);
     /* the limit: the whole MSM's need less one byte (two pieces fit), then the smallest
      * piece's (as many pieces as the halving gives) */
-    cl_points whole = {pts, n, 0, 0};
+    cl_points whole = {pts, n, 0, 0, 0};
     size_t half = (n + 1) / 2, smallest = half;
     while ((smallest + 1) / 2 >= 4096)
         smallest = (smallest + 1) / 2;
-    cl_points small = {pts, smallest, 0, 0};
+    cl_points small = {pts, smallest, 0, 0, 0};
     const msm_curve_ops *ops = msm_ops(curve, group);
     size_t limits[2] = {mem_msm_need(free_ctx, ops, &whole, sc, n, NULL) - 1,
                         mem_msm_need(free_ctx, ops, &small, sc, smallest, NULL)};
@@ -162,7 +162,7 @@ START_TEST(msm_pieces_name_bad_inputs_by_their_index)
     hpr_ctx *free_ctx = limited_ctx(0, "cpu");
     unsigned char *pts = malloc(n * ps), *sc = malloc(n * 32), out[64];
     ck_assert_int_eq(hpr_random_msm_inputs(free_ctx, HPR_CURVE_BN254, HPR_G1, n, test_seed, pts, sc), HPR_OK);
-    cl_points whole = {pts, n, 0, 0};
+    cl_points whole = {pts, n, 0, 0, 0};
     size_t limit = mem_msm_need(free_ctx, msm_ops(HPR_CURVE_BN254, HPR_G1), &whole, sc, n, NULL) - 1;
     hpr_ctx *ctx = limited_ctx(limit, "cpu");
     memset(pts + 10001 * ps, 0xff, 32); /* x >= p in the second piece */

@@ -387,7 +387,7 @@ START_TEST(device_bit_slices_match_the_scalars_they_stand_for)
     inputs in = make_inputs(ctx, c, 300, 1300 + (uint64_t)_i, EDGE_ZEROS | EDGE_R_MINUS_1 | EDGE_ONES);
     unsigned char *shifted = malloc(in.n * 32);
     ck_assert_ptr_nonnull(shifted);
-    cl_points pts = {in.points, in.n, 0, 0};
+    cl_points pts = {in.points, in.n, 0, 0, 0};
     for (int j = 0; j < 12; j++) {
         unsigned b0 = slices[j][0], b1 = slices[j][1];
         unsigned char want[MAXP], got[MAXP];

@@ -41,11 +41,15 @@ void cl_msm_make_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_ops 
 
 /* The points of an MSM: the set's host bytes (interchange form, count points) and, where key
  * is not 0, the caller's unique key of the set, under which each device keeps it between
- * calls, uploaded and checked once (cl_resident.c); owner groups keys for cl_resident_drop. */
+ * calls, uploaded and checked once (cl_resident.c); owner groups keys for cl_resident_drop.
+ * validated: 1 when the host bytes were validated before and cannot have changed since (a
+ * resident set, a prover's section after an MSM over it succeeded): the CPU's MSM does not
+ * check them again. */
 typedef struct {
     const unsigned char *host;
     size_t count;
     uint64_t key, owner;
+    int validated;
 } cl_points;
 
 /*

@@ -79,10 +79,11 @@ int ranks_agree(ranks_link *l, int status, const char *detail, uint64_t digest, 
  * on rank 0 only, one at a time (under the job's lock), on either of its threads. */
 typedef struct {
     void *user;
-    /* The payload of tile for the rank that computes it (rank 0 too): *in (NULL: none), and
+    /* The payload of tile for rank, the rank that computes it (0 too): *in (NULL: none), and
      * *owned 1 when the step must free it after use. 0, or an error status (detail). NULL:
      * no tile has a payload. */
-    int (*payload)(void *user, sched_range tile, void **in, size_t *in_len, int *owned, char *detail, size_t dlen);
+    int (*payload)(void *user, sched_range tile, int rank, void **in, size_t *in_len, int *owned, char *detail,
+                   size_t dlen);
     /* Computes tile from in into *out (malloc'd, or in itself: "in place", not freed
      * separately). 0; an error status for an input error (the job stops, detail); -1 for a
      * fault (the tile goes to another rank, detail). */
@@ -94,6 +95,10 @@ typedef struct {
      * and once at the end (not under the lock): where results taken on the serving thread
      * can be handed on from the caller's thread. */
     void (*idle)(void *user);
+    /* Rank 0, may be NULL: called once on the calling thread while the other ranks already
+     * take tiles, before rank 0 takes its first (work the others' tiles do not need at once,
+     * and that their payloads may wait for). 0, or an error status (detail): the job stops. */
+    int (*start)(void *user, char *detail, size_t dlen);
 } ranks_job;
 
 /*
@@ -106,8 +111,8 @@ typedef struct {
 int ranks_run(ranks_link *l, size_t n, const double *speeds, const sched_tiling *tiling, const ranks_job *job,
               ranks_report *report, char *detail, size_t detail_len);
 
-/* A 64-bit digest of len bytes (FNV-1a over 8-byte words, then the tail), chained from seed
- * (0 to start): tells inputs apart, not an adversary's collision. */
+/* A 64-bit digest of len bytes (FNV-1a-like over 8-byte words in four lanes, then the
+ * tail), chained from seed (0 to start): tells inputs apart, not an adversary's collision. */
 uint64_t ranks_digest(uint64_t seed, const void *data, size_t len);
 
 #endif
