@@ -66,8 +66,9 @@ RT_MUST_CHECK hpr_status cluster_sum_points(hpr_ctx *ctx, const msm_curve_ops *o
 /* The window bits of a grid the ranks share: what the CPU job of tier on threads threads
  * chooses for the general terms among n (a scalar neither 0 nor 1, a finite point: what the
  * buckets cost, as msm_cpu_job_prepare counts them); a scan, no preparation, so rank 0 can
- * send it before any rank prepares. scalars NULL: not known yet, each counted as general. */
+ * send it before any rank prepares. scalars NULL: not known yet, each counted as general.
+ * infinity (may be NULL: the points are read): the points at infinity, bit i of word i / 64. */
 unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads, const unsigned char *points,
-                             const unsigned char *scalars, size_t n);
+                             const uint64_t *infinity, const unsigned char *scalars, size_t n);
 
 #endif

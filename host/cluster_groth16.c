@@ -8,7 +8,7 @@
  * window size (the H MSM's from its points: h is not known yet) and sends them. Then the five
  * MSMs run as one job: their window grids (host/msm_hybrid.c) laid end to end, B2 first (G2,
  * the costliest windows), then A, B1, C and H last, dealt to the ranks in whole windows
- * (runtime/sched/ranks.c). Rank 0 computes h (the QAP evaluations and six NTTs of the domain,
+ * (runtime/sched/ranks.c), a rank's grids freed once its tiles have passed them. Rank 0 computes h (the QAP evaluations and six NTTs of the domain,
  * 8% of a proof on one core) in the job's start, while the other ranks already take tiles of
  * the first MSMs; a rank's first H tile brings h (32 x domain bytes), so h is computed once
  * (it was computed by every rank before: cheaper to send than to repeat). A rank prepares an
@@ -161,12 +161,25 @@ static hpr_status ensure_grid(proof_job *j, int t)
     return st;
 }
 
+/* The grids of the MSMs laid out before item `from`: tiles are dealt in item order, so this
+ * rank gets no more of them (but a tile another rank failed, for which one is prepared again).
+ * Freed at once, a rank holds about two grids rather than five, and the allocator reuses
+ * their memory instead of mapping (and zeroing) fresh pages for each proof. */
+static void free_grids_before(proof_job *j, size_t from)
+{
+    for (int k = 0; k < G16_MSMS && j->first[k + 1] <= from; k++) {
+        msm_grid_free(j->grid[msm_order[k]]);
+        j->grid[msm_order[k]] = NULL;
+    }
+}
+
 static int proof_compute(void *user, sched_range tile, void *in, size_t in_len, void **out, size_t *out_len,
                          char *detail, size_t dlen)
 {
     proof_job *j = user;
     if (tile_has_h(j, tile) && j->h_state != 1 && take_h(j, in, in_len, detail, dlen) != 0)
         return -1;
+    free_grids_before(j, tile.begin);
     proof_piece *pieces = calloc(G16_MSMS, sizeof *pieces);
     size_t np = 0;
     if (!pieces) {
@@ -258,7 +271,9 @@ static hpr_status agree_on_windows(cluster_call *call, const g16_work *work, uin
     hpr_status st = work->h ? HPR_OK : HPR_ERR_OUT_OF_MEMORY; /* the context's detail says so */
     for (int t = 0; t < G16_MSMS && call->rank == 0 && st == HPR_OK; t++) {
         const g16_msm *m = &work->msm[t];
-        c[t] = cluster_window_bits(msm_ops(curve, m->group), call->ctx->cpu_tier, call->ctx->threads, m->points,
+        const msm_curve_ops *ops = msm_ops(curve, m->group);
+        const uint64_t *infinity = g16_prover_infinity(work->prover, t, m->points, m->n, ops->affine_size);
+        c[t] = cluster_window_bits(ops, call->ctx->cpu_tier, call->ctx->threads, m->points, infinity,
                                    t == H_MSM ? NULL : m->scalars, m->n);
     }
     if ((st = cluster_agree(call, st, 0, 0, "window sizes", c, G16_MSMS * sizeof *c, (void **)&got, &len, NULL)) !=

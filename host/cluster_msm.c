@@ -131,23 +131,33 @@ static int is_infinity(const unsigned char *point, size_t size)
     return 1;
 }
 
-unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads, const unsigned char *points,
-                             const unsigned char *scalars, size_t n)
+/* 1 when the 32-byte scalar is neither 0 nor 1 (NULL: not known, general). */
+static int scalar_is_general(const unsigned char *k)
 {
-    static const unsigned char zero[31];
+    uint64_t w[4];
+    if (!k)
+        return 1;
+    memcpy(w, k, sizeof w);
+    return w[0] > 1 || (w[1] | w[2] | w[3]) != 0;
+}
+
+unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads, const unsigned char *points,
+                             const uint64_t *infinity, const unsigned char *scalars, size_t n)
+{
     size_t general = 0;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char *k = scalars ? scalars + 32 * i : NULL;
-        general += (!k || k[0] > 1 || memcmp(k + 1, zero, sizeof zero) != 0) &&
-                   !is_infinity(points + i * ops->affine_size, ops->affine_size);
-    }
+    for (size_t i = 0; i < n; i++) /* the scalar first: a point is read only for a general one */
+        general += scalar_is_general(scalars ? scalars + 32 * i : NULL) &&
+                   !(infinity ? (int)(infinity[i / 64] >> (i % 64) & 1)
+                              : is_infinity(points + i * ops->affine_size, ops->affine_size));
     return msm_cpu_window_bits(ops, tier, general ? general : 1, threads);
 }
 
 /* The grid on this rank: rank 0 chooses c and sends it with the first agreement, then every
- * rank prepares the same grid at once (the preparations overlap); the second agreement
- * collects every rank's preparation (an invalid point or scalar: every rank finds it, the
- * message is rank 0's) and speed. */
+ * rank checks its share of the points (rank r: [r n / N, (r + 1) n / N)) and prepares the
+ * same grid at once, without checking the points again (the preparations overlap); the
+ * second agreement collects every rank's preparation and speed: an invalid point is found by
+ * the rank whose share holds it (the lowest failing rank's message: the first invalid point),
+ * an invalid scalar by every rank (rank 0's message). */
 static hpr_status prepare_grids(cluster_call *call, msm_job *j, hpr_curve curve, hpr_group group,
                                 const cl_points *pts, const unsigned char *scalars, size_t n, unsigned window_bits,
                                 uint64_t digest, double *speeds)
@@ -158,15 +168,21 @@ static hpr_status prepare_grids(cluster_call *call, msm_job *j, hpr_curve curve,
     hpr_status st;
     if (call->rank == 0)
         c = window_bits ? window_bits
-                        : cluster_window_bits(j->ops, call->ctx->cpu_tier, call->ctx->threads, pts->host, scalars, n);
+                        : cluster_window_bits(j->ops, call->ctx->cpu_tier, call->ctx->threads, pts->host, NULL, scalars, n);
     if ((st = cluster_agree(call, HPR_OK, digest, 0, "MSM inputs", &c, sizeof c, (void **)&got, &len, NULL)) != HPR_OK)
         return st;
     if (call->rank != 0) {
         c = got && len == sizeof c ? *got : 0;
         free(got);
     }
-    st = c ? msm_grid_prepare(call->ctx, curve, group, j->ops, pts, scalars, n, c, devices, &j->grid)
-           : ctx_fail(call->ctx, HPR_ERR_RANK, "rank 0 sent no window size");
+    cl_points checked = *pts;
+    checked.validated = 1;
+    st = !c              ? ctx_fail(call->ctx, HPR_ERR_RANK, "rank 0 sent no window size")
+         : pts->validated ? HPR_OK
+                          : msm_cpu_check_points(call->ctx, j->ops, pts->host, n * (size_t)call->rank / (size_t)call->size,
+                                                 n * (size_t)(call->rank + 1) / (size_t)call->size);
+    if (st == HPR_OK)
+        st = msm_grid_prepare(call->ctx, curve, group, j->ops, &checked, scalars, n, c, devices, &j->grid);
     uint64_t shape[2] = {j->grid ? msm_grid_items(j->grid) : 0, j->grid ? msm_grid_blocks(j->grid) : 0};
     double speed = j->grid ? msm_grid_speed(j->grid) : 0;
     return cluster_agree(call, st, ranks_digest(0, shape, sizeof shape), speed, "MSM grid (HPR_SCHED_TILES)", NULL, 0,

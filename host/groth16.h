@@ -28,6 +28,11 @@ uint64_t g16_prover_digest(const hpr_groth16_prover *prover);
 /* Which MSM sections of the key were validated (bit t: work.msm[t]'s points), and marking
  * one after an MSM over it succeeded: later MSMs over it skip the check (cl_points.validated). */
 unsigned g16_prover_validated(const hpr_groth16_prover *prover);
+/* MSM t's points (n of affine_size bytes: work.msm[t]'s) at infinity, bit i of word i / 64,
+ * scanned at the first call and kept with the prover (a cluster's window sizes count the
+ * finite points without reading the whole key each proof); NULL without memory. */
+const uint64_t *g16_prover_infinity(const hpr_groth16_prover *prover, int t, const unsigned char *points, size_t n,
+                                    size_t affine_size);
 void g16_prover_set_validated(const hpr_groth16_prover *prover, int t);
 /* The prover's first resident key: the owner of its point sets on the devices; the MSM of
  * phase p keys its points with owner + 1 + (p - HPR_G16_MSM_A). */

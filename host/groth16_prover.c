@@ -6,8 +6,9 @@
  * Why a handle: the key's point sections are used in place from the mapping, so one prover
  * serves many proofs. Thread safety: the prover is read-only after hpr_groth16_prover_create
  * (the zkey mapping and its parsed offsets); all per-proof state lives on the stack, the heap
- * and the caller's context; two fields are written later, atomic caches that any thread may fill
- * with the same value: the key's digest for cluster calls, and which MSM sections have been
+ * and the caller's context; three fields are written later, atomic caches that any thread may fill
+ * with the same value: the key's digest and the sections' points at infinity for cluster
+ * calls, and which MSM sections have been
  * validated (an MSM checks its points; once one over a section succeeded, later proofs skip
  * the check: the mapping is read-only, and the key's file must not change while a prover
  * maps it, as for every section it reads).
@@ -25,6 +26,7 @@ struct hpr_groth16_prover {
     uint64_t key;
     _Atomic uint64_t digest;    /* the zkey's ranks_digest, 0 until a cluster call asks for it */
     _Atomic unsigned validated; /* bit t: MSM t's points, checked by an MSM over them that succeeded */
+    uint64_t *_Atomic infinity[G16_MSMS]; /* MSM t's points at infinity, a bit each, once asked for */
 };
 
 /* The key's fixed points (section 2: alpha1, beta1, delta1 in G1; beta2, gamma2, delta2 in
@@ -127,6 +129,8 @@ void hpr_groth16_prover_destroy(hpr_groth16_prover *prover)
     if (!prover)
         return;
     zkey_close(&prover->zk);
+    for (int t = 0; t < G16_MSMS; t++)
+        free(atomic_load(&prover->infinity[t]));
     free(prover);
 }
 
@@ -204,4 +208,28 @@ unsigned g16_prover_validated(const hpr_groth16_prover *prover)
 void g16_prover_set_validated(const hpr_groth16_prover *prover, int t)
 {
     atomic_fetch_or_explicit(&((hpr_groth16_prover *)prover)->validated, 1u << t, memory_order_relaxed);
+}
+
+const uint64_t *g16_prover_infinity(const hpr_groth16_prover *prover, int t, const unsigned char *points, size_t n,
+                                    size_t affine_size)
+{
+    hpr_groth16_prover *p = (hpr_groth16_prover *)prover; /* the cache only */
+    uint64_t *bits = atomic_load_explicit(&p->infinity[t], memory_order_acquire), *expected = NULL;
+    if (bits)
+        return bits;
+    if (!(bits = calloc(n / 64 + 1, sizeof *bits)))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *q = points + i * affine_size;
+        unsigned char any = 0;
+        for (size_t b = 0; b < affine_size; b++)
+            any |= q[b];
+        bits[i / 64] |= (uint64_t)(any == 0) << (i % 64);
+    }
+    if (!atomic_compare_exchange_strong_explicit(&p->infinity[t], &expected, bits, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        free(bits); /* another thread was first: the same bits */
+        return expected;
+    }
+    return bits;
 }

@@ -309,6 +309,62 @@ static hpr_status prepare_points(hpr_ctx *ctx, msm_job *job)
     return HPR_OK;
 }
 
+/* Points [begin, end) checked on the pool, as prepare_points checks them (without a copy). */
+typedef struct {
+    const msm_curve_ops *ops;
+    const msm_cpu_kernel *kernel;
+    const unsigned char *points;
+    size_t begin, end;
+    size_t *first_bad;         /* per block: first failing index or SIZE_MAX */
+    msm_point_check *bad_kind; /* per block */
+} point_range;
+
+static void check_range_task(void *arg, size_t block, unsigned worker)
+{
+    point_range *r = arg;
+    size_t begin = r->begin + block * DECODE_BLOCK, end = begin + DECODE_BLOCK < r->end ? begin + DECODE_BLOCK : r->end;
+    (void)worker;
+    r->first_bad[block] = SIZE_MAX;
+    if (r->kernel && r->kernel->check_points && usable_in_place(r->points)) {
+        size_t bad = r->kernel->check_points(r->points, begin, end, &r->bad_kind[block]);
+        if (bad < end)
+            r->first_bad[block] = bad;
+        return;
+    }
+    for (size_t i = begin; i < end; i++) {
+        uint64_t scratch[MSM_MAX_AFFINE_BYTES / 8];
+        msm_point_check k = r->ops->decode_point(scratch, r->points + i * r->ops->affine_size);
+        if (k != MSM_POINT_OK) {
+            r->first_bad[block] = i;
+            r->bad_kind[block] = k;
+            return;
+        }
+    }
+}
+
+hpr_status msm_cpu_check_points(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, size_t begin, size_t end)
+{
+    size_t blocks = (end - begin + DECODE_BLOCK - 1) / DECODE_BLOCK;
+    point_range r = {ops, msm_kernel_for(ops, ctx->cpu_tier), points, begin, end, NULL, NULL};
+    hpr_status st = HPR_OK;
+    if (begin >= end)
+        return HPR_OK;
+    r.first_bad = malloc(blocks * sizeof *r.first_bad);
+    r.bad_kind = malloc(blocks * sizeof *r.bad_kind);
+    if (!r.first_bad || !r.bad_kind) {
+        st = ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "no memory to check %zu points", end - begin);
+        goto out;
+    }
+    rt_pool_run(ctx->pool, blocks, check_range_task, &r);
+    for (size_t b = 0; b < blocks && st == HPR_OK; b++)
+        if (r.first_bad[b] != SIZE_MAX)
+            st = msm_point_error(ctx, ops, r.first_bad[b], r.bad_kind[b]);
+out:
+    free(r.first_bad);
+    free(r.bad_kind);
+    return st;
+}
+
 /* The window size of the whole MSM (the caller's, or the least time on the pool). */
 static void plan_windows(msm_job *job)
 {

@@ -58,6 +58,11 @@ RT_MUST_CHECK hpr_status msm_cpu_job_run(hpr_ctx *ctx, msm_cpu_job *job, unsigne
  * another device computed (msm_cpu_job_run adds its own). Same contracts as msm_cpu_job_run. */
 void msm_cpu_job_progress(msm_cpu_job *job, unsigned w0, unsigned w1, size_t p0, size_t p1);
 void msm_cpu_job_free(msm_cpu_job *job);
+/* Points [begin, end) of points (interchange form) checked as msm_cpu_job_prepare checks
+ * them, on the pool: the first invalid one named by its index. A cluster's ranks each check a
+ * share and then prepare with cl_points.validated. */
+RT_MUST_CHECK hpr_status msm_cpu_check_points(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points,
+                                              size_t begin, size_t end);
 
 /* The MSM over every usable device (hybrid scheduler), points [0, n) of pts. Arguments
  * checked by the caller. */

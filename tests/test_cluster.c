@@ -287,6 +287,44 @@ START_TEST(msm_with_other_scalars_names_the_rank)
 }
 END_TEST
 
+/* Each rank checks a share of the points: an off-curve point in any share (the first, the
+ * middle, the last point) fails the call on every rank with hpr_msm's status and the point's
+ * index, and with two bad points the first one is named. */
+START_TEST(msm_finds_a_bad_point_in_every_share)
+{
+    msm_job j;
+    unsigned char *points, *scalars, expected[192];
+    memset(&j, 0, sizeof j);
+    j.curve = HPR_CURVE_BN254;
+    j.group = HPR_G1;
+    j.n = 300;
+    msm_inputs(&j, test_seed + 30, &points, &scalars, expected);
+    const size_t bad[] = {0, 150, 299};
+    for (int size = 2; size <= MAX_RANKS; size++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            unsigned char *broken = malloc(j.n * 64);
+            char want[64];
+            ck_assert(broken);
+            memcpy(broken, points, j.n * 64);
+            broken[bad[b] * 64 + 32] ^= 1; /* y changed: off the curve */
+            if (b + 1 < sizeof bad / sizeof bad[0])
+                broken[bad[b + 1] * 64 + 32] ^= 1; /* a later one too: the first is named */
+            j.points = broken;
+            for (int r = 0; r < size; r++)
+                j.scalars[r] = scalars;
+            run_ranks(size, msm_rank, &j);
+            snprintf(want, sizeof want, "point %zu is not on", bad[b]);
+            for (int r = 0; r < size; r++)
+                assert_seeded(j.st[r] == HPR_ERR_POINT_NOT_ON_CURVE && strstr(j.detail[r], want),
+                              "%d ranks, bad point %zu: rank %d: %s: %s", size, bad[b], r, hpr_status_str(j.st[r]),
+                              j.detail[r]);
+            free(broken);
+        }
+    free(points);
+    free(scalars);
+}
+END_TEST
+
 /* ---- NTT ---- */
 
 typedef struct {
@@ -572,6 +610,7 @@ int main(void)
     tcase_add_loop_test(tc, msm_equals_one_process, 0, 4);
     tcase_add_test(tc, msm_shares_add_up);
     tcase_add_test(tc, msm_with_other_scalars_names_the_rank);
+    tcase_add_test(tc, msm_finds_a_bad_point_in_every_share);
     tcase_add_loop_test(tc, ntt_equals_one_process, 0, 4);
     tcase_add_test(tc, agree_gives_every_rank_the_first_failure);
     tcase_add_test(tc, groth16_proof_verifies);
