@@ -8,10 +8,11 @@
  * window size (the H MSM's from its points: h is not known yet) and sends them. Then the five
  * MSMs run as one job: their window grids (host/msm_hybrid.c) laid end to end, B2 first (G2,
  * the costliest windows), then A, B1, C and H last, dealt to the ranks in whole windows
- * (runtime/sched/ranks.c), a rank's grids freed once its tiles have passed them. Rank 0 computes h (the QAP evaluations and six NTTs of the domain,
- * 8% of a proof on one core) in the job's start, while the other ranks already take tiles of
- * the first MSMs; a rank's first H tile brings h (32 x domain bytes), so h is computed once
- * (it was computed by every rank before: cheaper to send than to repeat). A rank prepares an
+ * (runtime/sched/ranks.c), a rank's grids freed once its tiles have passed them. Rank 0
+ * computes h (the QAP evaluations and six NTTs of the domain, 8% of a proof on one core) in
+ * the job's start, while the other ranks already take tiles of the first MSMs; a rank's
+ * first H tile brings h (32 x domain bytes), so h is computed once (it was computed by every
+ * rank before: cheaper to send than to repeat). A rank prepares an
  * MSM's grid at its first tile of it, and forms a window's digits at its first tile of that
  * window. One job rather than five: no rank waits for the others at the end of each MSM, and
  * a proof needs two agreements and one job instead of seventeen steps. Rank 0 adds each MSM's
@@ -322,7 +323,8 @@ static hpr_status cluster_work(void *user, g16_phases *ph, g16_work *work)
     }
     if (call->rank != 0)
         progress_phase(j.ctx, "msm");
-    sched_tiling tiling = ctx_tiling(j.ctx, 8, 8, 8); /* whole windows (of 8 blocks) */
+    sched_tiling tiling = ctx_tiling(j.ctx, 8, 8, 8); /* whole windows (of 8 blocks), */
+    tiling.whole_min = 1;                             /* to the end */
     ranks_job rj = {&j, proof_payload, proof_compute, proof_accept, NULL, proof_start};
     st = cluster_run(call, j.first[G16_MSMS], NULL, &tiling, &rj, pc->report);
     if (st == HPR_OK && call->rank == 0)

@@ -207,7 +207,8 @@ static hpr_status cluster_msm_run(cluster_call *call, hpr_curve curve, hpr_group
     if ((st = prepare_grids(call, &j, curve, group, pts, scalars, n, window_bits, digest, speeds)) != HPR_OK)
         goto out;
     unsigned blocks = msm_grid_blocks(j.grid);
-    sched_tiling tiling = ctx_tiling(call->ctx, blocks, blocks, blocks); /* whole windows */
+    sched_tiling tiling = ctx_tiling(call->ctx, blocks, blocks, blocks); /* whole windows, */
+    tiling.whole_min = 1;                                                /* to the end */
     ranks_job rj = {&j, NULL, msm_compute, msm_accept, NULL, NULL}; /* no payload: every rank has the inputs */
     if ((st = cluster_run(call, msm_grid_items(j.grid), speeds, &tiling, &rj, report)) != HPR_OK)
         goto out;

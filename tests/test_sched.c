@@ -232,6 +232,39 @@ START_TEST(max_tile_caps_every_tile)
 }
 END_TEST
 
+/* whole_min: however the speeds share the tail, every tile is a multiple of min_tile (whole
+ * windows of 8 blocks) but for the job's last, and every item is dealt once; without it the
+ * tail is cut finer. */
+static unsigned short_tiles(int whole_min)
+{
+    sched_policy p;
+    sched_range t;
+    double speeds[3] = {100, 37, 61};
+    sched_tiling tiling = {.min_tile = 8, .probe_tile = 8, .align = 8, .whole_min = whole_min};
+    size_t next = 0, n = 8 * 37 + 5;
+    unsigned shorter = 0;
+    sched_policy_init(&p, n, 3, speeds, &tiling);
+    for (unsigned k = 0; next < n; k++) {
+        unsigned d = k % 3;
+        if (sched_policy_next(&p, d, &t) != SCHED_TILE)
+            continue;
+        ck_assert_uint_eq(t.begin, next);
+        if (t.end != n && ((t.end - t.begin) % 8 != 0 || t.end % 8 != 0))
+            shorter++;
+        sched_policy_done(&p, d, t, (double)(t.end - t.begin) / speeds[d]);
+        next = t.end;
+    }
+    ck_assert_int_eq(sched_policy_finished(&p), 1);
+    return shorter;
+}
+
+START_TEST(whole_min_keeps_the_tail_in_whole_tiles)
+{
+    ck_assert_uint_eq(short_tiles(1), 0);
+    ck_assert_uint_gt(short_tiles(0), 0);
+}
+END_TEST
+
 /* The tiling's every_device (HPR_SCHED_EVERY_DEVICE=K in a context): a device that asks only
  * after the other has taken everything it could still gets its probe tile (K of them); without it, the
  * first device takes every item; a dropped device's hold is released. */
@@ -331,6 +364,7 @@ int main(void)
     tcase_add_test(tc, failed_tiles_move_and_a_device_failing_twice_is_dropped);
     tcase_add_test(tc, the_runner_covers_every_item_once);
     tcase_add_test(tc, max_tile_caps_every_tile);
+    tcase_add_test(tc, whole_min_keeps_the_tail_in_whole_tiles);
     suite_add_tcase(s, tc);
     test_seed_init();
     return run_suite(s);

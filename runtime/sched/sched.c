@@ -31,6 +31,7 @@ void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *s
     p->probe_tile = tiling->probe_tile ? tiling->probe_tile : p->min_tile;
     p->align = tiling->align;
     p->max_tile = tiling->max_tile;
+    p->whole_min = tiling->whole_min;
     p->trace = tiling->trace;
     int reserve = tiling->every_device > 0 && n >= (size_t)p->ndev * (size_t)tiling->every_device * p->probe_tile
                       ? tiling->every_device
@@ -133,7 +134,9 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
         double cap = (double)p->n * p->speed[d] / total / SHARE_DIVISOR;
         if ((double)size > cap)
             size = (size_t)cap;
-        if (size < p->min_tile) {
+        if (size < p->min_tile && p->whole_min) {
+            size = p->min_tile; /* the tail in whole min_tiles */
+        } else if (size < p->min_tile) {
             /* the tail: a min_tile, but never beyond the share that ends with the others */
             size = p->min_tile < (size_t)share + 1 ? p->min_tile : (size_t)share + 1;
             /* a sliver not worth a tile's overhead: the fastest device takes it */

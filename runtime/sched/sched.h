@@ -57,10 +57,13 @@ typedef struct {
     int trace;        /* each tile's device, range and time printed on stderr (debugging) */
     size_t max_tile;  /* 0: no limit; else no tile exceeds it (items that each cost a whole job,
                        * such as the proofs of a batch: runtime/sched/ranks.h) */
+    int whole_min;    /* 1: no tile is smaller than min_tile but the job's last (the ranks' MSM
+                       * windows: a piece of a window costs its whole bucket reduction) */
 } sched_tiling;
 
 typedef struct {
     size_t n, next, done_items, min_tile, probe_tile, align, max_tile;
+    int whole_min;
     unsigned ndev;
     double speed[SCHED_MAX_DEVICES];  /* items per second; 0 = not yet known */
     int measured[SCHED_MAX_DEVICES];  /* speed[d] comes from this run (not only calibration) */
