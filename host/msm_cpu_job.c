@@ -133,36 +133,44 @@ static void block_range(size_t block, size_t total, size_t *begin, size_t *end)
     *end = *begin + DECODE_BLOCK < total ? *begin + DECODE_BLOCK : total;
 }
 
+/* Points [begin, end): checked in place with the tier's check where it has one, else decoded
+ * one by one into decoded (NULL: the check alone). The first invalid index and its kind
+ * (*kind), or SIZE_MAX. */
+static size_t check_block(const msm_curve_ops *ops, const msm_cpu_kernel *kernel, const unsigned char *points,
+                          size_t begin, size_t end, unsigned char *decoded, msm_point_check *kind)
+{
+    if (!decoded && kernel && kernel->check_points && usable_in_place(points)) {
+        size_t bad = kernel->check_points(points, begin, end, kind);
+        return bad < end ? bad : SIZE_MAX;
+    }
+    for (size_t i = begin; i < end; i++) {
+        uint64_t scratch[MSM_MAX_AFFINE_BYTES / 8]; /* the check alone when the input serves */
+        void *dst = decoded ? decoded + i * ops->affine_size : (void *)scratch;
+        msm_point_check r = ops->decode_point(dst, points + i * ops->affine_size);
+        if (r != MSM_POINT_OK) {
+            *kind = r;
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
 static void decode_task(void *arg, size_t block, unsigned worker)
 {
     msm_job *job = arg;
     size_t begin, end;
     (void)worker;
     block_range(block, job->n, &begin, &end);
-    job->first_bad[block] = SIZE_MAX;
     progress_add(job->ctx, (uint64_t)((double)job->units / 8 * (double)(end - begin) / (double)job->n));
     if (job->validated) { /* the input bytes are the decoded form (little-endian limbs) */
+        job->first_bad[block] = SIZE_MAX;
         if (job->decoded)
             memcpy(job->decoded + begin * job->ops->affine_size, job->in_points + begin * job->ops->affine_size,
                    (end - begin) * job->ops->affine_size);
         return;
     }
-    if (!job->decoded && job->kernel && job->kernel->check_points && usable_in_place(job->in_points)) {
-        size_t bad = job->kernel->check_points(job->in_points, begin, end, &job->bad_kind[block]);
-        if (bad < end)
-            job->first_bad[block] = bad;
-        return;
-    }
-    for (size_t i = begin; i < end; i++) {
-        uint64_t scratch[MSM_MAX_AFFINE_BYTES / 8]; /* the check alone when the input serves */
-        void *dst = job->decoded ? job->decoded + i * job->ops->affine_size : (void *)scratch;
-        msm_point_check r = job->ops->decode_point(dst, job->in_points + i * job->ops->affine_size);
-        if (r != MSM_POINT_OK) {
-            job->first_bad[block] = i;
-            job->bad_kind[block] = r;
-            return;
-        }
-    }
+    job->first_bad[block] = check_block(job->ops, job->kernel, job->in_points, begin, end, job->decoded,
+                                        &job->bad_kind[block]);
 }
 
 static void tile_task(void *arg, size_t t, unsigned worker)
@@ -324,22 +332,7 @@ static void check_range_task(void *arg, size_t block, unsigned worker)
     point_range *r = arg;
     size_t begin = r->begin + block * DECODE_BLOCK, end = begin + DECODE_BLOCK < r->end ? begin + DECODE_BLOCK : r->end;
     (void)worker;
-    r->first_bad[block] = SIZE_MAX;
-    if (r->kernel && r->kernel->check_points && usable_in_place(r->points)) {
-        size_t bad = r->kernel->check_points(r->points, begin, end, &r->bad_kind[block]);
-        if (bad < end)
-            r->first_bad[block] = bad;
-        return;
-    }
-    for (size_t i = begin; i < end; i++) {
-        uint64_t scratch[MSM_MAX_AFFINE_BYTES / 8];
-        msm_point_check k = r->ops->decode_point(scratch, r->points + i * r->ops->affine_size);
-        if (k != MSM_POINT_OK) {
-            r->first_bad[block] = i;
-            r->bad_kind[block] = k;
-            return;
-        }
-    }
+    r->first_bad[block] = check_block(r->ops, r->kernel, r->points, begin, end, NULL, &r->bad_kind[block]);
 }
 
 hpr_status msm_cpu_check_points(hpr_ctx *ctx, const msm_curve_ops *ops, const void *points, size_t begin, size_t end)
