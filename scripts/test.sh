@@ -13,10 +13,15 @@ for preset in release asan; do
   cmake --preset "$preset"
   cmake --build --preset "$preset" -j "$jobs"
 done
+# The asan test preset sets ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS. Its
+# intercept_tls_get_addr=0 is there because GCC 12's sanitizer runtime takes a dynamic TLS block
+# that starts 16 bytes into a page for a glibc <= 2.18 one and reads the two words before it as
+# that block's bounds; POCL's dlopen'ed LLVM allocates such blocks, and LeakSanitizer's tracer
+# then faulted at exit now and then ("Tracer caught signal 11", test_opencl_primitives). Without
+# the interceptor the leak check still runs; it only scans those blocks as ordinary heap.
 for preset in release asan; do
   echo "=== $preset: tests"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --preset "$preset" -j "$jobs"
+  ctest --preset "$preset" -j "$jobs"
 done
 echo "=== tsan: the concurrency suites under ThreadSanitizer (CPU only, reduced sizes)"
 cmake --preset tsan
