@@ -121,8 +121,9 @@ static unsigned MI_FN(batch_size)(unsigned c)
  * more once the bucket rows outgrow a core's L2 (taken as 1 MiB: Zen 4); per bucket about 30
  * units of reduction (two additions in the lanes, MI_FN(reduce_lanes): 20M + 4S, the is-zero
  * tests, blends and row loads; measured, BN254 2^10 points at c = 16, one thread on a 2-core
- * Xeon (Ice Lake): 105 ms against 556 ms for the scalar reduction's 150 units). G2 (MI_DEG 2) scales the work per point and per bucket by 3 (an Fq2 product is
- * three base products), not the inversion (one base inversion and a few products). */
+ * Xeon (Ice Lake): 105 ms against 556 ms for the scalar reduction's 150 units). G2 (MI_DEG 2)
+ * scales the work per point and per bucket by 3 (an Fq2 product is three base products), not
+ * the inversion (one base inversion and a few products). */
 #ifndef MI_L2_BYTES
 #define MI_L2_BYTES ((size_t)1 << 20)
 #endif
@@ -303,18 +304,31 @@ static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k,
 }
 
 
-/* Lanes k: the MI_CW words at base + off[k] (one coordinate), by eight row loads and one
- * transpose per component: on Zen 4 about half the cost of MI_N gathers. */
-static inline void MI_FN(load_rows)(MI_F8 *r, const uint64_t *base, const size_t *off)
+/* Lanes k of m: the MI_CW words at base + off[k] (one coordinate), by eight row loads and one
+ * transpose per component: on Zen 4 about half the cost of MI_N gathers. Other lanes 0, their
+ * rows not read. */
+static inline void MI_FN(load_rows_masked)(MI_F8 *r, const uint64_t *base, const size_t *off, __mmask8 m)
 {
     for (int d = 0; d < MI_DEG; d++) {
         __m512i row[8];
         for (int k = 0; k < 8; k++)
-            row[k] = _mm512_maskz_loadu_epi64((__mmask8)((1u << MI_N) - 1), base + off[k] + d * MI_N);
+            row[k] = _mm512_maskz_loadu_epi64(m >> k & 1 ? (__mmask8)((1u << MI_N) - 1) : 0, base + off[k] + d * MI_N);
         ifma_transpose8(row);
         for (int j = 0; j < MI_N; j++)
             r->l[d * MI_N + j] = row[j];
     }
+}
+
+static inline void MI_FN(load_rows)(MI_F8 *r, const uint64_t *base, const size_t *off)
+{
+    MI_FN(load_rows_masked)(r, base, off, 0xff);
+}
+
+/* r := b in the lanes of m, r elsewhere. */
+static inline void MI_FN(blend)(MI_F8 *r, __mmask8 m, const MI_F8 *b)
+{
+    for (int j = 0; j < MI_CW; j++)
+        r->l[j] = _mm512_mask_blend_epi64(m, r->l[j], b->l[j]);
 }
 
 /* The inverse of load_rows for the lanes set in lanes (a third of the cost of scatters). */
@@ -398,8 +412,7 @@ static inline void MI_FN(load_y)(MI_F8 *yp, MI_F8 *yb, const uint64_t *pbase, co
         zero.l[j] = _mm512_setzero_si512();
     MI_F8_FN(sub_lazy)(&t, &zero, yp, p1);
     MI_F8_FN(sub_if_ge)(&t, &t, p1);
-    for (int j = 0; j < MI_CW; j++)
-        yp->l[j] = _mm512_mask_blend_epi64(neg, yp->l[j], t.l[j]);
+    MI_FN(blend)(yp, neg, &t);
 }
 
 /* The lanes of equal_x where P = B (not P = -B), with den := 2 yB there (below 8p). */
@@ -412,8 +425,7 @@ static __mmask8 MI_FN(doubling_lanes)(const uint64_t *pbase, const uint64_t *bba
     MI_F8_FN(sub_lazy)(&t, &yp, &yb, p4); /* in (0, 5p) */
     __mmask8 same = MI_F8_FN(zero_below_5p)(&t) & equal_x;
     MI_F8_FN(add_raw)(&t, &yb, &yb);
-    for (int j = 0; j < MI_CW; j++)
-        den->l[j] = _mm512_mask_blend_epi64(same, den->l[j], t.l[j]);
+    MI_FN(blend)(den, same, &t);
     return same;
 }
 
@@ -475,8 +487,7 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
         __mmask8 use_one = equal_x | (__mmask8)~active, doubling = 0;
         if (equal_x) /* rare for random points: P = B doubles (denominator 2 yB), P = -B cancels */
             doubling = MI_FN(doubling_lanes)(pbase, bbase, poff, boff, neg, mode, equal_x, &w->den[g]);
-        for (int j = 0; j < MI_CW; j++)
-            w->den[g].l[j] = _mm512_mask_blend_epi64(use_one & (__mmask8)~doubling, w->den[g].l[j], one.l[j]);
+        MI_FN(blend)(&w->den[g], use_one & (__mmask8)~doubling, &one);
         special[g] = equal_x & (__mmask8)~doubling;
         dbl[g] = doubling;
         w->prefix[g] = acc[g % CHAINS];
@@ -501,8 +512,7 @@ static void MI_FN(flush_entries)(MI_TY(ifma_work) *w, const uint32_t *pt, const 
             MI_F8_FN(sqr)(&sq, &w->xb[g]);
             MI_F8_FN(add_raw)(&three, &sq, &sq);
             MI_F8_FN(add_raw)(&three, &three, &sq);
-            for (int j = 0; j < MI_CW; j++)
-                t.l[j] = _mm512_mask_blend_epi64(dbl[g], t.l[j], three.l[j]);
+            MI_FN(blend)(&t, dbl[g], &three);
         }
         MI_F8_FN(mul)(&lambda, &t, &w->prefix[g]);
         MI_F8_FN(sqr)(&x3, &lambda);
@@ -692,13 +702,6 @@ typedef struct {
     MI_F8 x, y, zz, zzz;
 } MI_TY(xyzz8);
 
-/* r := b in the lanes of m, r elsewhere. */
-static inline void MI_FN(blend)(MI_F8 *r, __mmask8 m, const MI_F8 *b)
-{
-    for (int j = 0; j < MI_CW; j++)
-        r->l[j] = _mm512_mask_blend_epi64(m, r->l[j], b->l[j]);
-}
-
 static inline void MI_FN(blend_xyzz8)(MI_TY(xyzz8) *r, __mmask8 m, const MI_TY(xyzz8) *b)
 {
     MI_FN(blend)(&r->x, m, &b->x);
@@ -729,8 +732,9 @@ static void MI_FN(xyzz8_dbl)(MI_TY(xyzz8) *r, const MI_TY(xyzz8) *p)
     MI_F8_FN(sub)(&r->y, &s, &w);
 }
 
-/* The end of both additions: s := (X3, Y3) from PP = pp^2, PPP, R = rr and Q = qq, with s->zz
- * and s->zzz already multiplied by the operands' and still to take PP and PPP. y1ppp: Y1 PPP. */
+/* The end of both additions, from P = pp and R = rr: s->x, s->y := X3, Y3 with Q = q1 PP and
+ * the subtrahend y1 PPP (q1, y1: X1 and Y1 in the mixed addition, U1 and S1 in the general
+ * one); s->zz, s->zzz (the operands' product, set by the caller) take PP and PPP. */
 static void MI_FN(xyzz8_finish)(MI_TY(xyzz8) *s, const MI_F8 *pp, const MI_F8 *rr, const MI_F8 *q1,
                                  const MI_F8 *y1)
 {
@@ -812,14 +816,7 @@ static __mmask8 MI_FN(xyzz8_add)(MI_TY(xyzz8) *r, __mmask8 rinf, const MI_TY(xyz
 static void MI_FN(load_bucket_coord)(MI_F8 *r, const uint64_t *base, const size_t *off, __mmask8 m)
 {
     static const uint64_t p2[MI_N] = MI_IFMA_K(2P);
-    for (int d = 0; d < MI_DEG; d++) {
-        __m512i row[8];
-        for (int k = 0; k < 8; k++)
-            row[k] = _mm512_maskz_loadu_epi64(m >> k & 1 ? (__mmask8)((1u << MI_N) - 1) : 0, base + off[k] + d * MI_N);
-        ifma_transpose8(row);
-        for (int j = 0; j < MI_N; j++)
-            r->l[d * MI_N + j] = row[j];
-    }
+    MI_FN(load_rows_masked)(r, base, off, m);
     MI_F8_FN(sub_if_ge)(r, r, p2);
 }
 
