@@ -8,11 +8,16 @@
  * window size (the H MSM's from its points: h is not known yet) and sends them. Then the five
  * MSMs run as one job: their window grids (host/msm_hybrid.c) laid end to end, B2 first (G2,
  * the costliest windows), then A, B1, C and H last, dealt to the ranks in whole windows
- * (runtime/sched/ranks.c), a rank's grids freed once its tiles have passed them. Rank 0
- * computes h (the QAP evaluations and six NTTs of the domain, 8% of a proof on one core) in
- * the job's start, while the other ranks already take tiles of the first MSMs; a rank's
- * first H tile brings h (32 x domain bytes), so h is computed once (it was computed by every
- * rank before: cheaper to send than to repeat). A rank prepares an
+ * (runtime/sched/ranks.c): to rank 0 from the end (sched_tiling.from_end), to the others from
+ * the start, a rank's grids freed once its tiles have passed them. Rank 0 computes h (the QAP
+ * evaluations and six NTTs of the domain, 8% of a proof on one core) in the job's start, while
+ * the other ranks already take tiles of the first MSMs, and then starts on H, whose h it has.
+ * So on two ranks each prepares about three of the five grids rather than all five (one MSM,
+ * where they meet, is shared), and h seldom travels: a rank's first H tile brings h (32 x
+ * domain bytes), so h is computed once (it was computed by every rank before: cheaper to send
+ * than to repeat). Measured against dealing everything from the start (2-core Xeon, 2^16
+ * proof, 2 ranks x 1 thread, alternating runs): the ranks' tile time fell from about 1.15x to
+ * about 1.05x of one process's MSM time (docs/cluster.md). A rank prepares an
  * MSM's grid at its first tile of it, and forms a window's digits at its first tile of that
  * window. One job rather than five: no rank waits for the others at the end of each MSM, and
  * a proof needs two agreements and one job instead of seventeen steps. Rank 0 adds each MSM's
@@ -73,6 +78,7 @@ typedef struct {
     char h_detail[RANKS_DETAIL_LEN];
     unsigned char has_h[RANKS_MAX]; /* rank 0: ranks that returned an H tile (they keep h) */
     int have_h;                     /* the other ranks: h received into work->h */
+    int from_end;                   /* this rank's tiles are dealt from the end (rank 0) */
 } proof_job;
 
 /* One MSM's piece of a tile, as it travels. */
@@ -162,13 +168,16 @@ static hpr_status ensure_grid(proof_job *j, int t)
     return st;
 }
 
-/* The grids of the MSMs laid out before item `from`: tiles are dealt in item order, so this
- * rank gets no more of them (but a tile another rank failed, for which one is prepared again).
+/* The grids of the MSMs that this rank's tiles have passed: laid out before the tile (after
+ * it on rank 0, which is dealt from the end: from_end). Each rank's tiles move one way, so it
+ * gets no more of them (but a tile another rank failed, for which one is prepared again).
  * Freed at once, a rank holds about two grids rather than five, and the allocator reuses
  * their memory instead of mapping (and zeroing) fresh pages for each proof. */
-static void free_grids_before(proof_job *j, size_t from)
+static void free_grids_passed(proof_job *j, sched_range tile)
 {
-    for (int k = 0; k < G16_MSMS && j->first[k + 1] <= from; k++) {
+    for (int k = 0; k < G16_MSMS; k++) {
+        if (j->from_end ? j->first[k] < tile.end : j->first[k + 1] > tile.begin)
+            continue;
         msm_grid_free(j->grid[msm_order[k]]);
         j->grid[msm_order[k]] = NULL;
     }
@@ -180,7 +189,7 @@ static int proof_compute(void *user, sched_range tile, void *in, size_t in_len, 
     proof_job *j = user;
     if (tile_has_h(j, tile) && j->h_state != 1 && take_h(j, in, in_len, detail, dlen) != 0)
         return -1;
-    free_grids_before(j, tile.begin);
+    free_grids_passed(j, tile);
     proof_piece *pieces = calloc(G16_MSMS, sizeof *pieces);
     size_t np = 0;
     if (!pieces) {
@@ -324,7 +333,9 @@ static hpr_status cluster_work(void *user, g16_phases *ph, g16_work *work)
     if (call->rank != 0)
         progress_phase(j.ctx, "msm");
     sched_tiling tiling = ctx_tiling(j.ctx, 8, 8, 8); /* whole windows (of 8 blocks), */
-    tiling.whole_min = 1;                             /* to the end */
+    tiling.whole_min = 1;                             /* to the end; */
+    tiling.from_end = 1;                              /* rank 0 from the end: H first */
+    j.from_end = call->rank == 0;
     ranks_job rj = {&j, proof_payload, proof_compute, proof_accept, NULL, proof_start};
     st = cluster_run(call, j.first[G16_MSMS], NULL, &tiling, &rj, pc->report);
     if (st == HPR_OK && call->rank == 0)

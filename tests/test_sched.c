@@ -66,7 +66,8 @@ static sim_result simulate(const sim_setup *s, unsigned ndev, int calibrated)
             if (nr != SCHED_TILE)
                 continue;
             size_t len = running[d].end - running[d].begin;
-            if (tiling.align > 1 && len >= tiling.align && running[d].end % tiling.align && running[d].end != n)
+            size_t edge = tiling.from_end >> d & 1 ? running[d].begin : running[d].end; /* the inner edge */
+            if (tiling.align > 1 && len >= tiling.align && edge % tiling.align && edge != n && edge != 0)
                 r.misaligned++;
             busy[d] = 1;
             started[d] = now;
@@ -265,6 +266,60 @@ START_TEST(whole_min_keeps_the_tail_in_whole_tiles)
 }
 END_TEST
 
+/* from_end (a cluster's Groth16 job: rank 0 from the end): the marked device's tiles run down
+ * from n without a gap, the others' up from 0, the two meet once, every item is dealt once,
+ * and tiles of a window or more have their inner edge on a window (n itself is not one); in
+ * the simulation, the run still ends near the ideal. */
+START_TEST(from_end_deals_from_both_ends)
+{
+    sched_policy p;
+    sched_range t;
+    double speeds[3] = {100, 37, 61};
+    sched_tiling tiling = {.min_tile = 8, .probe_tile = 8, .align = 8, .whole_min = 1, .from_end = 1};
+    size_t n = 8 * 101 + 5, front = 0, back = n, back_tiles = 0;
+    sched_policy_init(&p, n, 3, speeds, &tiling);
+    for (unsigned k = 0; front < back; k++) {
+        unsigned d = k % 3;
+        ck_assert_int_eq(sched_policy_next(&p, d, &t), SCHED_TILE);
+        ck_assert_uint_lt(t.begin, t.end);
+        if (d == 0) {
+            ck_assert_uint_eq(t.end, back);
+            ck_assert(t.begin % 8 == 0 || t.begin == front);
+            back = t.begin;
+            back_tiles++;
+        } else {
+            ck_assert_uint_eq(t.begin, front);
+            ck_assert(t.end % 8 == 0 || t.end == back);
+            front = t.end;
+        }
+        sched_policy_done(&p, d, t, (double)(t.end - t.begin) / speeds[d]);
+    }
+    ck_assert_uint_eq(front, back);
+    ck_assert_uint_gt(back_tiles, 1);
+    ck_assert_uint_lt(back, n);
+    ck_assert_int_eq(sched_policy_finished(&p), 1);
+    ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_DONE);
+    static const double sims[][3] = {{130, 12, 0}, {12, 130, 0}, {100, 100, 0}, {130, 12, 40}};
+    for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
+        sim_setup s;
+        unsigned ndev = sims[i][2] > 0 ? 3 : 2;
+        memset(&s, 0, sizeof s);
+        for (unsigned d = 0; d < ndev; d++)
+            s.speed[d] = sims[i][d];
+        s.n = 17 * 8;
+        s.tiling = (sched_tiling){.min_tile = 1, .probe_tile = 1, .align = 8, .from_end = 1};
+        for (int calibrated = 0; calibrated <= 1; calibrated++) {
+            sim_result r = simulate(&s, ndev, calibrated);
+            ck_assert_msg(r.finished == 1, "from_end, speeds %g:%g:%g: not every item done once", sims[i][0],
+                          sims[i][1], sims[i][2]);
+            ck_assert_uint_eq(r.misaligned, 0);
+            ck_assert_msg(r.makespan <= 1.10 * r.ideal, "from_end, speeds %g:%g:%g: makespan %.4f s > 1.10 x %.4f s",
+                          sims[i][0], sims[i][1], sims[i][2], r.makespan, r.ideal);
+        }
+    }
+}
+END_TEST
+
 /* The tiling's every_device (HPR_SCHED_EVERY_DEVICE=K in a context): a device that asks only
  * after the other has taken everything it could still gets its probe tile (K of them); without it, the
  * first device takes every item; a dropped device's hold is released. */
@@ -365,6 +420,7 @@ int main(void)
     tcase_add_test(tc, the_runner_covers_every_item_once);
     tcase_add_test(tc, max_tile_caps_every_tile);
     tcase_add_test(tc, whole_min_keeps_the_tail_in_whole_tiles);
+    tcase_add_test(tc, from_end_deals_from_both_ends);
     suite_add_tcase(s, tc);
     test_seed_init();
     return run_suite(s);

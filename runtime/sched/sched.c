@@ -26,12 +26,14 @@ void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *s
 {
     memset(p, 0, sizeof *p);
     p->n = n;
+    p->back = n;
     p->ndev = ndev > SCHED_MAX_DEVICES ? SCHED_MAX_DEVICES : ndev;
     p->min_tile = tiling->min_tile ? tiling->min_tile : 1;
     p->probe_tile = tiling->probe_tile ? tiling->probe_tile : p->min_tile;
     p->align = tiling->align;
     p->max_tile = tiling->max_tile;
     p->whole_min = tiling->whole_min;
+    p->from_end = tiling->from_end;
     p->trace = tiling->trace;
     int reserve = tiling->every_device > 0 && n >= (size_t)p->ndev * (size_t)tiling->every_device * p->probe_tile
                       ? tiling->every_device
@@ -88,23 +90,34 @@ static int is_fastest(const sched_policy *p, unsigned d)
     return 1;
 }
 
-/* size moved to the nearest multiple of align for its end (see sched_tiling), never past n,
- * and past the share that ends with the other devices (limit; 0 = none) only downwards. */
-static size_t aligned_size(const sched_policy *p, size_t size, double limit)
+/* size moved so that the tile's inner edge (its end when dealt from the start, its begin when
+ * from the end) lies on the nearest multiple of align (see sched_tiling), never past what is
+ * not dealt, and past the share that ends with the other devices (limit; 0 = none) only
+ * downwards. */
+static size_t aligned_size(const sched_policy *p, size_t size, double limit, int from_end)
 {
-    size_t a = p->align, end = p->next + size, down, up;
-    if (a <= 1 || size < a || end == p->n)
+    size_t a = p->align;
+    if (a <= 1 || size < a || size == p->back - p->next)
         return size;
-    down = end / a * a; /* > next, since size >= a */
-    up = down + a;
-    if (up <= p->n && up - end < end - down && (limit <= 0 || (double)(up - p->next) <= limit))
+    if (from_end) {
+        size_t begin = p->back - size, up = (begin + a - 1) / a * a, down = up - a; /* up < back */
+        size_t smaller = p->back - up, larger = p->back - down;
+        if (up == begin)
+            return size;
+        if (down >= p->next && begin - down < up - begin && (limit <= 0 || (double)larger <= limit))
+            return larger;
+        return smaller;
+    }
+    size_t end = p->next + size, down = end / a * a, up = down + a; /* down > next, since size >= a */
+    if (up <= p->back && up - end < end - down && (limit <= 0 || (double)(up - p->next) <= limit))
         return up - p->next;
     return down - p->next;
 }
 
 sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *tile)
 {
-    size_t remaining = p->n - p->next, size;
+    size_t remaining = p->back - p->next, size;
+    int from_end = d < 32 && (p->from_end >> d & 1);
     double total = 0, share = 0;
     if (d >= p->ndev || p->dropped[d])
         return SCHED_DONE;
@@ -148,12 +161,18 @@ sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *ti
         size = p->max_tile;
     if (size > remaining)
         size = remaining;
-    size = aligned_size(p, size, share);
+    size = aligned_size(p, size, share, from_end);
     if (size > remaining) /* rounded up into the held items */
         size = remaining;
-    tile->begin = p->next;
-    tile->end = p->next + size;
-    p->next += size;
+    if (from_end) {
+        tile->begin = p->back - size;
+        tile->end = p->back;
+        p->back -= size;
+    } else {
+        tile->begin = p->next;
+        tile->end = p->next + size;
+        p->next += size;
+    }
     p->busy[d] = 1;
     return SCHED_TILE;
 }

@@ -59,11 +59,16 @@ typedef struct {
                        * such as the proofs of a batch: runtime/sched/ranks.h) */
     int whole_min;    /* 1: no tile is smaller than min_tile but the job's last (the ranks' MSM
                        * windows: a piece of a window costs its whole bucket reduction) */
+    unsigned from_end; /* bit d set: device d takes its tiles from the end of the items, the
+                        * others from the start (a cluster's Groth16 job: rank 0 starts on
+                        * the H MSM, whose h it computes, the others on B2, so each rank
+                        * prepares fewer of the five MSMs); 0: every device from the start */
 } sched_tiling;
 
 typedef struct {
-    size_t n, next, done_items, min_tile, probe_tile, align, max_tile;
+    size_t n, next, back, done_items, min_tile, probe_tile, align, max_tile; /* [next, back): not dealt */
     int whole_min;
+    unsigned from_end;
     unsigned ndev;
     double speed[SCHED_MAX_DEVICES];  /* items per second; 0 = not yet known */
     int measured[SCHED_MAX_DEVICES];  /* speed[d] comes from this run (not only calibration) */
