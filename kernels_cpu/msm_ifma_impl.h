@@ -142,19 +142,69 @@ static size_t MI_FN(scratch_size)(unsigned c, size_t max_points)
     return MI_FN(scratch_layout)(&w, NULL, c) + 64; /* + alignment slack */
 }
 
+/* Lanes k of m: the MI_CW words at base + off[k] (one coordinate), by eight row loads and one
+ * transpose per component: on Zen 4 about half the cost of MI_N gathers. Other lanes 0, their
+ * rows not read. */
+static inline void MI_FN(load_rows_masked)(MI_F8 *r, const uint64_t *base, const size_t *off, __mmask8 m)
+{
+    for (int d = 0; d < MI_DEG; d++) {
+        __m512i row[8];
+        for (int k = 0; k < 8; k++)
+            row[k] = _mm512_maskz_loadu_epi64(m >> k & 1 ? (__mmask8)((1u << MI_N) - 1) : 0, base + off[k] + d * MI_N);
+        ifma_transpose8(row);
+        for (int j = 0; j < MI_N; j++)
+            r->l[d * MI_N + j] = row[j];
+    }
+}
+
+static inline void MI_FN(load_rows)(MI_F8 *r, const uint64_t *base, const size_t *off)
+{
+    MI_FN(load_rows_masked)(r, base, off, 0xff);
+}
+
+/* r := b in the lanes of m, r elsewhere. */
+static inline void MI_FN(blend)(MI_F8 *r, __mmask8 m, const MI_F8 *b)
+{
+    for (int j = 0; j < MI_CW; j++)
+        r->l[j] = _mm512_mask_blend_epi64(m, r->l[j], b->l[j]);
+}
+
+/* The inverse of load_rows for the lanes set in lanes (a third of the cost of scatters). */
+static inline void MI_FN(store_rows)(uint64_t *base, const size_t *off, __mmask8 lanes, const MI_F8 *v)
+{
+    for (int d = 0; d < MI_DEG; d++) {
+        __m512i row[8];
+        for (int j = 0; j < 8; j++)
+            row[j] = j < MI_N ? v->l[d * MI_N + j] : _mm512_setzero_si512();
+        ifma_transpose8(row);
+        for (int k = 0; k < 8; k++)
+            if (lanes >> k & 1)
+                _mm512_mask_storeu_epi64(base + off[k] + d * MI_N, (__mmask8)((1u << MI_N) - 1), row[k]);
+    }
+}
+
 /* Lanes k < count of v := the coordinate at src[k] (MI_DEG components of MI_N64 64-bit limbs,
- * c0's first) as 52-bit limbs, the same integers; the other lanes zero. */
+ * c0's first) as 52-bit limbs, the same integers (ifma_limbs_64_to_52 in the lanes); the other
+ * lanes zero, their rows not read. Eight row loads and one transpose per component, then the
+ * limbs cut by shifts in all lanes at once: the scalar cut and byte-wise transpose it
+ * replaces took about half of the 2^20-point preparation (about 50 ns a point, 2-core Xeon). */
 static void MI_FN(lanes_from_limbs)(MI_F8 *v, const uint64_t *const *src, size_t count)
 {
-    uint64_t lanes[MI_CW][8] = {{0}}, limbs[MI_N];
-    for (size_t k = 0; k < count; k++)
-        for (int d = 0; d < MI_DEG; d++) {
-            ifma_limbs_64_to_52(limbs, MI_N, src[k] + d * MI_N64, MI_N64);
-            for (int j = 0; j < MI_N; j++)
-                lanes[d * MI_N + j][k] = limbs[j];
+    const __m512i mask52 = _mm512_set1_epi64((long long)IFMA_MASK52);
+    for (int d = 0; d < MI_DEG; d++) {
+        __m512i a[8];
+        for (size_t k = 0; k < 8; k++)
+            a[k] = k < count ? _mm512_maskz_loadu_epi64((__mmask8)((1u << MI_N64) - 1), src[k] + d * MI_N64)
+                             : _mm512_setzero_si512();
+        ifma_transpose8(a); /* a[w]: word w of every lane */
+        for (int i = 0; i < MI_N; i++) {
+            int bit = 52 * i, word = bit / 64, off = bit % 64;
+            __m512i limb = _mm512_srlv_epi64(a[word], _mm512_set1_epi64(off));
+            if (off > 12 && word + 1 < MI_N64)
+                limb = _mm512_or_si512(limb, _mm512_sllv_epi64(a[word + 1], _mm512_set1_epi64(64 - off)));
+            v->l[d * MI_N + i] = _mm512_and_si512(limb, mask52);
         }
-    for (int j = 0; j < MI_CW; j++)
-        v->l[j] = _mm512_loadu_si512(lanes[j]);
+    }
 }
 
 /* The inverse: dst[k] := lane k of v (normalised limbs) as MI_CW64 64-bit limbs, k < count. */
@@ -171,17 +221,6 @@ static void MI_FN(limbs_from_lanes)(uint64_t *const *dst, const MI_F8 *v, size_t
         }
 }
 
-/* dst[k][j] := limb j of lane k of v (the IFMA row form), k < count. */
-static void MI_FN(rows_from_lanes)(uint64_t *const *dst, const MI_F8 *v, size_t count)
-{
-    uint64_t lanes[MI_CW][8];
-    for (int j = 0; j < MI_CW; j++)
-        _mm512_storeu_si512(lanes[j], v->l[j]);
-    for (size_t k = 0; k < count; k++)
-        for (int j = 0; j < MI_CW; j++)
-            dst[k][j] = lanes[j][k];
-}
-
 /* Coordinate coord (0: x, 1: y) of a portable affine point, as 64-bit limbs. */
 static inline const uint64_t *MI_FN(coord_limbs)(const MI_TY(affine) *pt, int coord)
 {
@@ -196,19 +235,18 @@ static void MI_FN(prepare_points)(void *out_v, const void *points_v, const uint3
     uint64_t *out = out_v;
     const MI_TY(affine) *points = points_v;
     for (size_t i0 = begin; i0 < end; i0 += 8) {
-        size_t count = end - i0 < 8 ? end - i0 : 8;
+        size_t count = end - i0 < 8 ? end - i0 : 8, off[8] = {0};
+        for (size_t k = 0; k < count; k++)
+            off[k] = (i0 + k) * MI_WORDS;
         for (int coord = 0; coord < 2; coord++) {
             const uint64_t *src[8];
-            uint64_t *dst[8];
             MI_F8 v;
-            for (size_t k = 0; k < count; k++) {
+            for (size_t k = 0; k < count; k++)
                 src[k] = MI_FN(coord_limbs)(&points[index[i0 + k]], coord);
-                dst[k] = out + (i0 + k) * MI_WORDS + coord * MI_CW;
-            }
             MI_FN(lanes_from_limbs)(&v, src, count);
             MI_F8_FN(enter)(&v, &v);
             MI_F8_FN(sub_if_ge)(&v, &v, p);
-            MI_FN(rows_from_lanes)(dst, &v, count);
+            MI_FN(store_rows)(out + coord * MI_CW, off, (__mmask8)((1u << count) - 1), &v);
         }
     }
 }
@@ -303,47 +341,6 @@ static void MI_FN(bucket_copy)(MI_TY(ifma_work) *w, uint32_t bucket, uint32_t k,
     w->state[bucket] |= BUCKET_FULL;
 }
 
-
-/* Lanes k of m: the MI_CW words at base + off[k] (one coordinate), by eight row loads and one
- * transpose per component: on Zen 4 about half the cost of MI_N gathers. Other lanes 0, their
- * rows not read. */
-static inline void MI_FN(load_rows_masked)(MI_F8 *r, const uint64_t *base, const size_t *off, __mmask8 m)
-{
-    for (int d = 0; d < MI_DEG; d++) {
-        __m512i row[8];
-        for (int k = 0; k < 8; k++)
-            row[k] = _mm512_maskz_loadu_epi64(m >> k & 1 ? (__mmask8)((1u << MI_N) - 1) : 0, base + off[k] + d * MI_N);
-        ifma_transpose8(row);
-        for (int j = 0; j < MI_N; j++)
-            r->l[d * MI_N + j] = row[j];
-    }
-}
-
-static inline void MI_FN(load_rows)(MI_F8 *r, const uint64_t *base, const size_t *off)
-{
-    MI_FN(load_rows_masked)(r, base, off, 0xff);
-}
-
-/* r := b in the lanes of m, r elsewhere. */
-static inline void MI_FN(blend)(MI_F8 *r, __mmask8 m, const MI_F8 *b)
-{
-    for (int j = 0; j < MI_CW; j++)
-        r->l[j] = _mm512_mask_blend_epi64(m, r->l[j], b->l[j]);
-}
-
-/* The inverse of load_rows for the lanes set in lanes (a third of the cost of scatters). */
-static inline void MI_FN(store_rows)(uint64_t *base, const size_t *off, __mmask8 lanes, const MI_F8 *v)
-{
-    for (int d = 0; d < MI_DEG; d++) {
-        __m512i row[8];
-        for (int j = 0; j < 8; j++)
-            row[j] = j < MI_N ? v->l[d * MI_N + j] : _mm512_setzero_si512();
-        ifma_transpose8(row);
-        for (int k = 0; k < 8; k++)
-            if (lanes >> k & 1)
-                _mm512_mask_storeu_epi64(base + off[k] + d * MI_N, (__mmask8)((1u << MI_N) - 1), row[k]);
-    }
-}
 
 /* out[k] = the IFMA-form affine point at base + off[k] in the portable form (canonical
  * 64-bit Montgomery), k < count <= 8; off has 8 valid entries. One multiplication per
