@@ -59,7 +59,7 @@ static inline void ifma_limbs_64_to_52(uint64_t *out, int n52, const uint64_t *i
 
 /* In place: row k, element j -> row j, element k (8 x 8 64-bit words): unpack pairs, then
  * 128-bit halves, then 256-bit halves (24 shuffles). */
-static inline void ifma_transpose8(__m512i *r)
+static inline __attribute__((always_inline)) void ifma_transpose8(__m512i *r)
 {
     const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
     __m512i t[8], u[8];
