@@ -57,6 +57,21 @@ static inline void ifma_limbs_64_to_52(uint64_t *out, int n52, const uint64_t *i
     }
 }
 
+/* ifma_limbs_64_to_52 in eight lanes at once: word[w] holds 64-bit limb w of every lane,
+ * out[i] gets 52-bit limb i. (ntt_ifma_impl.h's from_words is its BN254 case, written out with
+ * immediate shifts for the NTT's loads.) */
+static inline void ifma_limbs8_64_to_52(__m512i *out, int n52, const __m512i *word, int n64)
+{
+    const __m512i mask = _mm512_set1_epi64((long long)IFMA_MASK52);
+    for (int i = 0; i < n52; i++) {
+        int bit = 52 * i, w = bit / 64, off = bit % 64;
+        __m512i v = w < n64 ? _mm512_srlv_epi64(word[w], _mm512_set1_epi64(off)) : _mm512_setzero_si512();
+        if (off > 12 && w + 1 < n64)
+            v = _mm512_or_si512(v, _mm512_sllv_epi64(word[w + 1], _mm512_set1_epi64(64 - off)));
+        out[i] = _mm512_and_si512(v, mask);
+    }
+}
+
 /* In place: row k, element j -> row j, element k (8 x 8 64-bit words): unpack pairs, then
  * 128-bit halves, then 256-bit halves (24 shuffles). */
 static inline __attribute__((always_inline)) void ifma_transpose8(__m512i *r)

@@ -184,26 +184,19 @@ static inline void MI_FN(store_rows)(uint64_t *base, const size_t *off, __mmask8
 }
 
 /* Lanes k < count of v := the coordinate at src[k] (MI_DEG components of MI_N64 64-bit limbs,
- * c0's first) as 52-bit limbs, the same integers (ifma_limbs_64_to_52 in the lanes); the other
- * lanes zero, their rows not read. Eight row loads and one transpose per component, then the
- * limbs cut by shifts in all lanes at once: the scalar cut and byte-wise transpose it
- * replaces took about half of the 2^20-point preparation (about 50 ns a point, 2-core Xeon). */
+ * c0's first) as 52-bit limbs, the same integers; the other lanes zero, their rows not read.
+ * Eight row loads and one transpose per component, then the limbs cut in all lanes at once
+ * (ifma_limbs8_64_to_52): the limb-by-limb cut and the transpose through an array that this
+ * replaced took about half of the 2^20-point preparation (about 50 ns a point, 2-core Xeon). */
 static void MI_FN(lanes_from_limbs)(MI_F8 *v, const uint64_t *const *src, size_t count)
 {
-    const __m512i mask52 = _mm512_set1_epi64((long long)IFMA_MASK52);
     for (int d = 0; d < MI_DEG; d++) {
         __m512i a[8];
         for (size_t k = 0; k < 8; k++)
             a[k] = k < count ? _mm512_maskz_loadu_epi64((__mmask8)((1u << MI_N64) - 1), src[k] + d * MI_N64)
                              : _mm512_setzero_si512();
         ifma_transpose8(a); /* a[w]: word w of every lane */
-        for (int i = 0; i < MI_N; i++) {
-            int bit = 52 * i, word = bit / 64, off = bit % 64;
-            __m512i limb = _mm512_srlv_epi64(a[word], _mm512_set1_epi64(off));
-            if (off > 12 && word + 1 < MI_N64)
-                limb = _mm512_or_si512(limb, _mm512_sllv_epi64(a[word + 1], _mm512_set1_epi64(64 - off)));
-            v->l[d * MI_N + i] = _mm512_and_si512(limb, mask52);
-        }
+        ifma_limbs8_64_to_52(v->l + d * MI_N, MI_N, a, MI_N64);
     }
 }
 
