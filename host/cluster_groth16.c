@@ -8,7 +8,7 @@
  * window size (the H MSM's from its points: h is not known yet) and sends them. Then the five
  * MSMs run as one job: their window grids (host/msm_hybrid.c) laid end to end, B2 first (G2,
  * the costliest windows), then A, B1, C and H last, dealt to the ranks in whole windows
- * (runtime/sched/ranks.c): to rank 0 from the end (sched_tiling.from_end), to the others from
+ * but the end game's, shared in blocks (runtime/sched/ranks.c, sched_tiling.whole_min): to rank 0 from the end (sched_tiling.from_end), to the others from
  * the start, a rank's grids freed once its tiles have passed them. Rank 0 computes h (the QAP
  * evaluations and six NTTs of the domain, 8% of a proof on one core) in the job's start, while
  * the other ranks already take tiles of the first MSMs, and then starts on H, whose h it has.
@@ -332,8 +332,8 @@ static hpr_status cluster_work(void *user, g16_phases *ph, g16_work *work)
     }
     if (call->rank != 0)
         progress_phase(j.ctx, "msm");
-    sched_tiling tiling = ctx_tiling(j.ctx, 8, 8, 8); /* whole windows (of 8 blocks), */
-    tiling.whole_min = 1;                             /* to the end; */
+    sched_tiling tiling = ctx_tiling(j.ctx, 8, 8, 8); /* whole windows (of 8 blocks) */
+    tiling.whole_min = 1;                             /* but the end game's; */
     tiling.from_end = 1;                              /* rank 0 from the end: H first */
     j.from_end = call->rank == 0;
     ranks_job rj = {&j, proof_payload, proof_compute, proof_accept, NULL, proof_start};

@@ -6,8 +6,9 @@
  * up. Rank 0 chooses the window size c (the CPU job's model, for the threads of all ranks),
  * every rank prepares the same grid with that c at the same time (its own devices behind
  * it), and rank 0 deals item
- * ranges of the grid to the ranks (runtime/sched/ranks.c), whole windows while tiles are
- * large and blocks of a window towards the end. Each rank sums its range over its own
+ * ranges of the grid to the ranks (runtime/sched/ranks.c), whole windows until the end
+ * game, whose last window or two are shared in blocks by what each rank still has to do
+ * (sched_tiling.whole_min), so that the ranks end together. Each rank sums its range over its own
  * devices (msm_grid_run) and returns one point; rank 0 adds the points in range order
  * (msm_add_tile_sums). Any partition covers every (window, point) once, and the result is
  * the affine point, so every rank count and split gives the same bits as one process.
@@ -208,7 +209,7 @@ static hpr_status cluster_msm_run(cluster_call *call, hpr_curve curve, hpr_group
         goto out;
     unsigned blocks = msm_grid_blocks(j.grid);
     sched_tiling tiling = ctx_tiling(call->ctx, blocks, blocks, blocks); /* whole windows, */
-    tiling.whole_min = 1;                                                /* to the end */
+    tiling.whole_min = 1; /* but the last ones, shared in blocks so that the ranks end together */
     ranks_job rj = {&j, NULL, msm_compute, msm_accept, NULL, NULL}; /* no payload: every rank has the inputs */
     if ((st = cluster_run(call, msm_grid_items(j.grid), speeds, &tiling, &rj, report)) != HPR_OK)
         goto out;

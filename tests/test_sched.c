@@ -60,6 +60,9 @@ static sim_result simulate(const sim_setup *s, unsigned ndev, int calibrated)
         for (unsigned d = 0; d < ndev; d++) {
             if (busy[d] || done[d])
                 continue;
+            for (unsigned e = 0; e < ndev; e++) /* as a runner with a clock tells it */
+                if (busy[e])
+                    sched_policy_progress(&p, e, now - started[e]);
             sched_next_result nr = sched_policy_next(&p, d, &running[d]);
             if (nr == SCHED_DONE)
                 done[d] = 1;
@@ -234,41 +237,69 @@ START_TEST(max_tile_caps_every_tile)
 END_TEST
 
 /* whole_min: however the speeds share the tail, every tile is a multiple of min_tile (whole
- * windows of 8 blocks) but for the job's last, and every item is dealt once; without it the
- * tail is cut finer. */
-static unsigned short_tiles(int whole_min)
+ * windows of 8 blocks) until the end game (the last items, less than a min_tile beyond the
+ * asking device's share: here within the last 3 min_tiles), and every item is dealt once;
+ * without it the tail is cut finer, and earlier. Returns the first item of the first tile
+ * that is not whole (n: none). */
+static size_t first_short_tile(int whole_min)
 {
     sched_policy p;
     sched_range t;
     double speeds[3] = {100, 37, 61};
     sched_tiling tiling = {.min_tile = 8, .probe_tile = 8, .align = 8, .whole_min = whole_min};
-    size_t next = 0, n = 8 * 37 + 5;
-    unsigned shorter = 0;
+    size_t next = 0, n = 8 * 37 + 5, first = n;
     sched_policy_init(&p, n, 3, speeds, &tiling);
     for (unsigned k = 0; next < n; k++) {
         unsigned d = k % 3;
         if (sched_policy_next(&p, d, &t) != SCHED_TILE)
             continue;
         ck_assert_uint_eq(t.begin, next);
-        if (t.end != n && ((t.end - t.begin) % 8 != 0 || t.end % 8 != 0))
-            shorter++;
+        if (t.end != n && ((t.end - t.begin) % 8 != 0 || t.end % 8 != 0) && t.begin < first)
+            first = t.begin;
         sched_policy_done(&p, d, t, (double)(t.end - t.begin) / speeds[d]);
         next = t.end;
     }
     ck_assert_int_eq(sched_policy_finished(&p), 1);
-    return shorter;
+    return first;
 }
 
 START_TEST(whole_min_keeps_the_tail_in_whole_tiles)
 {
-    ck_assert_uint_eq(short_tiles(1), 0);
-    ck_assert_uint_gt(short_tiles(0), 0);
+    size_t n = 8 * 37 + 5;
+    ck_assert_uint_ge(first_short_tile(1), n - 3 * 8);
+    ck_assert_uint_lt(first_short_tile(0), n - 3 * 8);
+}
+END_TEST
+
+/* whole_min's end game (a cluster MSM of 17 windows on 2 ranks): the last windows are shared
+ * by what each busy device still owes, so the devices end together; dealt in whole windows to
+ * the end, one device would run the odd window alone (makespan 9/8.5 of the ideal). */
+START_TEST(whole_min_end_game_ends_together)
+{
+    static const double sims[][3] = {{100, 100, 0}, {100, 90, 0}, {100, 61, 0}, {130, 40, 0}, {100, 37, 61}};
+    for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++)
+        for (unsigned from_end = 0; from_end <= 1; from_end++) {
+            sim_setup s;
+            unsigned ndev = sims[i][2] > 0 ? 3 : 2;
+            memset(&s, 0, sizeof s);
+            for (unsigned d = 0; d < ndev; d++)
+                s.speed[d] = sims[i][d];
+            s.n = 17 * 8;
+            s.tiling = (sched_tiling){.min_tile = 8, .probe_tile = 8, .align = 8, .whole_min = 1, .from_end = from_end};
+            sim_result r = simulate(&s, ndev, 1);
+            ck_assert_msg(r.finished == 1, "end game, speeds %g:%g:%g: not every item done once", sims[i][0],
+                          sims[i][1], sims[i][2]);
+            ck_assert_msg(r.makespan <= 1.03 * r.ideal + 2 * ndev * TILE_OVERHEAD_S,
+                          "end game, speeds %g:%g:%g, from_end %u: makespan %.4f s > 1.03 x %.4f s + overheads",
+                          sims[i][0], sims[i][1], sims[i][2], from_end, r.makespan, r.ideal);
+        }
 }
 END_TEST
 
 /* from_end (a cluster's Groth16 job: rank 0 from the end): the marked device's tiles run down
  * from n without a gap, the others' up from 0, the two meet once, every item is dealt once,
- * and tiles of a window or more have their inner edge on a window (n itself is not one); in
+ * and tiles have their inner edge on a window (n itself is not one) but in the end game
+ * (whole_min: the last items, here within 3 windows); in
  * the simulation, the run still ends near the ideal. */
 START_TEST(from_end_deals_from_both_ends)
 {
@@ -280,16 +311,19 @@ START_TEST(from_end_deals_from_both_ends)
     sched_policy_init(&p, n, 3, speeds, &tiling);
     for (unsigned k = 0; front < back; k++) {
         unsigned d = k % 3;
-        ck_assert_int_eq(sched_policy_next(&p, d, &t), SCHED_TILE);
+        sched_next_result nr = sched_policy_next(&p, d, &t);
+        if (nr == SCHED_WAIT && d != 0) /* a sliver of the end game, left to the fastest */
+            continue;
+        ck_assert_int_eq(nr, SCHED_TILE);
         ck_assert_uint_lt(t.begin, t.end);
         if (d == 0) {
             ck_assert_uint_eq(t.end, back);
-            ck_assert(t.begin % 8 == 0 || t.begin == front);
+            ck_assert(t.begin % 8 == 0 || t.begin == front || back - front < 3 * 8); /* or the end game */
             back = t.begin;
             back_tiles++;
         } else {
             ck_assert_uint_eq(t.begin, front);
-            ck_assert(t.end % 8 == 0 || t.end == back);
+            ck_assert(t.end % 8 == 0 || t.end == back || back - front < 3 * 8);
             front = t.end;
         }
         sched_policy_done(&p, d, t, (double)(t.end - t.begin) / speeds[d]);
@@ -420,6 +454,7 @@ int main(void)
     tcase_add_test(tc, the_runner_covers_every_item_once);
     tcase_add_test(tc, max_tile_caps_every_tile);
     tcase_add_test(tc, whole_min_keeps_the_tail_in_whole_tiles);
+    tcase_add_test(tc, whole_min_end_game_ends_together);
     tcase_add_test(tc, from_end_deals_from_both_ends);
     suite_add_tcase(s, tc);
     test_seed_init();

@@ -383,7 +383,22 @@ typedef struct {
     char detail[RANKS_DETAIL_LEN];
     ranks_report *rep;
     double started; /* rt_now_seconds() at the job's start (the trace's clock) */
+    double dealt_at[RANKS_MAX]; /* when each rank's tile in flight was dealt */
 } dealer;
+
+/* The next tile for rank (under the lock), the policy first told how long each busy rank's
+ * tile has run (whole_min's end game: what they still owe). */
+static sched_next_result dealer_next(dealer *d, int rank, sched_range *tile)
+{
+    double now = rt_now_seconds();
+    for (int r = 0; r < d->l->size; r++)
+        if (r != rank && d->pol.busy[r])
+            sched_policy_progress(&d->pol, (unsigned)r, now - d->dealt_at[r]);
+    sched_next_result next = sched_policy_next(&d->pol, (unsigned)rank, tile);
+    if (next == SCHED_TILE)
+        d->dealt_at[rank] = now;
+    return next;
+}
 
 /* Records the job's first error (under the lock). */
 static void dealer_fail(dealer *d, int status, int rank, const char *why)
@@ -441,7 +456,7 @@ static void *dealer_local_worker(void *arg)
             d->job->idle(d->job->user);
             pthread_mutex_lock(&d->lock);
         }
-        sched_next_result next = sched_policy_next(&d->pol, 0, &tile);
+        sched_next_result next = dealer_next(d, 0, &tile);
         if (next == SCHED_DONE)
             break;
         if (next == SCHED_WAIT) {
@@ -507,7 +522,7 @@ static int dealer_answer(dealer *d, int rank, answer *a)
         return 1;
     }
     sched_range tile;
-    sched_next_result next = sched_policy_next(&d->pol, (unsigned)rank, &tile);
+    sched_next_result next = dealer_next(d, rank, &tile);
     if (next == SCHED_WAIT)
         return 0;
     if (next == SCHED_DONE) {

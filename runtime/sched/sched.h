@@ -57,8 +57,11 @@ typedef struct {
     int trace;        /* each tile's device, range and time printed on stderr (debugging) */
     size_t max_tile;  /* 0: no limit; else no tile exceeds it (items that each cost a whole job,
                        * such as the proofs of a batch: runtime/sched/ranks.h) */
-    int whole_min;    /* 1: no tile is smaller than min_tile but the job's last (the ranks' MSM
-                       * windows: a piece of a window costs its whole bucket reduction) */
+    int whole_min;    /* 1: tiles of whole min_tiles (the ranks' MSM windows: a piece of a
+                       * window costs its whole bucket reduction) until the end game, where
+                       * less than a min_tile would be left beyond the asking device's
+                       * balanced share: then that share, cut to the item (see
+                       * sched_policy_progress), so the devices end together */
     unsigned from_end; /* bit d set: device d takes its tiles from the end of the items, the
                         * others from the start (a cluster's Groth16 job: rank 0 starts on
                         * the H MSM, whose h it computes, the others on B2, so each rank
@@ -75,6 +78,9 @@ typedef struct {
     unsigned failures[SCHED_MAX_DEVICES];
     int dropped[SCHED_MAX_DEVICES];
     int busy[SCHED_MAX_DEVICES];
+    size_t inflight[SCHED_MAX_DEVICES]; /* the items of d's tile in flight (busy[d]) */
+    double owed[SCHED_MAX_DEVICES];     /* of those, the items d has still to do (an estimate:
+                                         * half the tile, or sched_policy_progress's) */
     sched_range returned[4 * SCHED_MAX_DEVICES]; /* failed tiles waiting for another device */
     unsigned returned_by[4 * SCHED_MAX_DEVICES];  /* the device that failed each */
     unsigned nreturned;
@@ -88,6 +94,11 @@ void sched_policy_init(sched_policy *p, size_t n, unsigned ndev, const double *s
 
 /* Next tile for device d, or WAIT (nothing for d now, work still in flight) or DONE. */
 sched_next_result sched_policy_next(sched_policy *p, unsigned d, sched_range *tile);
+
+/* Device d's tile in flight has run for elapsed seconds (a runner with a clock says so
+ * before asking for a tile, so whole_min's end game knows what the busy devices still owe;
+ * without it, each owes half its tile). */
+void sched_policy_progress(sched_policy *p, unsigned d, double elapsed);
 
 /* Device d completed tile in seconds. */
 void sched_policy_done(sched_policy *p, unsigned d, sched_range tile, double seconds);
