@@ -8,8 +8,9 @@
  * window size (the H MSM's from its points: h is not known yet) and sends them. Then the five
  * MSMs run as one job: their window grids (host/msm_hybrid.c) laid end to end, B2 first (G2,
  * the costliest windows), then A, B1, C and H last, dealt to the ranks in whole windows
- * but the end game's, shared in blocks (runtime/sched/ranks.c, sched_tiling.whole_min): to rank 0 from the end (sched_tiling.from_end), to the others from
- * the start, a rank's grids freed once its tiles have passed them. Rank 0 computes h (the QAP
+ * but the end game's, shared in blocks (runtime/sched/ranks.c, sched_tiling.whole_min): to
+ * rank 0 from the end (sched_tiling.from_end), to the others from the start, a rank's grids
+ * freed once its tiles have passed them. Rank 0 computes h (the QAP
  * evaluations and six NTTs of the domain, 8% of a proof on one core) in the job's start, while
  * the other ranks already take tiles of the first MSMs, and then starts on H, whose h it has.
  * So on two ranks each prepares about three of the five grids rather than all five (one MSM,

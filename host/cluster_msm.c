@@ -8,8 +8,8 @@
  * it), and rank 0 deals item
  * ranges of the grid to the ranks (runtime/sched/ranks.c), whole windows until the end
  * game, whose last window or two are shared in blocks by what each rank still has to do
- * (sched_tiling.whole_min), so that the ranks end together. Each rank sums its range over its own
- * devices (msm_grid_run) and returns one point; rank 0 adds the points in range order
+ * (sched_tiling.whole_min), so that the ranks end together. Each rank sums its range over
+ * its own devices (msm_grid_run) and returns one point; rank 0 adds the points in range order
  * (msm_add_tile_sums). Any partition covers every (window, point) once, and the result is
  * the affine point, so every rank count and split gives the same bits as one process.
  * Why windows rather than point ranges: as on one machine (msm_hybrid.c), Pippenger's

@@ -271,6 +271,19 @@ START_TEST(whole_min_keeps_the_tail_in_whole_tiles)
 }
 END_TEST
 
+/* A grid of 17 windows x 8 blocks (a 2^20 MSM at c = 15) on 2 devices, or 3 when speeds[2] > 0. */
+static sim_setup window_grid_sim(const double speeds[3], sched_tiling tiling, unsigned *ndev)
+{
+    sim_setup s;
+    *ndev = speeds[2] > 0 ? 3 : 2;
+    memset(&s, 0, sizeof s);
+    for (unsigned d = 0; d < *ndev; d++)
+        s.speed[d] = speeds[d];
+    s.n = 17 * 8;
+    s.tiling = tiling;
+    return s;
+}
+
 /* whole_min's end game (a cluster MSM of 17 windows on 2 ranks): the last windows are shared
  * by what each busy device still owes, so the devices end together; dealt in whole windows to
  * the end, one device would run the odd window alone (makespan 9/8.5 of the ideal). */
@@ -279,13 +292,9 @@ START_TEST(whole_min_end_game_ends_together)
     static const double sims[][3] = {{100, 100, 0}, {100, 90, 0}, {100, 61, 0}, {130, 40, 0}, {100, 37, 61}};
     for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++)
         for (unsigned from_end = 0; from_end <= 1; from_end++) {
-            sim_setup s;
-            unsigned ndev = sims[i][2] > 0 ? 3 : 2;
-            memset(&s, 0, sizeof s);
-            for (unsigned d = 0; d < ndev; d++)
-                s.speed[d] = sims[i][d];
-            s.n = 17 * 8;
-            s.tiling = (sched_tiling){.min_tile = 8, .probe_tile = 8, .align = 8, .whole_min = 1, .from_end = from_end};
+            unsigned ndev;
+            sched_tiling tiling = {.min_tile = 8, .probe_tile = 8, .align = 8, .whole_min = 1, .from_end = from_end};
+            sim_setup s = window_grid_sim(sims[i], tiling, &ndev);
             sim_result r = simulate(&s, ndev, 1);
             ck_assert_msg(r.finished == 1, "end game, speeds %g:%g:%g: not every item done once", sims[i][0],
                           sims[i][1], sims[i][2]);
@@ -335,13 +344,9 @@ START_TEST(from_end_deals_from_both_ends)
     ck_assert_int_eq(sched_policy_next(&p, 0, &t), SCHED_DONE);
     static const double sims[][3] = {{130, 12, 0}, {12, 130, 0}, {100, 100, 0}, {130, 12, 40}};
     for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++) {
-        sim_setup s;
-        unsigned ndev = sims[i][2] > 0 ? 3 : 2;
-        memset(&s, 0, sizeof s);
-        for (unsigned d = 0; d < ndev; d++)
-            s.speed[d] = sims[i][d];
-        s.n = 17 * 8;
-        s.tiling = (sched_tiling){.min_tile = 1, .probe_tile = 1, .align = 8, .from_end = 1};
+        unsigned ndev;
+        sim_setup s = window_grid_sim(sims[i], (sched_tiling){.min_tile = 1, .probe_tile = 1, .align = 8, .from_end = 1},
+                                      &ndev);
         for (int calibrated = 0; calibrated <= 1; calibrated++) {
             sim_result r = simulate(&s, ndev, calibrated);
             ck_assert_msg(r.finished == 1, "from_end, speeds %g:%g:%g: not every item done once", sims[i][0],
