@@ -218,9 +218,13 @@ START_TEST(absurd_msm_tiling_is_invalid)
     ck_assert_int_eq(msm_with(ctx, pts, sc, N, 16, 0, 40, got), HPR_ERR_INVALID_ARGUMENT);
     assert_detail(ctx, "windows_per_tile = 40");
     ck_assert_int_eq(msm_with(ctx, pts, sc, N, 21, 0, 0, got), HPR_ERR_INVALID_ARGUMENT);
-    /* each largest value on its own: 64 one-point chunks of 16-bit windows took 64 x 16 bucket
-     * reductions of 2^15 buckets, over the suite's timeout under ASan on a loaded machine */
-    ck_assert_int_eq(msm_with(ctx, pts, sc, N, 0, N, 0, got), HPR_OK);
+    /* both largest values at once in 4-bit windows (64 windows of 8 buckets), and the largest
+     * windows_per_tile of 16-bit windows in one chunk: 64 one-point chunks of 16-bit windows
+     * took 64 x 16 bucket reductions of 2^15 buckets, over the suite's timeout under ASan on a
+     * loaded machine */
+    ck_assert_int_eq(msm_with(ctx, pts, sc, N, 4, N, 65, got), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail(ctx, "1..64");
+    ck_assert_int_eq(msm_with(ctx, pts, sc, N, 4, N, 64, got), HPR_OK);
     ck_assert_mem_eq(got, want, PS);
     ck_assert_int_eq(msm_with(ctx, pts, sc, N, 16, 1, 17, got), HPR_ERR_INVALID_ARGUMENT);
     assert_detail(ctx, "1..16");
