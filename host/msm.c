@@ -36,9 +36,9 @@ static hpr_status check_tiling(hpr_ctx *ctx, const msm_curve_ops *ops, size_t n,
     return HPR_OK;
 }
 
-static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
-                                 const void *scalars, size_t n, void *out, const hpr_msm_opts *opts,
-                                 const msm_curve_ops **ops)
+static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *sliced,
+                                 const void *points, const void *scalars, size_t n, void *out,
+                                 const hpr_msm_opts *opts, const msm_curve_ops **ops)
 {
     if (!ctx)
         return HPR_ERR_INVALID_ARGUMENT;
@@ -55,6 +55,8 @@ static hpr_status check_msm_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
     if (opts && opts->window_bits > MSM_MAX_WINDOW_BITS)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "window_bits = %u is out of range (1..%d, 0 = auto)",
                         opts->window_bits, MSM_MAX_WINDOW_BITS);
+    if (sliced)
+        *ops = sliced;
     return check_tiling(ctx, *ops, n, opts);
 }
 
@@ -120,17 +122,23 @@ static hpr_status msm_dispatch(hpr_ctx *ctx, hpr_curve curve, hpr_group group, c
     return msm_single_device(ctx, dev, curve, group, ops, pts, scalars, n, out, opts);
 }
 
-hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_points *pts, const void *scalars,
-                     size_t n, void *out, const hpr_msm_opts *opts)
+hpr_status msm_keyed_ops(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *sliced,
+                         const cl_points *pts, const void *scalars, size_t n, void *out, const hpr_msm_opts *opts)
 {
     const msm_curve_ops *ops;
-    hpr_status st = check_msm_args(ctx, curve, group, pts->host, scalars, n, out, opts, &ops);
+    hpr_status st = check_msm_args(ctx, curve, group, sliced, pts->host, scalars, n, out, opts, &ops);
     if (st != HPR_OK)
         return st;
     progress_begin(ctx, "msm", progress_msm_units(n, ops->degree)); /* within a proof: its units */
     if ((st = progress_check(ctx)) == HPR_OK) /* whole, or in pieces within the memory limit */
         st = mem_msm(ctx, curve, group, ops, pts, scalars, n, out, opts, msm_dispatch);
     return progress_end(ctx, st);
+}
+
+hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_points *pts, const void *scalars,
+                     size_t n, void *out, const hpr_msm_opts *opts)
+{
+    return msm_keyed_ops(ctx, curve, group, NULL, pts, scalars, n, out, opts);
 }
 
 static hpr_status msm_ex_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,

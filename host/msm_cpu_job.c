@@ -211,7 +211,7 @@ static void list_task(void *arg, size_t block, unsigned worker)
     block_range(block, job->ngeneral, &begin, &end);
     if (job->digit_w0 < job->digit_w1)
         msm_digits(job->digits, job->ngeneral, job->scalars, job->general, begin, end, job->digit_w0, job->digit_w1,
-                   job->c);
+                   job->c, job->ops->scalar_bits + 1);
     else
         job->kernel->prepare_points(job->prepared, job->points, job->general, begin, end);
 }
@@ -481,7 +481,8 @@ static hpr_status prepare_list(hpr_ctx *ctx, msm_job *job)
     }
     if (!job->scratch || (job->kernel->prepared_size && job->ngeneral && !job->prepared))
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM of %zu points: cannot allocate buckets (c = %u)", job->n, job->c);
-    job->input = (msm_tile_input){job->points, job->prepared, job->scalars, job->general, job->digits, job->ngeneral};
+    job->input = (msm_tile_input){job->points, job->prepared, job->scalars, job->general, job->digits, job->ngeneral,
+                                  job->ops->scalar_bits + 1};
     if (job->prepared)
         rt_pool_run(ctx->pool, (job->ngeneral + DECODE_BLOCK - 1) / DECODE_BLOCK, list_task, job);
     return HPR_OK;

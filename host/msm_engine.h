@@ -104,5 +104,11 @@ RT_MUST_CHECK hpr_status msm_add_tile_sums(hpr_ctx *ctx, const msm_curve_ops *op
  * devices keep them between calls (runtime/opencl/cl_resident.c). */
 RT_MUST_CHECK hpr_status msm_keyed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const cl_points *pts,
                                    const void *scalars, size_t n, void *out, const hpr_msm_opts *opts);
+/* msm_keyed with sliced (not NULL) for the table of (curve, group): a copy whose scalar_bits
+ * is that of the slices of precomputed bases (host/bases.c), whose scalars are two's
+ * complement numbers of scalar_bits + 1 bits (msm_top_digit). */
+RT_MUST_CHECK hpr_status msm_keyed_ops(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const msm_curve_ops *sliced,
+                                       const cl_points *pts, const void *scalars, size_t n, void *out,
+                                       const hpr_msm_opts *opts);
 
 #endif

@@ -7,13 +7,17 @@
 #define HOST_RESIDENT_H
 
 #include "context.h"
+#include "kernels_cpu/msm_cpu.h"
 
 struct hpr_bases {
     hpr_ctx *ctx; /* NULL once the context is gone */
     hpr_curve curve;
     hpr_group group;
     size_t n;
-    unsigned char *points; /* the set's own copy, validated */
+    unsigned char *points; /* the set's own copy, validated; precomputed: point i's f multiples at i * f + j */
+    unsigned precompute;   /* f: 1 (none), or the slices of each scalar (host/bases.c) */
+    unsigned slice_bits;   /* s, with precompute: points[i * f + j] = 2^(j s) P_i */
+    msm_curve_ops sliced;  /* with precompute: the table of (curve, group) with scalar_bits s - 1 */
     uint64_t key;
     hpr_bases *next; /* the context's list */
 };

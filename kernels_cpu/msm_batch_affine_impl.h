@@ -197,7 +197,7 @@ static void BA_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
         w.nbatch = w.ndefer = 0;
         for (size_t i = tile->begin; i < tile->end; i++) {
             uint32_t k = in->index[i];
-            int d = in->digits ? in->digits[wi * in->count + i] : msm_booth_digit(in->scalars[k].l, wi, c);
+            int d = in->digits ? in->digits[wi * in->count + i] : msm_top_digit(in->scalars[k].l, in->top, wi, c);
             CPU_TY(affine) p;
             if (d == 0)
                 continue;

@@ -68,11 +68,11 @@ unsigned msm_window_count(unsigned bits, unsigned c)
 }
 
 void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
-                size_t end, unsigned w0, unsigned w1, unsigned c)
+                size_t end, unsigned w0, unsigned w1, unsigned c, unsigned top)
 {
     for (unsigned w = w0; w < w1; w++)
         for (size_t i = begin; i < end; i++)
-            digits[w * stride + i] = (int16_t)msm_booth_digit(scalars[index[i]].l, w, c);
+            digits[w * stride + i] = (int16_t)msm_top_digit(scalars[index[i]].l, top, w, c);
 }
 
 /* Both curves' scalars have 4 limbs: the byte conversion of the 4-limb fields serves them. */
@@ -126,6 +126,7 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
         .affine_from_canonical = curve##_cpu_affine_from_canonical,                                \
         .in_subgroup = curve##_cpu_in_subgroup,                                                    \
         .fp_mul = curve##_cpu_fp_mul,                                                              \
+        .shift_points = curve##_cpu_shift_points,                                                  \
     }
 
 OPS(bn254_g1, bn254_fp, 1, bn254_order, BN254_FR_BITS, "bn254 G1", IFMA_KERNEL(bn254_g1));

@@ -40,6 +40,7 @@ typedef struct {
     const uint32_t *index;     /* the list */
     const int16_t *digits;     /* NULL, or digits[w * count + i] = Booth digit of window w of scalars[index[i]] */
     size_t count;              /* list length */
+    unsigned top;              /* digits read the scalars' bits below top, bit top-1 as the sign (msm_top_digit) */
 } msm_tile_input;
 
 /* A tier's tile kernel. Every tier gives the same partial sums bit for bit (they are affine
@@ -99,6 +100,10 @@ typedef struct {
     int (*in_subgroup)(const void *affine);
     /* r = a * b in the base field (Montgomery, reduced): the known answers of device self-tests. */
     void (*fp_mul)(void *r, const void *a, const void *b);
+    /* out[i] = 2^shift * in[i] for i < count, validated points in the interchange form, stride
+     * bytes apart in both (infinity stays infinity; out may be in): shift doublings each and
+     * one field inversion per 32 points (precomputed bases, host/bases.c). */
+    void (*shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count, unsigned shift);
 } msm_curve_ops;
 
 #define MSM_MAX_WINDOW_BITS 20 /* == MSM_IMPL_MAX_WINDOW_BITS of the shared source */
@@ -107,10 +112,11 @@ typedef struct {
 void msm_scalar_from_bytes(msm_scalar *k, const unsigned char *bytes);
 void msm_scalar_to_bytes(unsigned char *bytes, const msm_scalar *k);
 
-/* digits[w * stride + i] = Booth digit of window w (c <= 15 bits) of scalars[index[i]], for
- * every window w in [w0, w1) and list position i in [begin, end). */
+/* digits[w * stride + i] = Booth digit of window w (c <= 15 bits) of scalars[index[i]] read
+ * below bit top (msm_top_digit), for every window w in [w0, w1) and list position i in
+ * [begin, end). */
 void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
-                size_t end, unsigned w0, unsigned w1, unsigned c);
+                size_t end, unsigned w0, unsigned w1, unsigned c, unsigned top);
 
 /* Windows needed for scalars below 2^bits with c-bit signed (Booth) digits. */
 unsigned msm_window_count(unsigned bits, unsigned c);

@@ -37,7 +37,7 @@ static void CPU_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile 
             CPU_EC_FN(xyzz_set_inf)(&buckets[b]);
         for (size_t i = tile->begin; i < tile->end; i++) {
             uint32_t k = in->index[i];
-            int d = in->digits ? in->digits[w * in->count + i] : msm_booth_digit(in->scalars[k].l, w, c);
+            int d = in->digits ? in->digits[w * in->count + i] : msm_top_digit(in->scalars[k].l, in->top, w, c);
             if (d > 0) {
                 CPU_EC_FN(xyzz_add_affine)(&buckets[d - 1], &buckets[d - 1], &points[k]);
             } else if (d < 0) {

@@ -954,7 +954,7 @@ static void MI_FN(tile)(void *sums_v, const msm_tile_input *in, const msm_tile *
         w.gen = 1;
         w.nbatch = w.ndefer = w.nover = 0;
         for (size_t i = tile->begin; i < tile->end; i++) {
-            int d = in->digits ? in->digits[win * in->count + i] : msm_booth_digit(in->scalars[in->index[i]].l, win, c);
+            int d = in->digits ? in->digits[win * in->count + i] : msm_top_digit(in->scalars[in->index[i]].l, in->top, win, c);
             if (d == 0)
                 continue;
             /* the flush reads this point within a batch or two: fetch it now, without waiting */

@@ -11,7 +11,7 @@
 # Both OpenCL MSM kernels (HPR_CL_MSM=sorted, the GPU default, and owner) are checked against
 # the CPU and benchmarked side by side at 2^16..2^24 (G1), G2 at 2^16..2^22 (the same kernels
 # over Fq2; with a CPU baseline), and the sorted kernel again over resident bases (--resident:
-# only scalars sent per MSM). With G16_FIXTURE=DIR (circuit.zkey and witness.wtns, e.g. the 2^16
+# only scalars sent per MSM), and precomputed (--precompute 1,2,4,8). With G16_FIXTURE=DIR (circuit.zkey and witness.wtns, e.g. the 2^16
 # fixture of make-fixtures.sh, carried to the machine) whole proofs are timed with --devices
 # cpu and all. Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
 # printed last. Usage: OUT=/some/dir [G16_FIXTURE=DIR] scripts/gpu-check.sh
@@ -85,6 +85,10 @@ timeout 300 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,18,20,22,24 --rep
 # targets (BN254 2^20 <= 10 ms, 2^24 <= 120 ms, BLS12-381 2^20 <= 16 ms) are read here
 timeout 300 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22,24 --repeat 5 --device "$gpu" --resident \
   --json "$OUT/bench-gpu-resident.json" | tee "$OUT/bench-gpu-resident.txt" || fail=1
+# precomputed resident bases (issue 18 item 6): factors 1, 2, 4, 8 side by side, each record's
+# note giving the time to make them (on the host's cores) and their bytes
+timeout 240 "$HP" bench msm --curve bn254 --log-n 16,20 --repeat 5 --device "$gpu" --precompute 1,2,4,8 \
+  --json "$OUT/bench-gpu-precompute.json" | tee "$OUT/bench-gpu-precompute.txt" || fail=1
 HPR_CL_MSM=owner timeout 300 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22 --repeat 3 --device "$gpu" \
   --json "$OUT/bench-gpu-owner.json" | tee "$OUT/bench-gpu-owner.txt" || fail=1
 # G2 (the issue's target: BN254 G2 2^20 <= 35 ms) on the GPU, resident, and on the CPU
@@ -120,6 +124,7 @@ step "summary"
 cat "$OUT/correctness.txt" | sort | uniq -c | awk '{print "  " $0}'
 echo "GPU ($gpu), sorted kernel:"; grep -E "^msm" "$OUT/bench-gpu.txt" || true
 echo "GPU ($gpu), owner-computes kernel:"; grep -E "^msm" "$OUT/bench-gpu-owner.txt" || true
+echo "GPU ($gpu), precomputed resident bases (f = 1, 2, 4, 8):"; grep -E "^msm|precomputed" "$OUT/bench-gpu-precompute.txt" || true
 [ -n "${G16_FIXTURE:-}" ] && { echo "Groth16:"; cat "$OUT/bench-groth16.txt"; }
 for words in limb32 standard; do echo "GPU 2^20 with $words words:"; grep -E "^msm" "$OUT/bench-gpu-$words.txt" || true; done
 echo "Hybrid (hybrid_eff on the all rows):"; grep -E "^msm|all:" "$OUT/bench-hybrid.txt" || true

@@ -13,7 +13,8 @@ import tempfile
 
 META = {"hyprove_version", "date", "hostname", "cpu_model", "cpu_tier", "cores", "threads", "opencl_devices"}
 FIELDS = {
-    "msm": {"curve", "group", "log_n", "n", "device", "cpu_tier", "threads", "repeat", "resident", "median_ms",
+    "msm": {"curve", "group", "log_n", "n", "device", "cpu_tier", "threads", "repeat", "resident", "precompute",
+            "setup_ms", "bases_bytes", "median_ms",
             "min_ms", "ns_per_point", "points_per_s", "devices_ran", "faults"},
     "ntt": {"field", "log_n", "batch", "lde", "device", "cpu_tier", "threads", "repeat", "median_ms", "min_ms",
             "ns_per_butterfly", "gb_per_s", "elements_per_s", "faults"},
@@ -94,6 +95,15 @@ def main():
                                             "--devices", "cpu,all"], "bench msm", "msm", tmp)
         check(all("hybrid_efficiency" not in r for r in recs if r.get("devices_ran", 1) < 2),
               "hybrid_efficiency only where more than one device ran", recs)
+        recs = to_file_and_stdout(hyprove, ["bench", "msm", "--curve", "bn254", "--log-n", "6", "--repeat", "1",
+                                            "--device", "cpu", "--precompute", "1,4"], "bench msm", "msm", tmp)
+        check([(r.get("precompute"), r.get("resident"), r.get("bases_bytes")) for r in recs] ==
+              [(1, True, 64 * 64), (4, True, 4 * 64 * 64)], "bench msm --precompute 1,4: a resident record per factor,"
+              " with the bases' bytes", recs)
+        r = subprocess.run([hyprove, "bench", "msm", "--log-n", "6", "--precompute", "17"], capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode == 2 and "--precompute '17'" in r.stderr, "bench msm --precompute 17: refused, named",
+              r.stderr)
         to_file_and_stdout(hyprove, ["bench", "ntt", "--field", "goldilocks", "--log-n", "6", "--repeat", "1"],
                            "bench ntt", "ntt", tmp)
         recs = to_file_and_stdout(hyprove, ["bench", "groth16", zkey, wtns, "--repeat", "1", "--devices", "cpu"],

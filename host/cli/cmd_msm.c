@@ -23,6 +23,7 @@
 #define MAX_LOG_N 26
 #define MAX_DEVICES 8
 #define MAX_TIERS 8
+#define MAX_FACTORS 5
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
@@ -57,7 +58,8 @@ static const char *msm_help =
 static const char *bench_help =
     "usage: hyprove bench msm [--curve C[,C]] [--log-n N[,N...]] [--repeat R] [--threads T]\n"
     "                         [--devices D[,D...] | --device D] [--cpu-tiers T[,T...]|all] [--seed S]\n"
-    "                         [--window-bits C] [--group g1|g2] [--resident] [--json FILE] [--progress]\n"
+    "                         [--window-bits C] [--group g1|g2] [--resident] [--precompute F[,F...]]\n"
+    "                         [--json FILE] [--progress]\n"
     "       hyprove bench ntt ...      ('hyprove bench ntt --help')\n"
     "       hyprove bench groth16 ...  ('hyprove bench groth16 --help')\n"
     "       hyprove bench commit ...   ('hyprove bench commit --help')\n"
@@ -76,9 +78,13 @@ static const char *bench_help =
     "  --resident    the points as resident bases (hpr_bases_create, made before the warm-up):\n"
     "                an OpenCL device receives them in the warm-up, and each timed run sends\n"
     "                only scalars\n"
+    "  --precompute F,..  resident bases precomputed F times (hpr_bases_create_precomputed,\n"
+    "                1..16; 1: plain resident bases), a record per factor: the table's note and\n"
+    "                the JSON give the time to make them and the bytes they hold\n"
     "  --json FILE   also write the records as JSON (atomically; - is stdout) with the run's\n"
     "                metadata (README: \"JSON output\"): op, curve, group, log_n, n, device,\n"
-    "                cpu_tier, threads, repeat, resident, median_ms, min_ms, ns_per_point,\n"
+    "                cpu_tier, threads, repeat, resident, precompute, setup_ms, bases_bytes,\n"
+    "                median_ms, min_ms, ns_per_point,\n"
     "                points_per_s, devices_ran, faults (the devices that failed: device, error,\n"
     "                tiles_failed, dropped), and hybrid_efficiency on \"all\" records where\n"
     "                more than one device ran\n"
@@ -90,7 +96,7 @@ static const char *bench_help =
     "Under mpirun -np N (Open MPI builds) each MSM runs across the N ranks (every rank makes the\n"
     "same random inputs); rank 0 prints the table, a ranks line under each record (bytes sent per\n"
     "run) and the share of each rank on stderr; the JSON records carry ranks and bytes_sent.\n"
-    "--resident does not run across ranks.\n";
+    "--resident and --precompute do not run across ranks.\n";
 
 typedef struct {
     hpr_curve curves[2];
@@ -105,6 +111,8 @@ typedef struct {
     const char *tiers[MAX_TIERS]; /* CPU kernel tiers; NULL = the context's default */
     size_t ntiers;
     int resident; /* --resident: the points as hpr_bases */
+    unsigned precompute[MAX_FACTORS]; /* --precompute: a record per factor (resident) */
+    size_t nprecompute;
 } bench_args;
 
 typedef struct {
@@ -115,6 +123,9 @@ typedef struct {
     double median_ms, min_ms;
     double efficiency; /* "all" records: hybrid throughput / sum of the single devices'; < 0: none */
     int resident;
+    unsigned precompute;  /* the bases' factor (1: none) */
+    double setup_ms;      /* resident: the time hpr_bases_create(_precomputed) took */
+    unsigned long long bases_bytes; /* resident: hpr_bases_bytes */
     unsigned devices_ran; /* devices that computed tiles in the last run ("all": 1 below the
                            * size where an OpenCL device joins) */
     cli_faults faults;    /* the devices that failed in the record's runs (warm-up included) */
@@ -388,6 +399,9 @@ static void print_record(const bench_record *r)
            eff);
     if (r->ranks > 1)
         fprintf(cli_table, "     ranks %u, bytes sent per run %llu\n", r->ranks, r->bytes_sent);
+    if (r->resident)
+        fprintf(cli_table, "     resident bases precomputed %u times: made in %.1f ms, %.1f MiB on the host\n",
+                r->precompute, r->setup_ms, (double)r->bases_bytes / 1048576.0);
     fflush(cli_table);
 }
 
@@ -420,10 +434,11 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
         double n = (double)((size_t)1 << r->log_n);
         fprintf(cli_json_record(&j),
                 "{\"op\": \"msm\", \"curve\": \"%s\", \"group\": \"%s\", \"log_n\": %u, \"n\": %.0f, \"device\": \"%s\", "
-                "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"resident\": %s, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+                "\"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, \"resident\": %s, \"precompute\": %u, "
+                "\"setup_ms\": %.3f, \"bases_bytes\": %llu, \"median_ms\": %.6f, \"min_ms\": %.6f, "
                 "\"ns_per_point\": %.3f, \"points_per_s\": %.1f, \"devices_ran\": %u, \"ranks\": %u, \"bytes_sent\": %llu",
                 cli_curve_name(r->curve), cli_group == HPR_G2 ? "g2" : "g1", r->log_n, n, r->device, r->tier, r->threads, r->repeat,
-                r->resident ? "true" : "false", r->median_ms, r->min_ms,
+                r->resident ? "true" : "false", r->precompute, r->setup_ms, r->bases_bytes, r->median_ms, r->min_ms,
                 r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), r->devices_ran, r->ranks ? r->ranks : 1, r->bytes_sent);
         if (r->efficiency >= 0)
             fprintf(j.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
@@ -479,8 +494,11 @@ static unsigned device_threads(hpr_ctx *ctx, const char *device)
     return hpr_ctx_threads(ctx);
 }
 
+/* factor: 0 for the points as they are (or plain resident bases with --resident), else the
+ * bases precomputed factor times. */
 static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const char *device, const char *tier,
-                     unsigned threads, const unsigned char *points, const unsigned char *scalars, bench_record *r)
+                     unsigned threads, unsigned factor, const unsigned char *points, const unsigned char *scalars,
+                     bench_record *r)
 {
     hpr_ctx *ctx = NULL;
     hpr_bases *bases = NULL;
@@ -491,9 +509,12 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
         return rc;
     }
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device,
-                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident, 1, {0},
-                        (unsigned)cli_cluster_size(), 0};
-    hpr_status st = a->resident ? hpr_bases_create(ctx, curve, cli_group, points, n, &bases) : HPR_OK;
+                        strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident || factor,
+                        factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0};
+    double t0 = cli_now_seconds();
+    hpr_status st = r->resident ? hpr_bases_create_precomputed(ctx, curve, cli_group, points, n, factor, &bases) : HPR_OK;
+    r->setup_ms = r->resident ? (cli_now_seconds() - t0) * 1e3 : 0;
+    r->bases_bytes = hpr_bases_bytes(bases);
     rc = st != HPR_OK ? cli_status_error("bench msm: the resident bases", st, ctx)
                       : measure(ctx, curve, bases, points, scalars, n, a->repeat, a->window_bits, r);
     hpr_bases_destroy(bases);
@@ -524,11 +545,14 @@ static int run_bench(const bench_args *a, const unsigned *threads, size_t nthrea
             for (size_t di = 0; di < a->ndevices && !rc; di++) {
                 /* an OpenCL device alone does not use the CPU kernels: one tier is enough */
                 size_t ntiers = strncmp(a->devices[di], "cl:", 3) == 0 ? 1 : a->ntiers;
+                size_t nfactors = a->nprecompute ? a->nprecompute : 1;
                 for (size_t k = 0; k < ntiers && !rc; k++)
                     for (size_t ti = 0; ti < nthreads && !rc; ti++)
-                        if ((rc = bench_one(a, a->curves[ci], a->log_n[li], a->devices[di], a->tiers[k], threads[ti],
-                                            points, scalars, &recs[*nrecs])) == 0)
-                            (*nrecs)++;
+                        for (size_t fi = 0; fi < nfactors && !rc; fi++)
+                            if ((rc = bench_one(a, a->curves[ci], a->log_n[li], a->devices[di], a->tiers[k],
+                                                threads[ti], a->nprecompute ? a->precompute[fi] : 0, points, scalars,
+                                                &recs[*nrecs])) == 0)
+                                (*nrecs)++;
             }
             set_efficiency(recs, first, *nrecs);
             for (size_t i = first; i < *nrecs; i++)
@@ -562,10 +586,10 @@ int cmd_bench(int argc, char **argv)
 {
     const char *curve_s = NULL, *log_n_s = NULL, *repeat_s = NULL, *threads_s = NULL, *seed_s = NULL, *wb_s = NULL;
     bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 5, 0, 0, 1, NULL, bench_default_device, {{0}}, 0,
-                    {NULL}, 1, 0};
-    const char *devices_s = NULL, *tiers_s = NULL, *group_s = NULL;
+                    {NULL}, 1, 0, {0}, 0};
+    const char *devices_s = NULL, *tiers_s = NULL, *group_s = NULL, *precompute_s = NULL;
     unsigned long long v;
-    static bench_record recs[2 * MAX_LIST * MAX_DEVICES * MAX_TIERS];
+    static bench_record recs[2 * MAX_LIST * MAX_DEVICES * MAX_TIERS * MAX_FACTORS];
     size_t nrecs;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(bench_help, argc < 2 ? stderr : stdout);
@@ -587,7 +611,8 @@ int cmd_bench(int argc, char **argv)
                       CLI_OPT("--threads", &threads_s), CLI_OPT("--seed", &seed_s),   CLI_OPT("--window-bits", &wb_s),
                       CLI_OPT("--json", &a.json_path),  CLI_OPT("--device", &device_s), CLI_OPT_LIST("--devices", &devices_s),
                       CLI_OPT_LIST("--cpu-tiers", &tiers_s), CLI_OPT("--group", &group_s),
-                      CLI_OPT_FLAG("--resident", &a.resident), CLI_OPT_FLAG("--progress", &cli_progress_mode)};
+                      CLI_OPT_FLAG("--resident", &a.resident), CLI_OPT_LIST("--precompute", &precompute_s),
+                      CLI_OPT_FLAG("--progress", &cli_progress_mode)};
     int parsed = cli_parse_options(argc - 1, argv + 1, "bench msm ", bench_help, opts, sizeof opts / sizeof opts[0]);
     if (parsed >= 0)
         return parsed;
@@ -620,8 +645,11 @@ int cmd_bench(int argc, char **argv)
         return CLI_EXIT_USAGE;
     if (tiers_s && parse_tiers(&a, tiers_s))
         return CLI_EXIT_USAGE;
-    if (a.resident && cli_cluster())
-        return cli_usage_error("bench msm ", "--resident is not across ranks: run it without mpirun");
+    if (precompute_s && cli_parse_uint_list(precompute_s, 1, 16, a.precompute, MAX_FACTORS, &a.nprecompute))
+        return cli_usage_error("bench msm ", "--precompute '%s': expected at most %d comma-separated factors in 1..16",
+                               precompute_s, MAX_FACTORS);
+    if ((a.resident || a.nprecompute) && cli_cluster())
+        return cli_usage_error("bench msm ", "--resident and --precompute are not across ranks: run them without mpirun");
     int rc = run_bench(&a, &a.threads, 1, recs, &nrecs);
     if (!rc && a.json_path && cli_cluster_leader()) /* rank 0 writes the outputs */
         rc = write_json(a.json_path, recs, nrecs);
@@ -657,7 +685,8 @@ static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, cha
 
 int cmd_default_job(const char *json)
 {
-    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1, {NULL}, 1, 0};
+    bench_args a = {{HPR_CURVE_BN254, HPR_CURVE_BLS12_381}, 2, {16}, 1, 3, 0, 0, 1, NULL, "cpu", {"cpu"}, 1, {NULL}, 1, 0,
+                    {0}, 0};
     unsigned threads[2] = {1, 0};
     bench_record recs[4 + 2 * 8];
     char ids[8][16], notice[512];

@@ -348,8 +348,27 @@ typedef struct hpr_bases hpr_bases;
 HPR_API hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
                                     hpr_bases **out);
 HPR_API void hpr_bases_destroy(hpr_bases *bases);
-/* Number of points in the set (0 for NULL). */
+/*
+ * Precomputed bases: as hpr_bases_create, and with precompute = f >= 2 the set also keeps
+ * 2^(j s) * P for j < f, s = ceil((bits(r) + 2) / f) (BN254: f = 2, 4, 8 give s = 128, 64,
+ * 32). Each MSM over the set then cuts every scalar into f signed s-bit slices and runs one
+ * MSM of f n points whose windows cover s bits: as many point additions as before, f times
+ * fewer bucket reductions and window combinations, the window size chosen per device as for
+ * any MSM. It pays where the reductions weigh (GPUs' large windows, small n) and costs f
+ * times the points' memory on the host (hpr_bases_bytes) and on each OpenCL device that
+ * computes over them (hpr_device_get_info's resident_bytes), about n (f - 1) s point
+ * doublings at creation (on the context's threads), and 32 f n bytes of slices during each
+ * MSM. Results are the same bits as hpr_msm_ex over the original points. precompute 0 or 1
+ * is hpr_bases_create; at most 16; f n must stay below 2^32.
+ */
+HPR_API hpr_status hpr_bases_create_precomputed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
+                                                size_t n, unsigned precompute, hpr_bases **out);
+/* Number of points in the set (0 for NULL); without its precomputed multiples. */
 HPR_API size_t hpr_bases_count(const hpr_bases *bases);
+/* The set's precompute factor f (1: none; 0 for NULL). */
+HPR_API unsigned hpr_bases_precompute(const hpr_bases *bases);
+/* Bytes of points the set keeps on the host, precomputed multiples included (0 for NULL). */
+HPR_API size_t hpr_bases_bytes(const hpr_bases *bases);
 /* out = sum_i scalars[i] * bases[i] for i < n (n <= hpr_bases_count: the first n bases), as
  * hpr_msm_ex with bases' curve and group; opts may be NULL. */
 HPR_API hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
