@@ -83,18 +83,40 @@ typedef struct {
     unsigned char *ones_partials; /* [ones_chunks] XYZZ */
 } msm_piece;
 
+/* The bit length of the group order of ops (4 limbs). */
+static unsigned order_bits(const msm_curve_ops *ops)
+{
+    for (unsigned l = 4; l-- > 0;)
+        if (ops->order[l])
+            return 64 * l + 64 - (unsigned)__builtin_clzll(ops->order[l]);
+    return 0;
+}
+
+/* Whether c leaves the top window of scalars of ops too narrow to share their buckets: under
+ * half of c bits wide, so its digits crowd into a few buckets (the conflict paths of the
+ * batch-affine kernels, a sort among them). Only the slices of precomputed bases are held to
+ * it (their scalar_bits is below the order's, host/bases.c): every slice has such a top
+ * window, whereas a whole scalar's top window is one of many. Measured on the 2-core Zen 4
+ * (a build running beside), BN254 2^16 precomputed twice (s = 128), avx512 tier: c = 13 (top
+ * window 11 bits) 1227 ns/point, c = 14 (2 bits) 1982. */
+static int narrow_top_window(const msm_curve_ops *ops, unsigned c)
+{
+    unsigned top = ops->scalar_bits + 1, windows = msm_window_count(ops->scalar_bits, c);
+    return ops->scalar_bits < order_bits(ops) && c > 1 && 2 * (top - (windows - 1) * c) < c;
+}
+
 /* The c with the least time on threads workers: windows are the tiles when there are at
  * least two per thread (plan_tiles), so the time is ceil(windows / threads) window passes
  * (19 windows on 2 threads take 10 passes: c giving 20 windows can win). */
-static unsigned choose_window_bits(size_t m, unsigned bits, const msm_cpu_kernel *kernel, unsigned threads)
+static unsigned choose_window_bits(size_t m, const msm_curve_ops *ops, const msm_cpu_kernel *kernel, unsigned threads)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= MAX_AUTO_WINDOW_BITS; c++) {
-        unsigned windows = msm_window_count(bits, c);
+        unsigned windows = msm_window_count(ops->scalar_bits, c);
         double passes = windows >= 2 * threads ? (double)((windows + threads - 1) / threads) : (double)windows / threads;
         double cost = passes * kernel->window_cost(c, m);
-        if (c == 1 || cost < best_cost) {
+        if (!narrow_top_window(ops, c) && (c == 1 || cost < best_cost)) {
             best = c;
             best_cost = cost;
         }
@@ -104,7 +126,7 @@ static unsigned choose_window_bits(size_t m, unsigned bits, const msm_cpu_kernel
 
 unsigned msm_cpu_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, size_t m, unsigned threads)
 {
-    return choose_window_bits(m, ops->scalar_bits, msm_kernel_for(ops, tier), threads);
+    return choose_window_bits(m, ops, msm_kernel_for(ops, tier), threads);
 }
 
 /* Splits [0, total) into parts nearly equal ranges; part i is [begin, end). */
@@ -362,7 +384,7 @@ out:
 static void plan_windows(msm_job *job)
 {
     job->c = job->opts.window_bits ? job->opts.window_bits
-                                   : choose_window_bits(job->ngeneral, job->ops->scalar_bits, job->kernel, job->threads);
+                                   : choose_window_bits(job->ngeneral, job->ops, job->kernel, job->threads);
     job->nwindows = msm_window_count(job->ops->scalar_bits, job->c);
 }
 

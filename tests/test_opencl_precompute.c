@@ -10,12 +10,15 @@
  *  - on the first OpenCL device with both kernels (owner, sorted), G1 and G2: the multiples
  *    are sent once (f n points), then scalars only, and resident_bytes reports them; and on
  *    "all" through the hybrid scheduler;
+ *  - the window choice leaves no slice a top window under half a window wide;
  *  - bad input: a factor above 16, a bad point named by its own index, a scalar >= r named by
  *    its own index (not a slice's), more scalars than bases.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
 #include "msm_test_inputs.h"
+
+#include "host/msm_engine.h"
 
 #include <string.h>
 
@@ -216,6 +219,27 @@ START_TEST(precomputed_bases_on_every_device_together)
 }
 END_TEST
 
+/* The window choice never leaves a slice's top window under half a window wide (its digits
+ * would crowd into a few buckets): slices of 128, 64 and 32 bits, every tier, sizes 2^8..2^22. */
+START_TEST(slices_get_no_narrow_top_window)
+{
+    static const unsigned slice_bits[] = {128, 64, 32, 86};
+    for (size_t k = 0; k < sizeof slice_bits / sizeof slice_bits[0]; k++) {
+        msm_curve_ops sliced = *msm_g1_ops(HPR_CURVE_BN254);
+        sliced.scalar_bits = slice_bits[k] - 1;
+        for (int tier = 0; tier < RT_CPU_TIERS; tier++)
+            for (unsigned log_m = 8; log_m <= 22; log_m += 2)
+                for (unsigned threads = 1; threads <= 8; threads *= 2) {
+                    unsigned c = msm_cpu_window_bits(&sliced, (rt_cpu_tier)tier, (size_t)1 << log_m, threads);
+                    unsigned windows = msm_window_count(sliced.scalar_bits, c);
+                    unsigned top = slice_bits[k] - (windows - 1) * c;
+                    ck_assert_msg(2 * top >= c, "s = %u, tier %d, m = 2^%u, %u threads: c = %u leaves a %u-bit top window",
+                                  slice_bits[k], tier, log_m, threads, c, top);
+                }
+    }
+}
+END_TEST
+
 START_TEST(bad_precompute_input_is_named)
 {
     const curve_t *c = &curves[0];
@@ -261,6 +285,7 @@ int main(void)
     TCase *cpu = test_case(s, "cpu", 900);
     tcase_add_loop_test(cpu, precomputed_msm_equals_the_plain_one_on_the_cpu, 0, 4);
     tcase_add_loop_test(cpu, every_tier_gives_the_same_bits, 0, 4);
+    tcase_add_test(cpu, slices_get_no_narrow_top_window);
     tcase_add_test(cpu, bad_precompute_input_is_named);
     TCase *dev = test_case(s, "device", 900);
     tcase_add_loop_test(dev, precomputed_bases_stay_on_the_device, 0, 6);

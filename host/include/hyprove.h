@@ -359,7 +359,8 @@ HPR_API void hpr_bases_destroy(hpr_bases *bases);
  * computes over them (hpr_device_get_info's resident_bytes), about n (f - 1) s point
  * doublings at creation (on the context's threads), and 32 f n bytes of slices during each
  * MSM. Results are the same bits as hpr_msm_ex over the original points. precompute 0 or 1
- * is hpr_bases_create; at most 16; f n must stay below 2^32.
+ * is hpr_bases_create; at most 16; f n must stay below 2^32. Making them reports no progress
+ * and cannot be cancelled (BN254 2^16, f = 8: about 2.5 s on two Zen 4 cores).
  */
 HPR_API hpr_status hpr_bases_create_precomputed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
                                                 size_t n, unsigned precompute, hpr_bases **out);
