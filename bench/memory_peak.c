@@ -140,7 +140,7 @@ static int prepare(job *j, int argc, char **argv, size_t *estimate, char *size, 
             return -1;
         free(zkey);
         const zkey_file *zk = g16_prover_zkey(j->prover);
-        mem_proof_need(j->ctx, zk, 0, &full, &least);
+        mem_proof_need(j->ctx, zk, NULL, 0, &full, &least);
         *estimate = full;
         snprintf(size, size_len, "domain 2^%u, %u vars", (unsigned)__builtin_ctz(zk->domain_size), zk->n_vars);
         return 0;

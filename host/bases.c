@@ -33,11 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PRECOMPUTE 16
 #define SLICE_BLOCK 4096
 
-/* The first invalid point of the set, named as an MSM names it. */
-static hpr_status validate(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n)
+hpr_status bases_validate(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n)
 {
     uint64_t affine[24]; /* the largest affine point: two BLS12-381 Fq2 coordinates */
     for (size_t i = 0; i < n; i++) {
@@ -46,6 +44,11 @@ static hpr_status validate(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigne
             return msm_point_error(ctx, ops, i, r);
     }
     return HPR_OK;
+}
+
+unsigned bases_slice_bits(const msm_curve_ops *ops, unsigned f)
+{
+    return (ops->scalar_bits + 2 + f - 1) / f;
 }
 
 /* The precomputation's work: blocks of SHIFT points, each point's multiples in turn. */
@@ -69,17 +72,20 @@ static void expand_task(void *arg, size_t block, unsigned worker)
                              end - begin, w->s);
 }
 
-/* b->points = the precomputed set of the n validated points (b->precompute, b->slice_bits set). */
-static hpr_status expand(hpr_ctx *ctx, hpr_bases *b, const msm_curve_ops *ops, const unsigned char *points)
+hpr_status bases_expand(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n, unsigned f,
+                        unsigned char **out)
 {
-    size_t size = ops->affine_size, f = b->precompute;
-    if (b->n > SIZE_MAX / size / f || !(b->points = rt_alloc_large(b->n ? b->n * f * size : 1)))
-        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "bases: no memory for %zu points precomputed %zu times", b->n, f);
-    for (size_t i = 0; i < b->n; i++)
-        memcpy(b->points + i * f * size, points + i * size, size);
-    expand_work w = {ops, b->points, b->n, b->precompute, b->slice_bits};
+    size_t size = ops->affine_size;
+    unsigned char *all;
+    *out = NULL;
+    if (n > SIZE_MAX / size / f || !(all = rt_alloc_large(n ? n * f * size : 1)))
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "bases: no memory for %zu points precomputed %u times", n, f);
+    for (size_t i = 0; i < n; i++)
+        memcpy(all + i * f * size, points + i * size, size);
+    expand_work w = {ops, all, n, f, bases_slice_bits(ops, f)};
     if (f > 1)
-        rt_pool_run(ctx->pool, (b->n + EXPAND_BLOCK - 1) / EXPAND_BLOCK, expand_task, &w);
+        rt_pool_run(ctx->pool, (n + EXPAND_BLOCK - 1) / EXPAND_BLOCK, expand_task, &w);
+    *out = all;
     return HPR_OK;
 }
 
@@ -99,24 +105,24 @@ static hpr_status bases_create_call(hpr_ctx *ctx, hpr_curve curve, hpr_group gro
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported (bn254 = 1, bls12-381 = 2)", (int)curve);
     if (!ops)
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_GROUP, "group %d is not supported (G1 = 1, G2 = 2)", (int)group);
-    if (precompute > MAX_PRECOMPUTE)
+    if (precompute > BASES_MAX_PRECOMPUTE)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "precompute = %u is out of range (0 or 1: none, at most %d)",
-                        precompute, MAX_PRECOMPUTE);
+                        precompute, BASES_MAX_PRECOMPUTE);
     if (precompute < 1)
         precompute = 1;
     if (n > UINT32_MAX / precompute)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "n = %zu is too large (at most 2^32 - 1 points, precomputed ones included)",
                         n);
-    if ((st = validate(ctx, ops, points, n)) != HPR_OK)
+    if ((st = bases_validate(ctx, ops, points, n)) != HPR_OK)
         return st;
     if (!(b = calloc(1, sizeof *b)))
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "bases: no memory for %zu points", n);
     b->n = n;
     b->precompute = precompute;
-    b->slice_bits = (ops->scalar_bits + 2 + precompute - 1) / precompute;
+    b->slice_bits = bases_slice_bits(ops, precompute);
     b->sliced = *ops;
     b->sliced.scalar_bits = b->slice_bits - 1;
-    if ((st = expand(ctx, b, ops, points)) != HPR_OK) {
+    if ((st = bases_expand(ctx, ops, points, n, precompute, &b->points)) != HPR_OK) {
         free(b);
         return st;
     }
@@ -224,6 +230,13 @@ static void slice_task(void *arg, size_t block, unsigned worker)
         slice_scalar(w->slices + 32 * i * w->f, w->scalars + 32 * i, w->f, w->s);
 }
 
+void bases_slice(hpr_ctx *ctx, const unsigned char *scalars, size_t n, unsigned f, unsigned s, unsigned char *slices)
+{
+    slice_work w = {scalars, slices, n, f, s};
+    if (n > 0)
+        rt_pool_run(ctx->pool, (n + SLICE_BLOCK - 1) / SLICE_BLOCK, slice_task, &w);
+}
+
 /* The MSM over precomputed bases: the scalars checked (named by their own index), sliced,
  * and the MSM of their f n slices run over the first f n points of the set. */
 static hpr_status msm_precomputed(hpr_ctx *ctx, const hpr_bases *b, const unsigned char *scalars, size_t n, void *out,
@@ -239,9 +252,7 @@ static hpr_status msm_precomputed(hpr_ctx *ctx, const hpr_bases *b, const unsign
         return st;
     if (n > 0 && !(slices = rt_alloc_large(32 * f * n)))
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "MSM over precomputed bases: no memory for the %zu slices", f * n);
-    slice_work w = {scalars, slices, n, b->precompute, b->slice_bits};
-    if (n > 0)
-        rt_pool_run(ctx->pool, (n + SLICE_BLOCK - 1) / SLICE_BLOCK, slice_task, &w);
+    bases_slice(ctx, scalars, n, b->precompute, b->slice_bits, slices);
     cl_points pts = {b->points, b->n * f, b->key, b->key, 1}; /* validated when made */
     st = msm_keyed_ops(ctx, b->curve, b->group, &b->sliced, &pts, slices, f * n, out, opts);
     free(slices);

@@ -16,6 +16,7 @@
 #ifndef HOST_GROTH16_H
 #define HOST_GROTH16_H
 
+#include "kernels_cpu/msm_cpu.h"
 #include "zkey.h"
 
 /* ---- host/groth16_prover.c ---- */
@@ -38,6 +39,23 @@ void g16_prover_set_validated(const hpr_groth16_prover *prover, int t);
  * phase p keys its points with owner + 1 + (p - HPR_G16_MSM_A). */
 uint64_t g16_prover_key(const hpr_groth16_prover *prover);
 
+enum { G16_MSMS = 5 }; /* A, B1, B2, C, H: msm[phase - HPR_G16_MSM_A] */
+
+/* The prover's precomputed sections (hpr_groth16_prover_precompute; host/bases.c has the
+ * method): f > 1, section t's point i's multiples 2^(j s) P_i at points[t][i * f + j], kept on
+ * the devices under key + t (owner: g16_prover_key), the MSMs run with ops[group - 1]. */
+typedef struct {
+    unsigned f, s;
+    unsigned char *points[G16_MSMS];
+    msm_curve_ops ops[2]; /* G1, G2 with scalar_bits s - 1 */
+    uint64_t key;
+    size_t bytes; /* of points, all sections */
+} g16_precomputed;
+
+/* The prover's precomputed sections, or NULL without. Marks the prover as used: from then on
+ * hpr_groth16_prover_precompute refuses (a proof may be reading them). */
+const g16_precomputed *g16_prover_precomputed(const hpr_groth16_prover *prover);
+
 /* ---- host/groth16_work.c ---- */
 
 /* One MSM of the proof: the phase it is (HPR_G16_MSM_A .. HPR_G16_MSM_H), its group, inputs
@@ -50,9 +68,10 @@ typedef struct {
     unsigned char *out;
     uint64_t key, owner; /* the points' key on the devices (the prover's; cl_resident.c) */
     int validated;       /* the points were validated by an earlier proof's MSM */
+    /* NULL, or over precomputed points: points holds n / f sections' points f times each,
+     * scalars the f n slices (bases_slice), and the MSM runs with this table (s-bit scalars) */
+    const msm_curve_ops *sliced;
 } g16_msm;
-
-enum { G16_MSMS = 5 }; /* A, B1, B2, C, H: msm[phase - HPR_G16_MSM_A] */
 
 /* The tasks of one proof: t < G16_MSMS the MSM msm[t], G16_TASK_H the h scalars. */
 enum { G16_TASK_H = G16_MSMS, G16_TASKS };
@@ -64,6 +83,10 @@ typedef struct {
     const unsigned char *w;
     unsigned char *h;
     g16_msm msm[G16_MSMS];
+    /* over precomputed sections (pre not NULL): w's slices (A, B1, B2, C), and h's, which the
+     * h task fills after h */
+    const g16_precomputed *pre;
+    unsigned char *w_slices, *h_slices;
 } g16_work;
 
 /* The clock and notices of one proof's phases. */
@@ -82,9 +105,9 @@ const char *g16_phase_name(hpr_groth16_phase phase);
 
 /* The progress units of one proof with zk (host/progress.h): the witness (G16 units a value,
  * added by the caller once it is parsed), h (its two NTT batches, added by the NTTs, and the
- * host's steps around them, g16_h_extra_units), the five MSMs and the blinding's small MSMs
- * (added by the MSMs). */
-uint64_t g16_progress_units(const zkey_file *zk);
+ * host's steps around them, g16_h_extra_units), the five MSMs (of f slices a scalar over
+ * precomputed sections, else f = 1) and the blinding's small MSMs (added by the MSMs). */
+uint64_t g16_progress_units(const zkey_file *zk, unsigned f);
 uint64_t g16_witness_units(const zkey_file *zk);
 uint64_t g16_h_extra_units(const zkey_file *zk);
 

@@ -190,7 +190,7 @@ static void finish_task(graph *g, int t, int runner, const char *device, double 
 static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
 {
     const g16_msm *m = &g->work->msm[t];
-    const msm_curve_ops *ops = msm_ops(g->work->zk->curve, m->group);
+    const msm_curve_ops *ops = m->sliced ? m->sliced : msm_ops(g->work->zk->curve, m->group);
     size_t bad = 0;
     msm_point_check kind = MSM_POINT_OK;
     double t0 = rt_now_seconds();

@@ -150,12 +150,46 @@ static void work_init(g16_work *work, const hpr_groth16_prover *prover, const un
     uint64_t key = g16_prover_key(prover);
     unsigned v = g16_prover_validated(prover);
     *work = (g16_work){prover, zk, w, h,
-                       {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0], key + 1, key, v & 1},
-                        {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1], key + 2, key, v >> 1 & 1},
-                        {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2, key + 3, key, v >> 2 & 1},
+                       {{HPR_G16_MSM_A, HPR_G1, zk->a, w, zk->n_vars, msm[0], key + 1, key, v & 1, NULL},
+                        {HPR_G16_MSM_B1, HPR_G1, zk->b1, w, zk->n_vars, msm[1], key + 2, key, v >> 1 & 1, NULL},
+                        {HPR_G16_MSM_B2, HPR_G2, zk->b2, w, zk->n_vars, msm_b2, key + 3, key, v >> 2 & 1, NULL},
                         {HPR_G16_MSM_C, HPR_G1, zk->c, w + private_from * 32, zk->n_vars - private_from, msm[2],
-                         key + 4, key, v >> 3 & 1},
-                        {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3], key + 5, key, v >> 4 & 1}}};
+                         key + 4, key, v >> 3 & 1, NULL},
+                        {HPR_G16_MSM_H, HPR_G1, zk->h, h, zk->domain_size, msm[3], key + 5, key, v >> 4 & 1, NULL}},
+                       NULL, NULL, NULL};
+}
+
+/* The work's MSMs moved onto the prover's precomputed sections: w sliced now, h's slices
+ * filled by the h task (g16_run_task). The slices are freed by work_free. */
+static hpr_status work_precomputed(hpr_ctx *ctx, g16_work *work, const g16_precomputed *pre)
+{
+    const zkey_file *zk = work->zk;
+    size_t f = pre->f, private_from = (size_t)zk->n_public + 1;
+    work->w_slices = rt_alloc_large(32 * f * zk->n_vars);
+    work->h_slices = rt_alloc_large(32 * f * zk->domain_size);
+    if (!work->w_slices || !work->h_slices)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for the slices of %u + %u scalars (precompute %u)",
+                        zk->n_vars, zk->domain_size, pre->f);
+    bases_slice(ctx, work->w, zk->n_vars, pre->f, pre->s, work->w_slices);
+    work->pre = pre;
+    for (int t = 0; t < G16_MSMS; t++) {
+        g16_msm *m = &work->msm[t];
+        m->points = pre->points[t];
+        m->scalars = t == HPR_G16_MSM_H - HPR_G16_MSM_A   ? work->h_slices
+                     : t == HPR_G16_MSM_C - HPR_G16_MSM_A ? work->w_slices + 32 * f * private_from
+                                                          : work->w_slices;
+        m->n *= f;
+        m->key = pre->key + (uint64_t)t;
+        m->validated = 1; /* when they were made */
+        m->sliced = &pre->ops[m->group - 1];
+    }
+    return HPR_OK;
+}
+
+static void work_free(g16_work *work)
+{
+    free(work->w_slices);
+    free(work->h_slices);
 }
 
 /* The devices keep one prover's bases per context: the last one it proved with. Also: the h
@@ -182,6 +216,7 @@ hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, c
     g16_phases ph = {ctx, &proof->report, rt_now_seconds(), ""};
     g16_work work;
     hpr_status st;
+    const g16_precomputed *pre = fn ? NULL : g16_prover_precomputed(prover); /* a cluster's ranks: the sections */
     work_init(&work, prover, w, h, msm, msm_b2);
     work_begin(ctx, prover);
     proof->curve = zk->curve;
@@ -191,6 +226,8 @@ hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, c
             (void)fn(user, &ph, &work);
         goto out;
     }
+    if (pre && (st = work_precomputed(ctx, &work, pre)) != HPR_OK)
+        goto out;
     if ((st = fn ? fn(user, &ph, &work) : run_work(&ph, &work)) != HPR_OK)
         goto out;
     progress_phase(ctx, g16_phase_name(HPR_G16_ASSEMBLE));
@@ -200,6 +237,7 @@ hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, c
         goto out;
     g16_phase_end(&ph, HPR_G16_ASSEMBLE, 0);
 out:
+    work_free(&work);
     free(h);
     snprintf(ctx->notice, sizeof ctx->notice, "%s", ph.notices);
     return st;
@@ -333,7 +371,8 @@ static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, co
 /* The proof as one tracked call (host/progress.h), its first phase the witness. */
 static void progress_begin_proof(hpr_ctx *ctx, const hpr_groth16_prover *prover)
 {
-    progress_begin(ctx, "groth16 prove", g16_progress_units(g16_prover_zkey(prover)));
+    const g16_precomputed *pre = g16_prover_precomputed(prover);
+    progress_begin(ctx, "groth16 prove", g16_progress_units(g16_prover_zkey(prover), pre ? pre->f : 1));
     progress_phase(ctx, g16_phase_name(HPR_G16_WITNESS));
 }
 
@@ -342,7 +381,7 @@ hpr_status g16_prove_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const 
 {
     double t0 = rt_now_seconds();
     hpr_status st = check_prove_args(ctx, prover, wtns, proof);
-    if (st != HPR_OK || (st = mem_proof_begin(ctx, g16_prover_zkey(prover), 0)) != HPR_OK)
+    if (st != HPR_OK || (st = mem_proof_begin(ctx, g16_prover_zkey(prover), g16_prover_precomputed(prover), 0)) != HPR_OK)
         return st;
     progress_begin_proof(ctx, prover);
     if ((st = progress_check(ctx)) == HPR_OK)
@@ -364,7 +403,7 @@ static hpr_status groth16_prove_file_call(hpr_ctx *ctx, const hpr_groth16_prover
     unsigned char *data = NULL;
     size_t len = 0;
     hpr_status st = check_prove_args(ctx, prover, wtns_path, proof);
-    if (st != HPR_OK || (st = mem_proof_begin(ctx, g16_prover_zkey(prover), 1)) != HPR_OK)
+    if (st != HPR_OK || (st = mem_proof_begin(ctx, g16_prover_zkey(prover), g16_prover_precomputed(prover), 1)) != HPR_OK)
         return st;
     progress_begin_proof(ctx, prover);
     char why[256];

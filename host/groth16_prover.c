@@ -5,13 +5,17 @@
  *
  * Why a handle: the key's point sections are used in place from the mapping, so one prover
  * serves many proofs. Thread safety: the prover is read-only after hpr_groth16_prover_create
- * (the zkey mapping and its parsed offsets); all per-proof state lives on the stack, the heap
- * and the caller's context; three fields are written later, atomic caches that any thread may fill
- * with the same value: the key's digest and the sections' points at infinity for cluster
- * calls, and which MSM sections have been
+ * (the zkey mapping and its parsed offsets) and hpr_groth16_prover_precompute (which the
+ * caller runs before any proof, alone; it refuses once a proof has begun: the used flag);
+ * all per-proof state lives on the stack, the heap and the caller's context; four fields are
+ * written later, atomic caches that any thread may fill with the same value: the key's digest
+ * and the sections' points at infinity for cluster calls, which MSM sections have been
  * validated (an MSM checks its points; once one over a section succeeded, later proofs skip
  * the check: the mapping is read-only, and the key's file must not change while a prover
- * maps it, as for every section it reads).
+ * maps it, as for every section it reads), and the used flag.
+ * Precomputed sections (host/bases.c has the method): each of the five sections validated
+ * (its bad point named by section and index) and kept with its multiples 2^(j s) P under
+ * keys of their own, so the devices never mix them with the plain sections.
  */
 #include "resident.h"
 #include "groth16.h"
@@ -19,7 +23,9 @@
 #include "runtime/sched/ranks.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct hpr_groth16_prover {
     zkey_file zk;
@@ -27,6 +33,8 @@ struct hpr_groth16_prover {
     _Atomic uint64_t digest;    /* the zkey's ranks_digest, 0 until a cluster call asks for it */
     _Atomic unsigned validated; /* bit t: MSM t's points, checked by an MSM over them that succeeded */
     uint64_t *_Atomic infinity[G16_MSMS]; /* MSM t's points at infinity, a bit each, once asked for */
+    _Atomic int used;       /* a proof has begun: the precomputed sections no longer change */
+    g16_precomputed pre;    /* pre.f > 1: the sections precomputed (hpr_groth16_prover_precompute) */
 };
 
 /* The key's fixed points (section 2: alpha1, beta1, delta1 in G1; beta2, gamma2, delta2 in
@@ -86,6 +94,7 @@ static hpr_status prover_create(hpr_ctx *ctx, const char *path, const void *data
         return st;
     }
     p->key = ctx_new_resident_keys(1 + G16_MSMS);
+    p->pre.f = 1;
     *out = p;
     return HPR_OK;
 }
@@ -124,10 +133,19 @@ hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey,
     return ctx_leave(ctx, groth16_prover_create_from_buffer_call(ctx, zkey, len, out));
 }
 
+static void drop_precomputed(g16_precomputed *pre)
+{
+    for (int t = 0; t < G16_MSMS; t++)
+        free(pre->points[t]);
+    memset(pre, 0, sizeof *pre);
+    pre->f = 1;
+}
+
 void hpr_groth16_prover_destroy(hpr_groth16_prover *prover)
 {
     if (!prover)
         return;
+    drop_precomputed(&prover->pre);
     zkey_close(&prover->zk);
     for (int t = 0; t < G16_MSMS; t++)
         free(atomic_load(&prover->infinity[t]));
@@ -177,6 +195,95 @@ hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hp
 {
     ctx_enter(ctx);
     return ctx_leave(ctx, groth16_zkey_sizes_call(ctx, zkey, len, curve, domain_size, n_vars, n_public));
+}
+
+/* Section t of the key: its points, count and group (as the proof's MSM t reads them). */
+static const unsigned char *section(const zkey_file *zk, int t, size_t *n, hpr_group *group)
+{
+    const unsigned char *points[G16_MSMS] = {zk->a, zk->b1, zk->b2, zk->c, zk->h};
+    const size_t counts[G16_MSMS] = {zk->n_vars, zk->n_vars, zk->n_vars, (size_t)zk->n_vars - zk->n_public - 1,
+                                     zk->domain_size};
+    *n = counts[t];
+    *group = t == HPR_G16_MSM_B2 - HPR_G16_MSM_A ? HPR_G2 : HPR_G1;
+    return points[t];
+}
+
+/* pre = the key's five sections validated (a bad point named by section and index) and
+ * precomputed f times (host/bases.c). */
+static hpr_status make_precomputed(hpr_ctx *ctx, const zkey_file *zk, unsigned f, g16_precomputed *pre)
+{
+    static const char *names[G16_MSMS] = {"A", "B1", "B2", "C", "H"};
+    hpr_status st = HPR_OK;
+    memset(pre, 0, sizeof *pre);
+    pre->f = f;
+    for (int t = 0; t < G16_MSMS && st == HPR_OK; t++) {
+        size_t n;
+        hpr_group group;
+        const unsigned char *points = section(zk, t, &n, &group);
+        const msm_curve_ops *ops = msm_ops(zk->curve, group);
+        if ((st = bases_validate(ctx, ops, points, n)) != HPR_OK) {
+            char why[CL_DETAIL_LEN];
+            snprintf(why, sizeof why, "%s", ctx->detail);
+            return ctx_fail(ctx, st, "zkey section %s: %.400s", names[t], why);
+        }
+        pre->s = bases_slice_bits(ops, f); /* the same for G1 and G2: bits(r) */
+        pre->ops[group - 1] = *ops;
+        pre->ops[group - 1].scalar_bits = pre->s - 1;
+        st = bases_expand(ctx, ops, points, n, f, &pre->points[t]);
+        pre->bytes += n * f * ops->affine_size;
+    }
+    pre->key = ctx_new_resident_keys(G16_MSMS);
+    return st;
+}
+
+static hpr_status prover_precompute_call(hpr_ctx *ctx, hpr_groth16_prover *prover, unsigned precompute)
+{
+    g16_precomputed pre;
+    hpr_status st;
+    if (!ctx)
+        return HPR_ERR_INVALID_ARGUMENT;
+    ctx_call_begin(ctx);
+    if (!prover)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "prover must not be NULL");
+    if (precompute > BASES_MAX_PRECOMPUTE)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "precompute = %u is out of range (0 or 1: none, at most %d)",
+                        precompute, BASES_MAX_PRECOMPUTE);
+    if (atomic_load(&prover->used))
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
+                        "precompute: this prover has proved already (precompute before its first proof)");
+    if (precompute <= 1) {
+        drop_precomputed(&prover->pre);
+        return HPR_OK;
+    }
+    if ((size_t)prover->zk.n_vars > UINT32_MAX / precompute || (size_t)prover->zk.domain_size > UINT32_MAX / precompute)
+        return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
+                        "precompute = %u: the key's sections would exceed 2^32 - 1 points", precompute);
+    if ((st = make_precomputed(ctx, &prover->zk, precompute, &pre)) != HPR_OK) {
+        drop_precomputed(&pre);
+        return st;
+    }
+    drop_precomputed(&prover->pre);
+    prover->pre = pre;
+    return HPR_OK;
+}
+
+hpr_status hpr_groth16_prover_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, unsigned precompute)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, prover_precompute_call(ctx, prover, precompute));
+}
+
+unsigned hpr_groth16_prover_precomputed(const hpr_groth16_prover *prover, size_t *bytes)
+{
+    if (bytes)
+        *bytes = prover ? prover->pre.bytes : 0;
+    return prover ? prover->pre.f : 0;
+}
+
+const g16_precomputed *g16_prover_precomputed(const hpr_groth16_prover *prover)
+{
+    atomic_store(&((hpr_groth16_prover *)prover)->used, 1);
+    return prover->pre.f > 1 ? &prover->pre : NULL;
 }
 
 uint64_t g16_prover_key(const hpr_groth16_prover *prover)

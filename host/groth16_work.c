@@ -5,7 +5,8 @@
  *
  * Method: the five large MSMs go through msm_keyed (hpr_msm_ex with the prover's keys, so
  * that the devices keep the bases) on the context's device (split by the hybrid scheduler
- * under "all"). In order, the phases run one
+ * under "all"); over a prover's precomputed sections, each MSM runs over the f slices of its
+ * scalars (host/bases.c), h's sliced by the h task once it has them. In order, the phases run one
  * after another; each records its time and the devices that took its points, from the run
  * report the MSM or NTT call left on the context.
  * Progress (host/progress.h): a proof is one tracked call whose total is the sum of its
@@ -18,6 +19,7 @@
 #include "groth16.h"
 #include "groth16_h.h"
 #include "msm_engine.h"
+#include "resident.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -49,14 +51,15 @@ uint64_t g16_h_extra_units(const zkey_file *zk)
     return (uint64_t)zk->domain_size * G16_H_UNITS_PER_ROW;
 }
 
-uint64_t g16_progress_units(const zkey_file *zk)
+uint64_t g16_progress_units(const zkey_file *zk, unsigned f)
 {
     unsigned log_n = 0;
     while (((size_t)1 << log_n) < zk->domain_size)
         log_n++;
     uint64_t h = 2 * progress_ntt_units(3, log_n) + g16_h_extra_units(zk); /* g16_h: two batches of a, b, c */
-    uint64_t msms = 2 * progress_msm_units(zk->n_vars, 1) + progress_msm_units(zk->n_vars, 2) +
-                    progress_msm_units(zk->n_vars - zk->n_public - 1, 1) + progress_msm_units(zk->domain_size, 1);
+    size_t nv = (size_t)f * zk->n_vars, npriv = (size_t)f * (zk->n_vars - zk->n_public - 1);
+    uint64_t msms = 2 * progress_msm_units(nv, 1) + progress_msm_units(nv, 2) + progress_msm_units(npriv, 1) +
+                    progress_msm_units((size_t)f * zk->domain_size, 1);
     uint64_t blinding = 2 * progress_msm_units(3, 1) + progress_msm_units(3, 2) + progress_msm_units(5, 1);
     return g16_witness_units(zk) + h + msms + blinding;
 }
@@ -145,7 +148,7 @@ static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const
     static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
     hpr_msm_opts opts = {0, 0, 0, device};
     cl_points pts = {m->points, m->n, m->key, m->owner, m->validated};
-    hpr_status st = msm_keyed(ctx, curve, m->group, &pts, m->scalars, m->n, m->out, &opts);
+    hpr_status st = msm_keyed_ops(ctx, curve, m->group, m->sliced, &pts, m->scalars, m->n, m->out, &opts);
     if (st != HPR_OK) {
         char why[CL_DETAIL_LEN];
         snprintf(why, sizeof why, "%s", ctx->detail);
@@ -168,9 +171,12 @@ hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *d
             g16_prover_set_validated(work->prover, t);
         return st;
     }
-    if ((st = g16_h(ctx, work->zk, work->w, work->h, device)) == HPR_OK)
-        progress_add(ctx, g16_h_extra_units(work->zk));
-    return st;
+    if ((st = g16_h(ctx, work->zk, work->w, work->h, device)) != HPR_OK)
+        return st;
+    if (work->pre) /* the H MSM's scalars: h's slices */
+        bases_slice(ctx, work->h, work->zk->domain_size, work->pre->f, work->pre->s, work->h_slices);
+    progress_add(ctx, g16_h_extra_units(work->zk));
+    return HPR_OK;
 }
 
 hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work)

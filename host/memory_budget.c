@@ -635,22 +635,30 @@ hpr_status mem_ntt_check(hpr_ctx *ctx, const ntt_plan *pl)
 
 /* ---- Groth16 ---- */
 
-size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, int from_file, size_t *full, size_t *least)
+size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, const g16_precomputed *pre, int from_file, size_t *full,
+                      size_t *least)
 {
     const msm_curve_ops *g1 = msm_ops(zk->curve, HPR_G1), *g2 = msm_ops(zk->curve, HPR_G2);
     const ntt_field_ops *fr =
         ntt_field_ops_for(zk->curve == HPR_CURVE_BN254 ? HPR_FIELD_BN254_FR : HPR_FIELD_BLS12_381_FR, ctx->cpu_tier);
     size_t n = zk->domain_size, nv = zk->n_vars, npriv = nv - zk->n_public - 1;
-    size_t held = sat_add(mem_round(n * 32), mem_round(nv * 32 + 1));
+    size_t held = sat_add(mem_round(n * 32), mem_round(nv * 32 + 1)), f = pre ? pre->f : 1;
+    if (pre) /* the slices of w and h */
+        held = sat_add(held, sat_add(mem_round(32 * f * nv), mem_round(32 * f * n)));
     if (from_file)
         held = sat_add(held, nv * (size_t)zk->n8r + 4096);
     if (!g1 || !g2 || !fr) {
         *full = *least = held;
         return held;
     }
-    const cl_points pts[PROOF_MSMS] = {{zk->a, nv, 1, 1, 0}, {zk->b1, nv, 1, 1, 0}, {zk->b2, nv, 1, 1, 0},
-                                     {zk->c, npriv, 1, 1, 0}, {zk->h, n, 1, 1, 0}};
-    const msm_curve_ops *ops[PROOF_MSMS] = {g1, g1, g2, g1, g1};
+    const cl_points pts[PROOF_MSMS] = {{pre ? pre->points[0] : zk->a, f * nv, 1, 1, 0},
+                                       {pre ? pre->points[1] : zk->b1, f * nv, 1, 1, 0},
+                                       {pre ? pre->points[2] : zk->b2, f * nv, 1, 1, 0},
+                                       {pre ? pre->points[3] : zk->c, f * npriv, 1, 1, 0},
+                                       {pre ? pre->points[4] : zk->h, f * n, 1, 1, 0}};
+    const msm_curve_ops *ops[PROOF_MSMS] = {pre ? &pre->ops[0] : g1, pre ? &pre->ops[0] : g1,
+                                            pre ? &pre->ops[1] : g2, pre ? &pre->ops[0] : g1,
+                                            pre ? &pre->ops[0] : g1};
     cl_dev *devs[HPR_REPORT_MAX_DEVICES], *dev = NULL;
     unsigned gpus = 0, nhost = 0;
     int all = strcmp(ctx->device, "all") == 0;
@@ -694,10 +702,10 @@ size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, int from_file, size_t *
     return held;
 }
 
-hpr_status mem_proof_begin(hpr_ctx *ctx, const zkey_file *zk, int from_file)
+hpr_status mem_proof_begin(hpr_ctx *ctx, const zkey_file *zk, const g16_precomputed *pre, int from_file)
 {
     mem_limit lim;
-    size_t full, least, held = mem_proof_need(ctx, zk, from_file, &full, &least);
+    size_t full, least, held = mem_proof_need(ctx, zk, pre, from_file, &full, &least);
     ctx->mem.held = 0;
     ctx->mem.in_order = 0;
     if (budget_fits(ctx, full, &lim)) {

@@ -11,6 +11,7 @@
 #ifndef HOST_MEMORY_BUDGET_H
 #define HOST_MEMORY_BUDGET_H
 
+#include "groth16.h"
 #include "msm_engine.h"
 #include "ntt_internal.h"
 #include "zkey.h"
@@ -64,16 +65,17 @@ RT_MUST_CHECK hpr_status mem_ntt_check(hpr_ctx *ctx, const ntt_plan *pl);
 RT_MUST_CHECK hpr_status mem_check(hpr_ctx *ctx, const char *what, size_t need, size_t least, const char *how);
 int mem_fits(hpr_ctx *ctx, size_t need);
 
-/* The peak working memory of one proof with zk (from_file: the .wtns read from a file) on
- * ctx's device: *full with its work as it runs (the task graph under "all"), *least with the
- * phases in order and the MSMs in pieces; returns what it holds through the proof (the file,
- * the witness, h). */
-size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, int from_file, size_t *full, size_t *least);
+/* The peak working memory of one proof with zk (from_file: the .wtns read from a file; pre:
+ * the prover's precomputed sections or NULL) on ctx's device: *full with its work as it runs
+ * (the task graph under "all"), *least with the phases in order and the MSMs in pieces;
+ * returns what it holds through the proof (the file, the witness, h, the slices). */
+size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, const g16_precomputed *pre, int from_file, size_t *full,
+                      size_t *least);
 
 /* Before a proof allocates: HPR_OK when it fits (ctx->mem.held set; ctx->mem.in_order when
  * only the phases in order with MSMs in pieces do), else HPR_ERR_OUT_OF_MEMORY naming the
  * need and the limit. mem_proof_end clears what it set and returns st. */
-RT_MUST_CHECK hpr_status mem_proof_begin(hpr_ctx *ctx, const zkey_file *zk, int from_file);
+RT_MUST_CHECK hpr_status mem_proof_begin(hpr_ctx *ctx, const zkey_file *zk, const g16_precomputed *pre, int from_file);
 RT_MUST_CHECK hpr_status mem_proof_end(hpr_ctx *ctx, hpr_status st);
 
 #endif

@@ -22,6 +22,23 @@ struct hpr_bases {
     hpr_bases *next; /* the context's list */
 };
 
+/* ---- host/bases.c, for the Groth16 prover's precomputed sections too ---- */
+
+#define BASES_MAX_PRECOMPUTE 16
+
+/* The first invalid point of the n points (interchange form), named by its index as an MSM
+ * names it (msm_point_error). */
+RT_MUST_CHECK hpr_status bases_validate(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n);
+/* s for factor f (1..BASES_MAX_PRECOMPUTE): ceil((bits(r) + 2) / f). */
+unsigned bases_slice_bits(const msm_curve_ops *ops, unsigned f);
+/* *out = the n validated points precomputed f times (malloc'd; point i's multiples
+ * 2^(j s) P_i at i * f + j, s = bases_slice_bits), made on ctx's pool. HPR_ERR_OUT_OF_MEMORY. */
+RT_MUST_CHECK hpr_status bases_expand(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n,
+                                      unsigned f, unsigned char **out);
+/* slices[i * f + j] = the j-th signed s-bit slice of scalars[i] (canonical, < r; 32 bytes
+ * each, s-bit two's complement), on ctx's pool. */
+void bases_slice(hpr_ctx *ctx, const unsigned char *scalars, size_t n, unsigned f, unsigned s, unsigned char *slices);
+
 /* A fresh key for a point set kept on devices: unique for the process's life, never 0;
  * count consecutive keys from the one returned are reserved. */
 uint64_t ctx_new_resident_keys(unsigned count);

@@ -19,7 +19,7 @@ FIELDS = {
     "ntt": {"field", "log_n", "batch", "lde", "device", "cpu_tier", "threads", "repeat", "median_ms", "min_ms",
             "ns_per_butterfly", "gb_per_s", "elements_per_s", "faults"},
     "groth16": {"curve", "constraints_log_n", "n_vars", "n_public", "device", "cpu_tier", "threads", "repeat",
-                "total_median_ms", "total_min_ms", "phases", "faults"},
+                "precompute", "setup_ms", "precomputed_bytes", "total_median_ms", "total_min_ms", "phases", "faults"},
     "calibrate": {"kind", "log_n", "device", "threads", "items_per_s"},
     "device": {"id", "type", "name"},
 }
@@ -111,6 +111,21 @@ def main():
         for r in recs:
             check([p.get("phase") for p in r.get("phases", [])] == PHASES, "groth16 record: the eight phases", r)
             check(r.get("curve") == "bn254" and r.get("constraints_log_n") == 10, "groth16 record: curve, size", r)
+        recs = to_file_and_stdout(hyprove, ["bench", "groth16", zkey, wtns, "--repeat", "1", "--devices", "cpu",
+                                            "--precompute", "1,2"], "bench groth16", "groth16", tmp)
+        check([r.get("precompute") for r in recs] == [1, 2] and recs[0].get("precomputed_bytes") == 0 and
+              recs[0].get("setup_ms") == 0 and recs[1].get("setup_ms", 0) > 0,
+              "bench groth16 --precompute 1,2: a record per factor, the second's making timed", recs)
+        # bn128_2e10: A, B1 (G1) and B2 (G2) over n_vars, C over the private ones, H over 2^10
+        if len(recs) == 2:
+            r = recs[1]
+            g1 = 2 * r["n_vars"] + r["n_vars"] - r["n_public"] - 1 + 1024
+            check(r.get("precomputed_bytes") == 2 * (64 * g1 + 128 * r["n_vars"]),
+                  "bench groth16 --precompute 2: twice the sections' bytes", r)
+        r = subprocess.run([hyprove, "bench", "groth16", zkey, wtns, "--precompute", "0"], capture_output=True,
+                           text=True)
+        check(r.returncode == 2 and "--precompute '0'" in r.stderr, "bench groth16 --precompute 0: refused, named",
+              r.stderr)
         recs = to_file_and_stdout(hyprove, ["calibrate", "--curve", "bn254", "--field", "goldilocks", "--log-n", "6",
                                             "--devices", "cpu"], "calibrate", "calibrate", tmp)
         check(sorted((r.get("kind"), r.get("curve", r.get("field"))) for r in recs) ==

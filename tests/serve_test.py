@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`hyprove serve` on the loopback address, as a client would use it.
 
-Starts the server with two zkeys (BN254 bn128_2e10 and BLS12-381 bls12381_2e12) on
-127.0.0.1 port 0 and a 1 MB request limit, then: GET /status lists both; POST /prove for
+Starts the server with two zkeys (BN254 bn128_2e10 and BLS12-381 bls12381_2e12, their sections
+precomputed twice: --precompute 2; --precompute 17 is refused) on 127.0.0.1 port 0 and a 1 MB
+request limit, then: GET /status lists both; POST /prove for
 each zkey answers a proof that snarkjs accepts, with public.json equal to snarkjs's; a proof
 without ?zkey= (two loaded), an unknown zkey, a garbage body, a witness of another length, a
 body over the limit, a wrong method and an unknown path get their 4xx and a JSON error; four
@@ -91,9 +92,13 @@ def main():
                         os.path.join(bls, "circuit.zkey"), "--listen", "127.0.0.1:0"], capture_output=True, text=True,
                        timeout=60)
     check(r.returncode == 2 and "NAME=FILE" in r.stderr, f"two zkeys of one name are refused ({r.stderr.strip()})")
+    r = subprocess.run([HYPROVE, "serve", "--zkey", os.path.join(bn, "circuit.zkey"), "--listen", "127.0.0.1:0",
+                        "--precompute", "17"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "--precompute '17'" in r.stderr, f"--precompute 17 is refused ({r.stderr.strip()})")
     proc = subprocess.Popen([HYPROVE, "serve", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--zkey",
                              "bls=" + os.path.join(bls, "circuit.zkey"), "--listen", "127.0.0.1:0", "--max-request", "1000000",
-                             "--devices", "cpu", "--verify"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--devices", "cpu", "--precompute", "2", "--verify"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     check("serving on http://127.0.0.1:" in line, f"the server says where it listens ({line.strip()})")
     if "http://" not in line:

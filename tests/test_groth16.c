@@ -405,6 +405,112 @@ START_TEST(refuses_a_key_with_bad_fixed_points)
 }
 END_TEST
 
+/* The bytes of the key's five MSM sections (as hpr_groth16_prover_precomputed counts them). */
+static size_t section_bytes(const hpr_groth16_prover *p)
+{
+    const zkey_file *zk = g16_prover_zkey(p);
+    size_t g1 = hpr_point_size(zk->curve, HPR_G1), g2 = hpr_point_size(zk->curve, HPR_G2);
+    size_t npriv = (size_t)zk->n_vars - zk->n_public - 1;
+    return zk->n_vars * (2 * g1 + g2) + npriv * g1 + (size_t)zk->domain_size * g1;
+}
+
+/* Precomputed sections (hpr_groth16_prover_precompute): the r = s = 0 proof is still
+ * snarkjs's, byte for byte, on every tier and for factors that cut the 254-bit scalars
+ * unevenly (3, 5) or into 16-bit slices (16, the edge keys only); the factor and bytes are
+ * reported; a random proof verifies. BLS12-381 (255-bit scalars, the costliest sections to
+ * make: G2 over Fq2 of 381 bits) once, f = 3 on the fastest tier. _i: fixture */
+START_TEST(precomputed_sections_prove_the_same)
+{
+    static const char *tiers[] = {"portable", "adx", "avx512"};
+    const char *fixture = fixtures[_i];
+    const int bls = strcmp(fixture, "bls12381_2e12") == 0;
+    const unsigned factors[] = {2, 3, 5, 16};
+    size_t first = bls ? 1 : 0, nfactors = bls ? 2 : strncmp(fixture, "edge", 4) == 0 ? 4 : 3;
+    unsigned best = 0; /* the fastest tier that runs: the default */
+    for (unsigned t = 0; t < 3; t++)
+        best = hpr_cpu_tier_check(tiers[t], NULL) == HPR_OK ? t : best;
+    file_buf wt = read_fixture(fixture, "witness.wtns");
+    for (unsigned t = 0; t < 3; t++) {
+        if (hpr_cpu_tier_check(tiers[t], NULL) != HPR_OK || (bls && t != best))
+            continue;
+        for (size_t k = first; k < nfactors; k++) {
+            char what[64];
+            size_t bytes = 0;
+            hpr_ctx *ctx = make_ctx(2, tiers[t]);
+            hpr_groth16_prover *p = open_prover(ctx, fixture);
+            hpr_groth16_proof proof;
+            ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), 1);
+            ck_assert_uint_eq(bytes, 0);
+            hpr_status st = hpr_groth16_prover_precompute(ctx, p, factors[k]);
+            ck_assert_msg(st == HPR_OK, "%s f = %u: %s (%s)", fixture, factors[k], hpr_status_str(st),
+                          hpr_ctx_error_detail(ctx));
+            ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), factors[k]);
+            ck_assert_uint_eq(bytes, factors[k] * section_bytes(p));
+            snprintf(what, sizeof what, "%s, precompute %u", tiers[t], factors[k]);
+            expect_r0s0(ctx, p, fixture, what);
+            memset(&proof, 0, sizeof proof);
+            ck_assert_int_eq(hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof), HPR_OK);
+            ck_assert_msg(hpr_groth16_verify(ctx, p, &proof) == HPR_OK, "%s %s: a random proof does not verify",
+                          fixture, what);
+            hpr_groth16_proof_free(&proof);
+            hpr_groth16_prover_destroy(p);
+            hpr_ctx_destroy(ctx);
+        }
+    }
+    free(wt.data);
+}
+END_TEST
+
+/* hpr_groth16_prover_precompute refuses: a factor above 16, a NULL prover, a prover that has
+ * proved (its sections may be in use), a key whose section holds a bad point (named by
+ * section and index; the prover stays usable without precomputation). 0 and 1 drop them. */
+START_TEST(precompute_refuses_misuse)
+{
+    const char *fixture = "bn128_2e10";
+    hpr_ctx *ctx = make_ctx(2, NULL);
+    file_buf key = read_fixture(fixture, "circuit.zkey");
+    hpr_groth16_prover *p = open_prover(ctx, fixture);
+    size_t bytes = 1;
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 17), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "precompute = 17 is out of range"), "%s", hpr_ctx_error_detail(ctx));
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, NULL, 2), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(NULL, p, 2), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(hpr_groth16_prover_precomputed(NULL, &bytes), 0);
+    ck_assert_uint_eq(bytes, 0);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 4), HPR_OK);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 0), HPR_OK); /* dropped */
+    ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), 1);
+    ck_assert_uint_eq(bytes, 0);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 2), HPR_OK);
+    expect_r0s0(ctx, p, fixture, "precompute 2 after 4 and 0");
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 3), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "has proved already"), "%s", hpr_ctx_error_detail(ctx));
+    ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, NULL), 2); /* unchanged */
+    hpr_groth16_prover_destroy(p);
+    /* section C's point 3, then section H's point 7, off the curve (y's low bit) */
+    zkey_file h;
+    ck_assert_int_eq(zkey_parse(ctx, key.data, key.len, fixture, &h), HPR_OK);
+    const struct {
+        const unsigned char *section;
+        size_t index;
+        const char *needle;
+    } bad[] = {{h.c, 3, "zkey section C: point 3 is not on the"}, {h.h, 7, "zkey section H: point 7 is not on the"}};
+    size_t g1 = hpr_point_size(h.curve, HPR_G1);
+    for (size_t i = 0; i < 2; i++) {
+        unsigned char *pt = key.data + (bad[i].section - key.data) + bad[i].index * g1;
+        pt[g1 / 2] ^= 1;
+        ck_assert_int_eq(hpr_groth16_prover_create_from_buffer(ctx, key.data, key.len, &p), HPR_OK);
+        ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 2), HPR_ERR_POINT_NOT_ON_CURVE);
+        ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), bad[i].needle), "%s", hpr_ctx_error_detail(ctx));
+        ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, NULL), 1);
+        hpr_groth16_prover_destroy(p);
+        pt[g1 / 2] ^= 1;
+    }
+    free(key.data);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 /* hpr_version agrees with the header; the accessors take NULL. */
 START_TEST(version_and_null_accessors)
 {
@@ -436,6 +542,8 @@ int main(void)
     tcase_add_test(tc, version_and_null_accessors);
     tcase_add_test(tc, refuses_a_witness_whose_w0_is_not_one);
     tcase_add_loop_test(tc, refuses_a_key_with_bad_fixed_points, 0, 2);
+    tcase_add_loop_test(tc, precomputed_sections_prove_the_same, 0, NFIXTURES);
+    tcase_add_test(tc, precompute_refuses_misuse);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -242,8 +242,8 @@ START_TEST(proof_refused_then_proved)
     file_buf wt = read_fixture(fixture, "witness.wtns");
     hpr_groth16_proof proof;
     size_t full, least, full_file, least_file;
-    mem_proof_need(ctx, g16_prover_zkey(p), 0, &full, &least);
-    mem_proof_need(ctx, g16_prover_zkey(p), 1, &full_file, &least_file);
+    mem_proof_need(ctx, g16_prover_zkey(p), NULL, 0, &full, &least);
+    mem_proof_need(ctx, g16_prover_zkey(p), NULL, 1, &full_file, &least_file);
     ck_assert_msg(full > (64 << 10) && least <= full && full < full_file, "the proof's need (%zu) is above 64 KiB",
                   full);
     hpr_status st = hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof);

@@ -142,6 +142,54 @@ START_TEST(groth16_bases_stay_on_the_device)
 }
 END_TEST
 
+/* _i % 2: the OpenCL MSM kernel (owner, sorted); _i / 2: precompute 2 or 3. A prover with
+ * precomputed sections, on the device alone: snarkjs's proof; the first proof sends f times the
+ * sections' points (once) and f slices a scalar, the second only the slices; the device holds
+ * f times the sections. Then under "all", the task graph over the CPU and the device: the same
+ * proof. */
+START_TEST(groth16_precomputed_sections_on_the_device)
+{
+    static const char *kernels[] = {"owner", "sorted"}, *fixture = "bn128_2e10";
+    const unsigned f = 2 + _i / 2;
+    char id[16], path[1024], what[64];
+    hpr_groth16_prover *p = NULL;
+    size_t domain, n_vars, n_public, bytes = 0;
+    unsigned long long resident;
+    setenv("HPR_CL_MSM", kernels[_i % 2], 1);
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    hpr_device_report rep; /* the self-tests' MSMs sent before counting, as above */
+    unsigned char g2[128], one[32] = {1}, out[128];
+    hpr_msm_opts on_device = {0, 0, 0, id};
+    ck_assert_int_eq(hpr_device_prepare(ctx, id, HPR_CURVE_BN254, &rep), HPR_OK);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G2, 1, 1, g2, NULL), HPR_OK);
+    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G2, g2, one, 1, out, &on_device), HPR_OK);
+    fixture_path(path, sizeof path, fixture, "circuit.zkey");
+    ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_OK);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, f), HPR_OK);
+    hpr_groth16_prover_sizes(p, &domain, &n_vars, &n_public);
+    unsigned long long g1 = 2 * n_vars + (n_vars - n_public - 1) + domain, g2n = n_vars;
+    unsigned long long bases = f * (g1 * 64 + g2n * 128), scalars = f * (g1 + g2n) * 32;
+    ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), f);
+    ck_assert_uint_eq(bytes, bases);
+    snprintf(what, sizeof what, "%s, precompute %u, first proof", kernels[_i % 2], f);
+    ck_assert_uint_eq(prove_and_count(ctx, p, fixture, what), bases + scalars);
+    (void)ocl_bytes_sent(ctx, &resident);
+    ck_assert_uint_eq(resident, bases);
+    snprintf(what, sizeof what, "%s, precompute %u, second proof", kernels[_i % 2], f);
+    ck_assert_uint_eq(prove_and_count(ctx, p, fixture, what), scalars);
+    hpr_groth16_prover_destroy(p);
+    hpr_ctx_destroy(ctx);
+    ctx = ocl_hybrid_ctx();
+    ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_OK);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, f), HPR_OK);
+    snprintf(what, sizeof what, "%s, precompute %u, all", kernels[_i % 2], f);
+    (void)prove_and_count(ctx, p, fixture, what);
+    hpr_groth16_prover_destroy(p);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -149,5 +197,6 @@ int main(void)
     TCase *tc = test_case(s, "graph", 900);
     tcase_add_loop_test(tc, groth16_graph_gives_the_snarkjs_proof, 0, 4);
     tcase_add_loop_test(tc, groth16_bases_stay_on_the_device, 0, 2);
+    tcase_add_loop_test(tc, groth16_precomputed_sections_on_the_device, 0, 4);
     return run_suite(s);
 }

@@ -59,16 +59,20 @@ static const char *verify_help =
 
 static const char *bench_help =
     "usage: hyprove bench groth16 CIRCUIT.zkey WITNESS.wtns [--repeat R] [--devices D[,D...]]\n"
-    "                             [--threads T] [--cpu-tier T] [--json FILE] [--progress]\n"
+    "                             [--threads T] [--cpu-tier T] [--precompute F[,F...]]\n"
+    "                             [--json FILE] [--progress]\n"
     "\n"
     "Times whole proofs (the witness file read, h, the five MSMs, the blinding): one warm-up,\n"
     "then R proofs (default 5) per device choice; prints the median of each phase and of the\n"
     "total, and the min total. The prover handle (the mapped zkey) is made once, as a proving\n"
     "server would. --devices: cpu (default), all, cl:P.D, or several side by side (cpu,all).\n"
     "--threads T: CPU threads (default: all cores); --cpu-tier T: portable, adx, avx2 or\n"
-    "avx512. --json FILE: also write a record per device choice as JSON (atomically; - is\n"
+    "avx512. --precompute F,..: the prover's sections precomputed F times\n"
+    "(hpr_groth16_prover_precompute; 1: none), a run per factor and device choice, each with\n"
+    "a prover of its own. --json FILE: also write a record per run as JSON (atomically; - is\n"
     "stdout, the table then goes to stderr): op groth16, curve, constraints_log_n, n_vars,\n"
-    "n_public, device, cpu_tier, threads, repeat, total_median_ms, total_min_ms, phases (each\n"
+    "n_public, device, cpu_tier, threads, repeat, precompute, setup_ms (the time to\n"
+    "precompute), precomputed_bytes, total_median_ms, total_min_ms, phases (each\n"
     "phase's median_ms and devices), faults (the devices that failed in the proofs: device,\n"
     "error, tiles_failed, dropped). --progress: progress lines on stderr even when it is\n"
     "not a terminal. Under mpirun -np N (Open MPI builds) each proof runs across the N ranks\n"
@@ -193,20 +197,22 @@ static const char *phase_keys[HPR_G16_PHASES] = {"witness", "h", "msm_a", "msm_b
 
 /* One JSON record of a proof (or of the medians of several: seconds[], total and min). */
 static void json_proof_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
-                              unsigned repeat, const double *seconds, double total_s, double min_total_s,
-                              const hpr_groth16_report *last, const cli_faults *faults,
+                              unsigned repeat, double setup_s, const double *seconds, double total_s,
+                              double min_total_s, const hpr_groth16_report *last, const cli_faults *faults,
                               const hpr_cluster_report *cluster)
 {
-    size_t domain = 0, n_vars = 0, n_public = 0;
-    unsigned log_domain = 0;
+    size_t domain = 0, n_vars = 0, n_public = 0, pre_bytes = 0;
+    unsigned log_domain = 0, f = hpr_groth16_prover_precomputed(prover, &pre_bytes);
     hpr_groth16_prover_sizes(prover, &domain, &n_vars, &n_public);
     while (((size_t)1 << log_domain) < domain)
         log_domain++;
     fprintf(fp, "{\"op\": \"groth16\", \"curve\": \"%s\", \"constraints_log_n\": %u, \"n_vars\": %zu, "
             "\"n_public\": %zu, \"device\": \"%s\", \"cpu_tier\": \"%s\", \"threads\": %u, \"repeat\": %u, "
+            "\"precompute\": %u, \"setup_ms\": %.3f, \"precomputed_bytes\": %zu, "
             "\"total_median_ms\": %.3f, \"total_min_ms\": %.3f, \"phases\": [",
             cli_curve_name(hpr_groth16_prover_curve(prover)), log_domain, n_vars, n_public, device,
-            hpr_ctx_cpu_tier(ctx), hpr_ctx_threads(ctx), repeat, 1e3 * total_s, 1e3 * min_total_s);
+            hpr_ctx_cpu_tier(ctx), hpr_ctx_threads(ctx), repeat, f, 1e3 * setup_s, pre_bytes, 1e3 * total_s,
+            1e3 * min_total_s);
     for (int i = 0; i < HPR_G16_PHASES; i++) {
         fprintf(fp, "%s{\"phase\": \"%s\", \"median_ms\": %.3f, \"devices\": ", i ? ", " : "", phase_keys[i],
                 1e3 * seconds[i]);
@@ -226,7 +232,7 @@ static int write_report_json(const char *path, hpr_ctx *ctx, const hpr_groth16_p
     cli_json j;
     if (cli_json_begin(&j, path, "groth16 prove", ctx) != 0)
         return CLI_EXIT_FAILURE;
-    json_proof_record(cli_json_record(&j), prover, device, ctx, 1, r->seconds, r->total_s, r->total_s, r, faults,
+    json_proof_record(cli_json_record(&j), prover, device, ctx, 1, 0, r->seconds, r->total_s, r->total_s, r, faults,
                       cluster);
     return cli_json_end(&j) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
@@ -481,7 +487,7 @@ static hpr_status prove_once(hpr_ctx *ctx, const hpr_groth16_prover *prover, con
 }
 
 static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const bench_witness *wtns, unsigned repeat,
-                     const char *device, cli_json *json)
+                     const char *device, double setup_s, cli_json *json)
 {
     hpr_cluster_report cluster = {0};
     double wall_s = 0;
@@ -510,8 +516,13 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const bench
         last = proof.report;
         hpr_groth16_proof_free(&proof);
     }
-    fprintf(cli_table, "device %s, median of %u proofs:\n%-12s %10s  %s\n", device, repeat, "phase", "time_ms",
-            "devices (last run)");
+    size_t pre_bytes = 0;
+    unsigned f = hpr_groth16_prover_precomputed(prover, &pre_bytes);
+    fprintf(cli_table, "device %s, median of %u proofs:\n", device, repeat);
+    if (f > 1)
+        fprintf(cli_table, "sections precomputed %u times: made in %.1f ms, %.1f MiB on the host\n", f, 1e3 * setup_s,
+                (double)pre_bytes / 1048576.0);
+    fprintf(cli_table, "%-12s %10s  %s\n", "phase", "time_ms", "devices (last run)");
     for (int i = 0; i < HPR_G16_PHASES; i++) {
         for (unsigned k = 0; k < repeat; k++)
             col[k] = runs[k * HPR_G16_PHASES + i];
@@ -529,8 +540,8 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const bench
     cli_faults_print(cli_table, &faults, "device fault: ");
     fputs("\n", cli_table);
     if (json)
-        json_proof_record(cli_json_record(json), prover, device, ctx, repeat, medians, totals[repeat / 2], totals[0],
-                          &last, &faults, cli_cluster() ? &cluster : NULL);
+        json_proof_record(cli_json_record(json), prover, device, ctx, repeat, setup_s, medians, totals[repeat / 2],
+                          totals[0], &last, &faults, cli_cluster() ? &cluster : NULL);
 out:
     free(runs);
     free(col);
@@ -538,14 +549,27 @@ out:
     return rc;
 }
 
+/* hpr_groth16_prover_precompute(f) timed into *seconds (f = 1: nothing to do, 0 s). */
+static hpr_status timed_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, unsigned f, double *seconds)
+{
+    double t0 = cli_now_seconds();
+    hpr_status st = f > 1 ? hpr_groth16_prover_precompute(ctx, prover, f) : HPR_OK;
+    *seconds = cli_now_seconds() - t0;
+    return st;
+}
+
 int cmd_bench_groth16(int argc, char **argv)
 {
     const char *devices_s = NULL, *threads_s = NULL, *tier = NULL, *repeat_s = NULL, *json_s = NULL, *pos[2];
-    const cli_opt opts[] = {CLI_OPT_LIST("--devices", &devices_s), CLI_OPT("--threads", &threads_s), CLI_OPT("--cpu-tier", &tier),
-                            CLI_OPT("--repeat", &repeat_s), CLI_OPT("--json", &json_s), CLI_OPT_FLAG("--progress", &cli_progress_mode)};
+    const char *precompute_s = NULL;
+    const cli_opt opts[] = {CLI_OPT_LIST("--devices", &devices_s),    CLI_OPT("--threads", &threads_s),
+                            CLI_OPT("--cpu-tier", &tier),             CLI_OPT("--repeat", &repeat_s),
+                            CLI_OPT_LIST("--precompute", &precompute_s), CLI_OPT("--json", &json_s),
+                            CLI_OPT_FLAG("--progress", &cli_progress_mode)};
     cli_json j, *json = NULL;
     char devices[8][CLI_DEVICE_NAME_LEN];
-    size_t ndev = 1;
+    unsigned factors[8] = {1};
+    size_t ndev = 1, nfactors = 1;
     unsigned long long repeat = 5;
     int npos;
     int rc = cli_parse_args(argc, argv, "bench groth16 ", bench_help, opts, sizeof opts / sizeof opts[0], pos, 2, &npos);
@@ -562,6 +586,9 @@ int cmd_bench_groth16(int argc, char **argv)
     } else {
         snprintf(devices[0], sizeof devices[0], "cpu");
     }
+    if (precompute_s && cli_parse_uint_list(precompute_s, 1, 16, factors, 8, &nfactors))
+        return cli_usage_error("bench groth16 ", "--precompute '%s': expected at most 8 comma-separated factors in 1..16",
+                               precompute_s);
     cli_table_for_output(json_s);
     if (!cli_cluster_leader())
         json_s = NULL; /* rank 0 writes the outputs */
@@ -570,17 +597,21 @@ int cmd_bench_groth16(int argc, char **argv)
     json = json_s ? &j : NULL;
     rc = 0;
     bench_witness wtns = {pos[1], NULL, 0};
-    for (size_t d = 0; d < ndev && rc == 0; d++) {
+    for (size_t run = 0; run < ndev * nfactors && rc == 0; run++) {
+        const char *device = devices[run / nfactors];
         hpr_ctx *ctx = NULL;
         hpr_groth16_prover *prover = NULL;
-        rc = groth16_ctx(devices[d], threads_s, tier, "bench groth16 ", "groth16 prove", &ctx);
+        double setup_s = 0;
+        rc = groth16_ctx(device, threads_s, tier, "bench groth16 ", "groth16 prove", &ctx);
         hpr_status st = rc ? HPR_OK : hpr_groth16_prover_create(ctx, pos[0], &prover);
         if (st != HPR_OK)
             rc = cli_status_error("reading the proving key", st, ctx);
+        if (!rc && (st = timed_precompute(ctx, prover, factors[run % nfactors], &setup_s)) != HPR_OK)
+            rc = cli_status_error("precomputing the proving key's sections", st, ctx);
         if (!rc && cli_cluster() && cli_cluster_leader() && !wtns.data) /* across ranks: rank 0's bytes */
             rc = cli_read_file(pos[1], &wtns.data, &wtns.len);
         if ((rc = cli_cluster_agree(ctx, rc)) == 0) /* alone: rc */
-            rc = bench_one(ctx, prover, &wtns, (unsigned)repeat, devices[d], json);
+            rc = bench_one(ctx, prover, &wtns, (unsigned)repeat, device, setup_s, json);
         hpr_groth16_prover_destroy(prover);
         hpr_ctx_destroy(ctx);
     }

@@ -639,6 +639,25 @@ HPR_API hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path
 HPR_API hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey, size_t len,
                                                          hpr_groth16_prover **out);
 HPR_API void hpr_groth16_prover_destroy(hpr_groth16_prover *prover);
+/*
+ * Precomputed sections (see hpr_bases_create_precomputed): with precompute = f >= 2 the
+ * prover keeps its five MSM sections (A, B1, B2, C, H) with their multiples 2^(j s) P, and
+ * each proof over it writes its scalars as f slices and runs every MSM over f times the
+ * points with f times fewer bucket reductions. The proof is the same bits. The sections are
+ * validated here (a bad point is named by section and index, as an MSM names it) and made on
+ * ctx's threads (about n (f - 1) s doublings a section; not cancellable). They cost f times
+ * the sections' memory, on the host (hpr_groth16_prover_precomputed) and on each OpenCL
+ * device that computes a proof's MSM, and 32 f (n_vars + domain_size) bytes of slices per
+ * proof (counted by the memory budget). 0 or 1 drops them; at most 16. Call it before the
+ * prover's first proof (after it: HPR_ERR_INVALID_ARGUMENT), not while another thread uses
+ * the prover; afterwards the prover is read-only again. A cluster's proofs
+ * (hpr_cluster_groth16_*) read the plain sections. Where it pays: on the CPU tiers f = 2
+ * (f > 2 streams more points than it saves); larger f on GPUs.
+ */
+HPR_API hpr_status hpr_groth16_prover_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, unsigned precompute);
+/* The prover's factor (1: none; 0 for NULL) and, where bytes is not NULL, the bytes its
+ * precomputed sections hold on the host (0 without). */
+HPR_API unsigned hpr_groth16_prover_precomputed(const hpr_groth16_prover *prover, size_t *bytes);
 /* The zkey's curve; 0 for a NULL prover. */
 HPR_API hpr_curve hpr_groth16_prover_curve(const hpr_groth16_prover *prover);
 /* Constraints domain size, witness length (with the leading 1) and public signals (zeros for a
