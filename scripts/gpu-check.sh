@@ -13,7 +13,7 @@
 # over Fq2; with a CPU baseline), and the sorted kernel again over resident bases (--resident:
 # only scalars sent per MSM), and precomputed (--precompute 1,2,4,8). With G16_FIXTURE=DIR (circuit.zkey and witness.wtns, e.g. the 2^16
 # fixture of make-fixtures.sh, carried to the machine) whole proofs are timed with --devices
-# cpu and all. Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
+# cpu, all and the GPU alone, over plain and 4-times precomputed sections (--precompute 1,4). Logs and JSON go to $OUT (default ./gpu-check-out); a summary table is
 # printed last. Usage: OUT=/some/dir [G16_FIXTURE=DIR] scripts/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -101,9 +101,9 @@ for words in limb32 standard; do  # the word variants, same run (standard = 64-b
     --json "$OUT/bench-gpu-$words.json" | tee "$OUT/bench-gpu-$words.txt" || fail=1
 done
 if [ -n "${G16_FIXTURE:-}" ]; then
-  step "Groth16 whole proofs: $G16_FIXTURE, cpu and all"
+  step "Groth16 whole proofs: $G16_FIXTURE, cpu, all and $gpu alone; plain and precomputed 4 times"
   timeout 300 "$HP" bench groth16 "$G16_FIXTURE/circuit.zkey" "$G16_FIXTURE/witness.wtns" --repeat 5 \
-    --devices cpu,all 2>&1 | tee "$OUT/bench-groth16.txt" || fail=1
+    --devices "cpu,all,$gpu" --precompute 1,4 --json "$OUT/bench-groth16.json" 2>&1 | tee "$OUT/bench-groth16.txt" || fail=1
 fi
 timeout 400 "$HP" bench msm --curve bn254,bls12-381 --log-n 16,20,22 --repeat 3 --device cpu \
   --json "$OUT/bench-cpu.json" | tee "$OUT/bench-cpu.txt" || fail=1

@@ -340,6 +340,39 @@ START_TEST(random_fault_knob)
 }
 END_TEST
 
+/* Over sections precomputed twice, a proof's estimate holds the slices of w and h beside what
+ * it held, and its MSMs twice the points; at exactly that estimate the proof runs and verifies. */
+START_TEST(precomputed_proof_counts_its_slices)
+{
+    const char *fixture = "bn128_2e10";
+    hpr_ctx *ctx = limited_ctx((size_t)1 << 40, "cpu");
+    hpr_groth16_prover *p = open_prover(ctx, fixture);
+    const zkey_file *zk = g16_prover_zkey(p);
+    file_buf wt = read_fixture(fixture, "witness.wtns");
+    hpr_groth16_proof proof;
+    size_t full, least, full_pre, least_pre;
+    size_t held = mem_proof_need(ctx, zk, NULL, 0, &full, &least);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 2), HPR_OK);
+    size_t held_pre = mem_proof_need(ctx, zk, g16_prover_precomputed(p), 0, &full_pre, &least_pre);
+    size_t slices = mem_round(64 * (size_t)zk->n_vars) + mem_round(64 * (size_t)zk->domain_size);
+    ck_assert_msg(held_pre == held + slices, "held %zu, precomputed %zu, slices %zu", held, held_pre, slices);
+    ck_assert_msg(full_pre > full + slices && least_pre > least, "full %zu -> %zu, least %zu -> %zu", full, full_pre,
+                  least, least_pre);
+    hpr_groth16_prover_destroy(p);
+    hpr_ctx_destroy(ctx);
+    ctx = limited_ctx(full_pre, "cpu");
+    p = open_prover(ctx, fixture);
+    ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 2), HPR_OK);
+    hpr_status st = hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof);
+    ck_assert_msg(st == HPR_OK, "at its estimate: %s (%s)", hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    ck_assert_int_eq(hpr_groth16_verify(ctx, p, &proof), HPR_OK);
+    hpr_groth16_proof_free(&proof);
+    hpr_groth16_prover_destroy(p);
+    hpr_ctx_destroy(ctx);
+    free(wt.data);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -351,6 +384,7 @@ int main(void)
     tcase_add_test(tc, msm_pieces_name_bad_inputs_by_their_index);
     tcase_add_test(tc, ntt_and_lde_refused_before_writing);
     tcase_add_loop_test(tc, proof_refused_then_proved, 0, 2);
+    tcase_add_test(tc, precomputed_proof_counts_its_slices);
     tcase_add_test(tc, environment_limit);
     tcase_add_test(tc, random_fault_knob);
     return run_suite(s);

@@ -104,6 +104,20 @@ static unsigned long long prove_and_count(hpr_ctx *ctx, const hpr_groth16_prover
     return ocl_bytes_sent(ctx, NULL) - before;
 }
 
+/* A context on device id alone whose BN254 self-tests' MSMs (G1 and G2) are sent already, so
+ * that bytes_sent counts the proofs' only: one G2 MSM of a point does it. */
+static hpr_ctx *self_tested_ctx(const char *id)
+{
+    hpr_ctx *ctx = ocl_ctx(id);
+    hpr_device_report rep;
+    unsigned char g2[128], one[32] = {1}, out[128];
+    hpr_msm_opts on_device = {0, 0, 0, id};
+    ck_assert_int_eq(hpr_device_prepare(ctx, id, HPR_CURVE_BN254, &rep), HPR_OK);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G2, 1, 1, g2, NULL), HPR_OK);
+    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G2, g2, one, 1, out, &on_device), HPR_OK);
+    return ctx;
+}
+
 /* _i: the OpenCL MSM kernel (owner, sorted), bn128_2e10 on the device alone. */
 START_TEST(groth16_bases_stay_on_the_device)
 {
@@ -114,14 +128,7 @@ START_TEST(groth16_bases_stay_on_the_device)
     unsigned long long resident;
     setenv("HPR_CL_MSM", kernels[_i], 1);
     ocl_first_device(id);
-    hpr_ctx *ctx = ocl_ctx(id);
-    /* the self-tests' MSMs (G1 and G2) sent before counting: one G2 MSM of a point does it */
-    hpr_device_report rep;
-    unsigned char g2[128], one[32] = {1}, out[128];
-    hpr_msm_opts on_device = {0, 0, 0, id};
-    ck_assert_int_eq(hpr_device_prepare(ctx, id, HPR_CURVE_BN254, &rep), HPR_OK);
-    ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G2, 1, 1, g2, NULL), HPR_OK);
-    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G2, g2, one, 1, out, &on_device), HPR_OK);
+    hpr_ctx *ctx = self_tested_ctx(id);
     fixture_path(path, sizeof path, fixture, "circuit.zkey");
     ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_OK);
     hpr_groth16_prover_sizes(p, &domain, &n_vars, &n_public);
@@ -157,13 +164,7 @@ START_TEST(groth16_precomputed_sections_on_the_device)
     unsigned long long resident;
     setenv("HPR_CL_MSM", kernels[_i % 2], 1);
     ocl_first_device(id);
-    hpr_ctx *ctx = ocl_ctx(id);
-    hpr_device_report rep; /* the self-tests' MSMs sent before counting, as above */
-    unsigned char g2[128], one[32] = {1}, out[128];
-    hpr_msm_opts on_device = {0, 0, 0, id};
-    ck_assert_int_eq(hpr_device_prepare(ctx, id, HPR_CURVE_BN254, &rep), HPR_OK);
-    ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G2, 1, 1, g2, NULL), HPR_OK);
-    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G2, g2, one, 1, out, &on_device), HPR_OK);
+    hpr_ctx *ctx = self_tested_ctx(id);
     fixture_path(path, sizeof path, fixture, "circuit.zkey");
     ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_OK);
     ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, f), HPR_OK);
