@@ -283,6 +283,22 @@ ARITH_FN void EC_FN(xyzz_from_affine)(EC_TY(xyzz) *r, const EC_TY(affine) *p)
     F(set_one)(&r->zzz);
 }
 
+/* The interchange bytes of a validated affine point (x then y, Montgomery form, in range;
+ * all zero: infinity) as an XYZZ point, and an affine point back to those bytes. */
+ARITH_FN void EC_FN(xyzz_from_mont_bytes)(EC_TY(xyzz) *r, const unsigned char *bytes)
+{
+    EC_TY(affine) p;
+    (void)F(from_mont_bytes)(&p.x, bytes);
+    (void)F(from_mont_bytes)(&p.y, bytes + sizeof(EC_F));
+    EC_FN(xyzz_from_affine)(r, &p);
+}
+
+ARITH_FN void EC_FN(affine_to_mont_bytes)(unsigned char *bytes, const EC_TY(affine) *p)
+{
+    F(to_mont_bytes)(bytes, &p->x);
+    F(to_mont_bytes)(bytes + sizeof(EC_F), &p->y);
+}
+
 ARITH_FN void EC_FN(xyzz_neg)(EC_TY(xyzz) *r, const EC_TY(xyzz) *p)
 {
     *r = *p;

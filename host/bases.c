@@ -54,6 +54,8 @@ unsigned bases_slice_bits(const msm_curve_ops *ops, unsigned f)
 /* The precomputation's work: blocks of SHIFT points, each point's multiples in turn. */
 typedef struct {
     const msm_curve_ops *ops;
+    /* the doublings of the context's tier (msm_kernel_for) */
+    void (*shift)(unsigned char *out, const unsigned char *in, size_t stride, size_t count, unsigned shift);
     unsigned char *points; /* [i * f + j], j = 0 filled */
     size_t n;
     unsigned f, s;
@@ -68,7 +70,7 @@ static void expand_task(void *arg, size_t block, unsigned worker)
     size_t size = w->ops->affine_size, stride = size * w->f;
     (void)worker;
     for (unsigned j = 1; j < w->f; j++) /* Q_i,j = 2^s Q_i,j-1 */
-        w->ops->shift_points(w->points + begin * stride + j * size, w->points + begin * stride + (j - 1) * size, stride,
+        w->shift(w->points + begin * stride + j * size, w->points + begin * stride + (j - 1) * size, stride,
                              end - begin, w->s);
 }
 
@@ -82,7 +84,8 @@ hpr_status bases_expand(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned c
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "bases: no memory for %zu points precomputed %u times", n, f);
     for (size_t i = 0; i < n; i++)
         memcpy(all + i * f * size, points + i * size, size);
-    expand_work w = {ops, all, n, f, bases_slice_bits(ops, f)};
+    const msm_cpu_kernel *kernel = msm_kernel_for(ops, ctx->cpu_tier);
+    expand_work w = {ops, kernel->shift_points, all, n, f, bases_slice_bits(ops, f)};
     if (f > 1)
         rt_pool_run(ctx->pool, (n + EXPAND_BLOCK - 1) / EXPAND_BLOCK, expand_task, &w);
     *out = all;

@@ -126,7 +126,6 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
         .affine_from_canonical = curve##_cpu_affine_from_canonical,                                \
         .in_subgroup = curve##_cpu_in_subgroup,                                                    \
         .fp_mul = curve##_cpu_fp_mul,                                                              \
-        .shift_points = curve##_cpu_shift_points,                                                  \
     }
 
 OPS(bn254_g1, bn254_fp, 1, bn254_order, BN254_FR_BITS, "bn254 G1", IFMA_KERNEL(bn254_g1));

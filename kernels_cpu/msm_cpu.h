@@ -65,6 +65,11 @@ typedef struct {
      * bytes read in place): returns the first index failing decode_point's checks (range,
      * then curve, in index order) with *kind, or end when all pass. */
     size_t (*check_points)(const void *points, size_t begin, size_t end, msm_point_check *kind);
+    /* out[i] = 2^shift * in[i] for i < count, validated points in the interchange form, stride
+     * bytes apart in both (infinity stays infinity; out may be in): shift doublings each and
+     * one field inversion per block of points (precomputed bases, host/bases.c). The affine
+     * result is unique: every tier writes the same bytes. */
+    void (*shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count, unsigned shift);
     unsigned mont_bits;
 } msm_cpu_kernel;
 
@@ -100,10 +105,6 @@ typedef struct {
     int (*in_subgroup)(const void *affine);
     /* r = a * b in the base field (Montgomery, reduced): the known answers of device self-tests. */
     void (*fp_mul)(void *r, const void *a, const void *b);
-    /* out[i] = 2^shift * in[i] for i < count, validated points in the interchange form, stride
-     * bytes apart in both (infinity stays infinity; out may be in): shift doublings each and
-     * one field inversion per 32 points (precomputed bases, host/bases.c). */
-    void (*shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count, unsigned shift);
 } msm_curve_ops;
 
 #define MSM_MAX_WINDOW_BITS 20 /* == MSM_IMPL_MAX_WINDOW_BITS of the shared source */

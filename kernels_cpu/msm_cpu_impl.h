@@ -80,33 +80,6 @@ static void CPU_FN(fp_mul)(void *r, const void *a, const void *b)
     CPU_F_FN(mul)(r, a, b);
 }
 
-#define SHIFT_BLOCK 32
-static void CPU_FN(shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count,
-                                 unsigned shift)
-{
-    CPU_TY(xyzz) acc[SHIFT_BLOCK];
-    CPU_TY(affine) a[SHIFT_BLOCK];
-    CPU_F scratch[SHIFT_BLOCK];
-    for (size_t b = 0; b < count; b += SHIFT_BLOCK) {
-        size_t m = count - b < SHIFT_BLOCK ? count - b : SHIFT_BLOCK;
-        for (size_t i = 0; i < m; i++) {
-            const unsigned char *bytes = in + (b + i) * stride;
-            CPU_TY(affine) p;
-            (void)CPU_F_FN(from_mont_bytes)(&p.x, bytes); /* validated: in range */
-            (void)CPU_F_FN(from_mont_bytes)(&p.y, bytes + sizeof(CPU_F));
-            CPU_EC_FN(xyzz_from_affine)(&acc[i], &p);
-            for (unsigned d = 0; d < shift; d++)
-                CPU_EC_FN(xyzz_dbl)(&acc[i], &acc[i]);
-        }
-        CPU_EC_FN(xyzz_batch_to_affine)(a, acc, m, scratch);
-        for (size_t i = 0; i < m; i++) {
-            unsigned char *bytes = out + (b + i) * stride;
-            CPU_F_FN(to_mont_bytes)(bytes, &a[i].x);
-            CPU_F_FN(to_mont_bytes)(bytes + sizeof(CPU_F), &a[i].y);
-        }
-    }
-}
-#undef SHIFT_BLOCK
 
 #undef CPU_FN
 #undef CPU_TY

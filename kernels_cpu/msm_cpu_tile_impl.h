@@ -82,6 +82,30 @@ static void CPU_FN(field_op)(int op, uint64_t *r, const uint64_t *a, const uint6
     }
 }
 
+/* out[i] = 2^shift in[i] (msm_cpu_kernel.shift_points) with this file's field arithmetic (the
+ * adx tier's multiplications in msm_adx.c): shift doublings each and one batch inversion per
+ * block. */
+#define SHIFT_BLOCK 32
+static void CPU_FN(shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count,
+                                 unsigned shift)
+{
+    CPU_TY(xyzz) acc[SHIFT_BLOCK];
+    CPU_TY(affine) a[SHIFT_BLOCK];
+    CPU_F scratch[SHIFT_BLOCK];
+    for (size_t b = 0; b < count; b += SHIFT_BLOCK) {
+        size_t m = count - b < SHIFT_BLOCK ? count - b : SHIFT_BLOCK;
+        for (size_t i = 0; i < m; i++) {
+            CPU_EC_FN(xyzz_from_mont_bytes)(&acc[i], in + (b + i) * stride);
+            for (unsigned d = 0; d < shift; d++)
+                CPU_EC_FN(xyzz_dbl)(&acc[i], &acc[i]);
+        }
+        CPU_EC_FN(xyzz_batch_to_affine)(a, acc, m, scratch);
+        for (size_t i = 0; i < m; i++)
+            CPU_EC_FN(affine_to_mont_bytes)(out + (b + i) * stride, &a[i]);
+    }
+}
+#undef SHIFT_BLOCK
+
 #ifdef CPU_BATCH_AFFINE
 #include "msm_batch_affine_impl.h"
 #define CPU_KERNEL_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_ba_, op))
@@ -97,6 +121,7 @@ const msm_cpu_kernel CPU_KERNEL = {
     .tile = CPU_KERNEL_FN(tile),
     .window_cost = CPU_KERNEL_FN(window_cost),
     .field_op = CPU_FN(field_op),
+    .shift_points = CPU_FN(shift_points),
     .mont_bits = 8 * sizeof(CPU_F) / CPU_DEGREE,
 };
 

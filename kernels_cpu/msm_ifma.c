@@ -104,6 +104,7 @@ enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flu
         .window_cost = curve##_ifma_window_cost,                                                   \
         .field_op = curve##_ifma_field_op,                                                         \
         .check_points = curve##_ifma_check_points,                                                 \
+        .shift_points = curve##_ifma_shift_points,                                                 \
         .mont_bits = 52 * (base_n52),                                                              \
     }
 

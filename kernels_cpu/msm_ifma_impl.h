@@ -843,6 +843,41 @@ static void MI_FN(xyzz8_to_plain)(MI_TY(xyzz) *out, const MI_TY(xyzz8) *v, __mma
             MI_EC_FN(xyzz_set_inf)(&out[k]);
 }
 
+/* out[i] = 2^shift in[i] for i < count (msm_cpu_kernel.shift_points: validated interchange
+ * points stride bytes apart, infinity stays infinity, out may be in): the doublings in the
+ * lanes, eight points at a time (dbl-2008-s-1), then one batch inversion per block. The
+ * affine result is unique, so the bytes are those of the portable shift_points. */
+#define MI_SHIFT_BLOCK 64
+static void MI_FN(shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count,
+                                unsigned shift)
+{
+    MI_TY(xyzz) acc[MI_SHIFT_BLOCK], lanes[8];
+    MI_TY(affine) a[MI_SHIFT_BLOCK];
+    MI_F scratch[MI_SHIFT_BLOCK];
+    for (size_t b = 0; b < count; b += MI_SHIFT_BLOCK) {
+        size_t m = count - b < MI_SHIFT_BLOCK ? count - b : MI_SHIFT_BLOCK;
+        for (size_t i = 0; i < m; i++)
+            MI_EC_FN(xyzz_from_mont_bytes)(&acc[i], in + (b + i) * stride);
+        for (size_t g = 0; g < m; g += 8) {
+            size_t j[8];
+            __mmask8 live = m - g >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (m - g)) - 1);
+            MI_TY(xyzz8) v;
+            for (int k = 0; k < 8; k++)
+                j[k] = g + (size_t)k < m ? g + (size_t)k : g;
+            __mmask8 inf = MI_FN(load_sides)(&v, acc, j, live);
+            for (unsigned d = 0; d < shift; d++)
+                MI_FN(xyzz8_dbl)(&v, &v);
+            MI_FN(xyzz8_to_plain)(lanes, &v, inf);
+            for (size_t k = 0; k < 8 && g + k < m; k++)
+                acc[g + k] = lanes[k];
+        }
+        MI_EC_FN(xyzz_batch_to_affine)(a, acc, m, scratch);
+        for (size_t i = 0; i < m; i++)
+            MI_EC_FN(affine_to_mont_bytes)(out + (b + i) * stride, &a[i]);
+    }
+}
+#undef MI_SHIFT_BLOCK
+
 /* sum_j (j + 1) bucket_j for nb >= LANE_REDUCE_MIN buckets (a power of two). */
 static void MI_FN(reduce_lanes)(MI_TY(xyzz) *r, const MI_TY(ifma_work) *w, size_t nb)
 {
