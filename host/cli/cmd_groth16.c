@@ -549,11 +549,14 @@ out:
     return rc;
 }
 
-/* hpr_groth16_prover_precompute(f) timed into *seconds (f = 1: nothing to do, 0 s). */
+/* hpr_groth16_prover_precompute(f) timed into *seconds (f = 1: nothing to do, exactly 0 s). */
 static hpr_status timed_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, unsigned f, double *seconds)
 {
+    *seconds = 0;
+    if (f <= 1)
+        return HPR_OK;
     double t0 = cli_now_seconds();
-    hpr_status st = f > 1 ? hpr_groth16_prover_precompute(ctx, prover, f) : HPR_OK;
+    hpr_status st = hpr_groth16_prover_precompute(ctx, prover, f);
     *seconds = cli_now_seconds() - t0;
     return st;
 }
