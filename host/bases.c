@@ -51,6 +51,13 @@ unsigned bases_slice_bits(const msm_curve_ops *ops, unsigned f)
     return (ops->scalar_bits + 2 + f - 1) / f;
 }
 
+msm_curve_ops bases_sliced_ops(const msm_curve_ops *ops, unsigned f)
+{
+    msm_curve_ops sliced = *ops;
+    sliced.scalar_bits = bases_slice_bits(ops, f) - 1;
+    return sliced;
+}
+
 /* The precomputation's work: blocks of SHIFT points, each point's multiples in turn. */
 typedef struct {
     const msm_curve_ops *ops;
@@ -123,8 +130,7 @@ static hpr_status bases_create_call(hpr_ctx *ctx, hpr_curve curve, hpr_group gro
     b->n = n;
     b->precompute = precompute;
     b->slice_bits = bases_slice_bits(ops, precompute);
-    b->sliced = *ops;
-    b->sliced.scalar_bits = b->slice_bits - 1;
+    b->sliced = bases_sliced_ops(ops, precompute);
     if ((st = bases_expand(ctx, ops, points, n, precompute, &b->points)) != HPR_OK) {
         free(b);
         return st;

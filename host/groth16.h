@@ -49,7 +49,6 @@ typedef struct {
     unsigned char *points[G16_MSMS];
     msm_curve_ops ops[2]; /* G1, G2 with scalar_bits s - 1 */
     uint64_t key;
-    size_t bytes; /* of points, all sections */
 } g16_precomputed;
 
 /* The prover's precomputed sections, or NULL without. Marks the prover as used: from then on

@@ -216,6 +216,9 @@ static hpr_status make_precomputed(hpr_ctx *ctx, const zkey_file *zk, unsigned f
     hpr_status st = HPR_OK;
     memset(pre, 0, sizeof *pre);
     pre->f = f;
+    pre->s = bases_slice_bits(msm_g1_ops(zk->curve), f); /* G1 and G2 share r */
+    pre->ops[0] = bases_sliced_ops(msm_ops(zk->curve, HPR_G1), f);
+    pre->ops[1] = bases_sliced_ops(msm_ops(zk->curve, HPR_G2), f);
     for (int t = 0; t < G16_MSMS && st == HPR_OK; t++) {
         size_t n;
         hpr_group group;
@@ -226,11 +229,7 @@ static hpr_status make_precomputed(hpr_ctx *ctx, const zkey_file *zk, unsigned f
             snprintf(why, sizeof why, "%s", ctx->detail);
             return ctx_fail(ctx, st, "zkey section %s: %.400s", names[t], why);
         }
-        pre->s = bases_slice_bits(ops, f); /* the same for G1 and G2: bits(r) */
-        pre->ops[group - 1] = *ops;
-        pre->ops[group - 1].scalar_bits = pre->s - 1;
         st = bases_expand(ctx, ops, points, n, f, &pre->points[t]);
-        pre->bytes += n * f * ops->affine_size;
     }
     pre->key = ctx_new_resident_keys(G16_MSMS);
     return st;
@@ -275,8 +274,15 @@ hpr_status hpr_groth16_prover_precompute(hpr_ctx *ctx, hpr_groth16_prover *prove
 
 unsigned hpr_groth16_prover_precomputed(const hpr_groth16_prover *prover, size_t *bytes)
 {
-    if (bytes)
-        *bytes = prover ? prover->pre.bytes : 0;
+    if (bytes) { /* f times each section's points, 0 without */
+        *bytes = 0;
+        for (int t = 0; prover && prover->pre.f > 1 && t < G16_MSMS; t++) {
+            size_t n;
+            hpr_group group;
+            (void)section(&prover->zk, t, &n, &group);
+            *bytes += n * prover->pre.f * hpr_point_size(prover->zk.curve, group);
+        }
+    }
     return prover ? prover->pre.f : 0;
 }
 

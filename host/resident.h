@@ -31,6 +31,8 @@ struct hpr_bases {
 RT_MUST_CHECK hpr_status bases_validate(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n);
 /* s for factor f (1..BASES_MAX_PRECOMPUTE): ceil((bits(r) + 2) / f). */
 unsigned bases_slice_bits(const msm_curve_ops *ops, unsigned f);
+/* ops with scalar_bits = s - 1: the table of an MSM over the s-bit slices. */
+msm_curve_ops bases_sliced_ops(const msm_curve_ops *ops, unsigned f);
 /* *out = the n validated points precomputed f times (malloc'd; point i's multiples
  * 2^(j s) P_i at i * f + j, s = bases_slice_bits), made on ctx's pool. HPR_ERR_OUT_OF_MEMORY. */
 RT_MUST_CHECK hpr_status bases_expand(hpr_ctx *ctx, const msm_curve_ops *ops, const unsigned char *points, size_t n,
