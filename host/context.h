@@ -38,6 +38,8 @@ typedef struct ntt_twiddle_cache ntt_twiddle_cache; /* host/ntt_twiddles.c */
 typedef struct {
     char cpu_tier[16];         /* HPR_CPU: the CPU kernel tier forced ("" none) */
     int ntt_four_step;         /* HPR_NTT_FOUR_STEP=1: one large NTT runs four-step under "all" */
+    int g16_h_device;          /* HPR_G16_H_DEVICE: 0 h and the H MSM never together on a device, 1 also on
+                                * CPU devices in the task graph, -1 (unset) on GPUs there (host/groth16_graph.c) */
     char sched_fault[64];      /* HPR_SCHED_INJECT_FAULT=cl:P.D@K: that device's K-th tile fails */
     char sched_tiles[64];      /* HPR_SCHED_TILES=min,probe,blocks,c: the MSM grid forced (tests) */
     int sched_every_device;    /* HPR_SCHED_EVERY_DEVICE=K: every device gets K tiles (tests) */

@@ -88,6 +88,23 @@ typedef struct {
     unsigned char *w_slices, *h_slices;
 } g16_work;
 
+/* ---- host/groth16_h_device.c ---- */
+
+/* Whether h's three columns (and their copies) fit on dev for g16_h_msm_on_device. */
+int g16_h_device_fits(const zkey_file *zk, const cl_dev *dev);
+
+/* h from the evaluations abc (g16_h_evaluations; not changed) and the H MSM m (not over
+ * precomputed sections) into m->out, both on dev, h never leaving it; *msm_seconds the MSM's
+ * share of the time. Adds the NTTs' and the MSM's progress units (not g16_h_extra_units: the
+ * caller's). For a device's thread: the
+ * context's detail is not written. Else HPR_ERR_DEVICE with the device's detail in why
+ * (CL_DETAIL_LEN; nothing marked: the caller decides), HPR_ERR_POINT_NOT_ON_CURVE with the
+ * lowest invalid H point (*bad_index, *bad_kind), HPR_ERR_OUT_OF_MEMORY or HPR_ERR_INTERNAL
+ * with why. */
+RT_MUST_CHECK hpr_status g16_h_msm_on_device(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *abc,
+                                             cl_dev *dev, const g16_msm *m, double *msm_seconds, size_t *bad_index,
+                                             msm_point_check *bad_kind, char *why);
+
 /* The clock and notices of one proof's phases. */
 typedef struct {
     hpr_ctx *ctx;
@@ -131,15 +148,22 @@ void g16_collect_faults(hpr_groth16_report *report, const hpr_ctx *ctx, int phas
  * Sets the progress phase, checks for a cancel first (HPR_ERR_CANCELLED), adds its units. */
 RT_MUST_CHECK hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device);
 
+/* dev, when h and the H MSM of work should run there together (g16_h_msm_on_device): an
+ * OpenCL device not failed, h's columns fitting on it, the H MSM plain (no precomputed
+ * sections) and HPR_G16_H_DEVICE not 0; else NULL. The caller makes it ready (dev_ready). */
+cl_dev *g16_h_device_for(hpr_ctx *ctx, const g16_work *work, cl_dev *dev);
+
 /* The tasks one after another on the context's device (G2: the CPU), h first, then the MSMs
- * in the order of work->msm; each is a phase of ph (g16_phase_end, with its devices). */
+ * in the order of work->msm; each is a phase of ph (g16_phase_end, with its devices). On an
+ * OpenCL device that g16_h_device_for takes, h and the H MSM run there together first. */
 RT_MUST_CHECK hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work);
 
 /* ---- host/groth16_graph.c ---- */
 
 /* The proof's work as one task graph over the CPU and the OpenCL devices devs[0..ndev)
- * (picked and ready for the curve): h on the CPU, then the H MSM; the G2 MSM on the CPU; the
- * G1 MSMs on whichever device is free, an OpenCL device taking the largest. A failing
+ * (picked and ready for the curve): h on the CPU, then the H MSM (or, with h's device, the
+ * evaluations on the CPU, then h's NTTs and the H MSM together on that device); the MSMs on
+ * whichever device is free, an OpenCL device taking the largest. A failing
  * device's MSM is redone on the CPU and named in notices (len bytes) and in the report's
  * faults. HPR_SCHED_INJECT_FAULT (ctx->knobs.sched_fault) fails a device's tasks as it fails
  * the hybrid MSM's tiles: "cl:P.D" every task, "cl:P.D@K" its K-th. Fills the report's

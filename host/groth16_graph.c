@@ -4,7 +4,7 @@
  * "all" and an OpenCL device can join). Its tasks are those of host/groth16_work.c.
  *
  * Tasks: h (the QAP evaluations and NTTs, CPU), the H MSM (G1, after h), the G2 MSM B2 and
- * the G1 MSMs A, B1, C. Workers: the calling thread drives the CPU pool; one thread per
+ * the G1 MSMs A, B1, C (with h's device, below, h's NTTs go with the H MSM). Workers: the calling thread drives the CPU pool; one thread per
  * OpenCL device (each ready for both groups: host/groth16_prove.c). A worker takes the next
  * task it may run:
  *   - the CPU takes h first (it unlocks the largest MSM), then (without a calibrated speed)
@@ -15,9 +15,14 @@
  *     in G1-addition equivalents, a G2 point counting G2_COST_RATIO: calibrated, then
  *     measured on this proof's G1 MSMs; unknown: it takes it), and waits while only the H
  *     MSM remains and h is not done.
- * So with a GPU the NTTs run on the CPU cores while the GPU takes the MSMs it finishes
- * sooner, B2 among them when the measured speeds say it pays, and with a slow device the CPU
- * picks up what the device has not started. A device that
+ *   - h's device (the first GPU that g16_h_device_for takes; HPR_G16_H_DEVICE=1: any OpenCL
+ *     device, 0: none): the CPU's h task is then the evaluations alone (g->abc), and that
+ *     device takes the H MSM before any other task, with h's NTTs and its combination
+ *     (g16_h_msm_on_device: h never leaves the device); no one else takes the H MSM while the
+ *     device may. If it fails, the CPU computes h from the evaluations, then the H MSM.
+ * So with a GPU the CPU cores run the other MSMs while the GPU takes h's NTTs, the H MSM and
+ * the MSMs it finishes sooner, B2 among them when the measured speeds say it pays, and with a
+ * slow device the CPU picks up what the device has not started. A device that
  * fails puts its task back for the CPU (the device is marked unusable, the notice and the
  * report's faults name it; HPR_SCHED_INJECT_FAULT fails a device's tasks for the tests):
  * the proof never changes, since every device gives the same bits for an MSM. Invalid points
@@ -30,12 +35,14 @@
  */
 #include "devices.h"
 #include "groth16.h"
+#include "groth16_h.h"
 #include "msm_engine.h"
 
 #include "runtime/opencl/cl_msm.h"
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { PENDING, RUNNING, DONE };
@@ -43,12 +50,13 @@ enum { PENDING, RUNNING, DONE };
 typedef struct {
     int state;
     int cpu_only;  /* h, empty MSMs, and tasks a device gave back */
+    int reserved;  /* the H MSM while h's device (graph.h_runner) may take it: no one else does */
     int runner;    /* while RUNNING: 0 the CPU, 1 + d device d */
     double work;   /* G1-addition equivalents: points with a scalar other than 0 and 1 and a finite
                     * point (those are what Pippenger's buckets cost), times 3 for G2 */
     double started;
     double seconds;
-    char device[16];
+    char device[32]; /* "cpu", a device id, or "cpu, " and one (h: evaluations, NTTs) */
 } task;
 
 typedef struct {
@@ -65,6 +73,8 @@ typedef struct {
     size_t notices_len;
     hpr_groth16_report *report; /* the proof's: faults recorded as they happen */
     double speed[HPR_REPORT_MAX_DEVICES]; /* work/s: [0] the CPU, [1 + d] device d; 0 unknown */
+    int h_runner;           /* 1 + d: device d takes h's NTTs with the H MSM (g16_h_msm_on_device); 0 none */
+    unsigned char *abc;     /* with h_runner: h's evaluations, the CPU's h task's result */
 } graph;
 
 /* G2 costs about three G1 additions per point (Fq2 products); h is short beside the MSMs. */
@@ -146,7 +156,8 @@ static int pick_msm(const graph *g, int largest, int runner)
 {
     int best = -1;
     for (int t = 0; t < G16_MSMS; t++) {
-        if (!task_ready(g, t) || (runner && (g->tasks[t].cpu_only || !device_should_take(g, runner, t))))
+        if (!task_ready(g, t) || (g->tasks[t].reserved && runner != g->h_runner) ||
+            (runner && (g->tasks[t].cpu_only || !device_should_take(g, runner, t))))
             continue;
         size_t n = g->work->msm[t].n, bn = best < 0 ? 0 : g->work->msm[best].n;
         if (best < 0 || (largest ? n > bn : n < bn))
@@ -186,6 +197,18 @@ static void finish_task(graph *g, int t, int runner, const char *device, double 
     pthread_cond_broadcast(&g->changed);
 }
 
+/* Under the lock: a device found the invalid point `bad` of MSM t; the proof fails with it
+ * (the first failure kept), every worker stops. */
+static void fail_on_bad_point(graph *g, int t, size_t bad, msm_point_check kind)
+{
+    g->tasks[t].state = DONE;
+    if (g->error == HPR_OK) {
+        g->error = HPR_ERR_POINT_NOT_ON_CURVE;
+        g->bad_task = t, g->bad_index = bad, g->bad_kind = kind;
+    }
+    pthread_cond_broadcast(&g->changed);
+}
+
 /* One MSM on the device, outside the lock. 0, or -1 when the device failed (detail in why). */
 static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
 {
@@ -203,15 +226,38 @@ static int device_msm(graph *g, cl_dev *dev, int runner, int t, char *why)
     if (r == CL_MSM_OK) {
         finish_task(g, t, runner, dev->id, rt_now_seconds() - t0);
     } else if (r == CL_MSM_BAD_POINT) {
-        g->tasks[t].state = DONE;
-        if (g->error == HPR_OK) {
-            g->error = HPR_ERR_POINT_NOT_ON_CURVE;
-            g->bad_task = t, g->bad_index = bad, g->bad_kind = kind;
-        }
-        pthread_cond_broadcast(&g->changed);
+        fail_on_bad_point(g, t, bad, kind);
     }
     pthread_mutex_unlock(&g->lock);
     return r == CL_MSM_DEVICE_ERROR ? -1 : 0;
+}
+
+/* h's NTTs and the H MSM hm on h's device, outside the lock (g16_h_msm_on_device over the
+ * CPU's evaluations): the MSM's time measures the device, the NTTs' is added to h's. 0, or
+ * -1 when the device failed or could not run it (why): the CPU then does both. */
+static int device_h_msm(graph *g, cl_dev *dev, int runner, int hm, char *why)
+{
+    const g16_msm *m = &g->work->msm[hm];
+    size_t bad = 0;
+    msm_point_check kind = MSM_POINT_OK;
+    double msm_seconds = 0, t0 = rt_now_seconds();
+    hpr_status st = g16_h_msm_on_device(g->ctx, g->work->zk, g->abc, dev, m, &msm_seconds, &bad, &kind, why);
+    if (st == HPR_OK) {
+        progress_add(g->ctx, g16_h_extra_units(g->work->zk));
+        if (g->work->prover)
+            g16_prover_set_validated(g->work->prover, hm);
+    }
+    pthread_mutex_lock(&g->lock);
+    if (st == HPR_OK) {
+        task *h = &g->tasks[G16_TASK_H];
+        h->seconds += rt_now_seconds() - t0 - msm_seconds;
+        snprintf(h->device, sizeof h->device, "cpu, %s", dev->id);
+        finish_task(g, hm, runner, dev->id, msm_seconds);
+    } else if (st == HPR_ERR_POINT_NOT_ON_CURVE) {
+        fail_on_bad_point(g, hm, bad, kind);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return st == HPR_OK || st == HPR_ERR_POINT_NOT_ON_CURVE ? 0 : -1;
 }
 
 static void *device_main(void *arg)
@@ -221,7 +267,10 @@ static void *device_main(void *arg)
     char why[CL_DETAIL_LEN];
     pthread_mutex_lock(&g->lock);
     while (g->error == HPR_OK && device_work_left(g) && !progress_cancelled(g->ctx)) { /* cancel: the CPU reports it */
-        int t = pick_msm(g, 1, dw->runner);
+        int hm = HPR_G16_MSM_H - HPR_G16_MSM_A, t = pick_msm(g, 1, dw->runner);
+        int fused = dw->runner == g->h_runner && g->tasks[hm].reserved && task_ready(g, hm);
+        if (fused)
+            t = hm; /* before anything else: the CPU may not take it */
         if (t < 0) {
             pthread_cond_wait(&g->changed, &g->lock);
             continue;
@@ -234,13 +283,17 @@ static void *device_main(void *arg)
         int failed = 1;
         if (ctx_sched_fault(g->ctx, dw->dev->id, ++dw->tasks))
             snprintf(why, sizeof why, "fault injected by HPR_SCHED_INJECT_FAULT on task %u", dw->tasks);
+        else if (fused)
+            failed = device_h_msm(g, dw->dev, dw->runner, t, why) != 0;
         else
             failed = device_msm(g, dw->dev, dw->runner, t, why) != 0;
         pthread_mutex_lock(&g->lock);
-        if (failed) { /* the CPU redoes it; this device gets no more work */
+        if (failed) { /* the CPU redoes it (and the H MSM it kept); this device gets no more work */
             char text[CL_DETAIL_LEN];
             g->tasks[t].state = PENDING;
             g->tasks[t].cpu_only = 1;
+            if (g->tasks[hm].reserved && dw->runner == g->h_runner)
+                g->tasks[hm].reserved = 0, g->tasks[hm].cpu_only = 1;
             ctx_device_failed(dw->dev, why);
             snprintf(text, sizeof text, "%.300s; its MSM was computed on the CPU instead", why);
             note_append(g->notices, g->notices_len, dw->dev->id, text);
@@ -251,6 +304,39 @@ static void *device_main(void *arg)
     }
     pthread_mutex_unlock(&g->lock);
     return NULL;
+}
+
+/* Task t on the CPU (outside the lock). With h's device: the h task is the evaluations
+ * (g->abc, for the device), and an H MSM the device gave back first computes h from them. */
+static hpr_status cpu_task(graph *g, int t)
+{
+    hpr_ctx *ctx = g->ctx;
+    hpr_status st;
+    if (g->h_runner && t == G16_TASK_H) {
+        progress_phase(ctx, g16_phase_name(HPR_G16_H));
+        if ((st = progress_check(ctx)) != HPR_OK)
+            return st;
+        return g16_h_evaluations(ctx, g->work->zk, g->work->w, &g->abc);
+    }
+    if (g->abc && g->work->msm[t].phase == HPR_G16_MSM_H) {
+        progress_phase(ctx, g16_phase_name(HPR_G16_H));
+        if ((st = g16_h_from_evaluations(ctx, g->work->zk, g->abc, g->work->h, "cpu")) != HPR_OK)
+            return st;
+        progress_add(ctx, g16_h_extra_units(g->work->zk));
+    }
+    return g16_run_task(ctx, g->work, t, "cpu");
+}
+
+/* The device that takes h's NTTs with the H MSM (1 + d), or 0: the first of devs that
+ * g16_h_device_for takes, a GPU (any OpenCL device with HPR_G16_H_DEVICE=1). */
+static int pick_h_runner(hpr_ctx *ctx, const g16_work *work, cl_dev **devs, unsigned ndev)
+{
+    for (unsigned d = 0; d < ndev; d++) {
+        int kind_ok = ctx->knobs.g16_h_device == 1 || !(devs[d]->type & CL_DEVICE_TYPE_CPU);
+        if (kind_ok && g16_h_device_for(ctx, work, devs[d]))
+            return (int)d + 1;
+    }
+    return 0;
 }
 
 /* The calling thread: the CPU's tasks until every task is done or one failed. */
@@ -274,7 +360,7 @@ static void cpu_worker(graph *g)
         g->tasks[t].started = rt_now_seconds();
         pthread_mutex_unlock(&g->lock);
         double t0 = rt_now_seconds();
-        hpr_status st = g16_run_task(g->ctx, g->work, t, "cpu"); /* outside the lock */
+        hpr_status st = cpu_task(g, t); /* outside the lock */
         pthread_mutex_lock(&g->lock);
         if (st != HPR_OK) {
             g->tasks[t].state = DONE;
@@ -313,6 +399,8 @@ hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned n
                               : msm_work(&work->msm[t], hpr_point_size(work->zk->curve, work->msm[t].group));
     }
     g.tasks[G16_TASK_H].cpu_only = 1;
+    g.h_runner = pick_h_runner(ctx, work, devs, ndev);
+    g.tasks[HPR_G16_MSM_H - HPR_G16_MSM_A].reserved = g.h_runner != 0;
     pthread_mutex_init(&g.lock, NULL);
     pthread_cond_init(&g.changed, NULL);
     unsigned log_n = log2_ceil(work->zk->domain_size);
@@ -328,6 +416,7 @@ hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned n
             pthread_join(workers[d].thread, NULL);
     pthread_mutex_destroy(&g.lock);
     pthread_cond_destroy(&g.changed);
+    free(g.abc);
     fill_report(&g, report);
     if (g.error != HPR_OK && g.bad_task >= 0)
         return msm_point_error(ctx, msm_ops(work->zk->curve, HPR_G1), g.bad_index, g.bad_kind);

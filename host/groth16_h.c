@@ -13,6 +13,8 @@
  * Steps 1 and 3 and the products run on the pool (step 1 as (matrix, row slice) tasks: the
  * coefficient entries are not sorted by row, so each task scans them all and keeps its own).
  * 3. h[i] = a'[i] * b'[i] - c'[i], canonical little-endian.
+ * Steps 2 and 3 may instead run on an OpenCL device with the H MSM after them, h never
+ * leaving it (host/groth16_h_device.c): g16_h_evaluations and g16_h_ntt_opts serve both.
  * No division by Z: A*B - C has degree < 2n and the H points are the odd Lagrange basis of
  * the 2n domain, so its values on the odd coset are the scalars themselves.
  */
@@ -123,30 +125,60 @@ static uint32_t le32(const unsigned char *p)
 GROTH16_STEPS(bn254_fr)
 GROTH16_STEPS(bls12_381_fr)
 
-hpr_status g16_h(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *w, unsigned char *h, const char *device)
+static unsigned log2_of(size_t n)
+{
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < n)
+        log_n++;
+    return log_n;
+}
+
+hpr_status g16_h_evaluations(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *w, unsigned char **abc)
 {
     size_t n = zk->domain_size, chunks = (n + ROW_CHUNK - 1) / ROW_CHUNK;
-    unsigned log_n = 0;
+    int bn = zk->curve == HPR_CURVE_BN254;
+    h_job job = {zk, w, rt_alloc_large(3 * n * 32), NULL, ctx->threads};
+    *abc = job.abc;
+    if (!job.abc)
+        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for 3 x %zu evaluations", n);
+    rt_pool_run(ctx->pool, 2 * job.slices, bn ? bn254_fr_accumulate_task : bls12_381_fr_accumulate_task, &job);
+    rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_product_task : bls12_381_fr_product_task, &job);
+    return HPR_OK;
+}
+
+void g16_h_ntt_opts(const zkey_file *zk, int coset, const char *device, char *shift, hpr_ntt_opts *opts)
+{
+    if (coset && zk->curve == HPR_CURVE_BN254)
+        bn254_fr_coset_shift(log2_of(zk->domain_size) + 1, shift);
+    else if (coset)
+        bls12_381_fr_coset_shift(log2_of(zk->domain_size) + 1, shift);
+    *opts = (hpr_ntt_opts){!coset, HPR_NTT_NN, coset ? shift : NULL, SNARKJS_GENERATOR, 3, 0, device};
+}
+
+hpr_status g16_h_from_evaluations(hpr_ctx *ctx, const zkey_file *zk, unsigned char *abc, unsigned char *h,
+                                  const char *device)
+{
+    size_t n = zk->domain_size, chunks = (n + ROW_CHUNK - 1) / ROW_CHUNK;
     char shift[96];
     int bn = zk->curve == HPR_CURVE_BN254;
     hpr_field field = bn ? HPR_FIELD_BN254_FR : HPR_FIELD_BLS12_381_FR;
-    h_job job = {zk, w, rt_alloc_large(3 * n * 32), h, ctx->threads};
+    h_job job = {zk, NULL, abc, h, ctx->threads};
+    hpr_ntt_opts inverse, coset;
     hpr_status st;
-    if (!job.abc)
-        return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for 3 x %zu evaluations", n);
-    while (((size_t)1 << log_n) < n)
-        log_n++;
-    rt_pool_run(ctx->pool, 2 * job.slices, bn ? bn254_fr_accumulate_task : bls12_381_fr_accumulate_task, &job);
-    rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_product_task : bls12_381_fr_product_task, &job);
-    if (bn)
-        bn254_fr_coset_shift(log_n + 1, shift);
-    else
-        bls12_381_fr_coset_shift(log_n + 1, shift);
-    hpr_ntt_opts inverse = {1, HPR_NTT_NN, NULL, SNARKJS_GENERATOR, 3, 0, device};
-    hpr_ntt_opts coset = {0, HPR_NTT_NN, shift, SNARKJS_GENERATOR, 3, 0, device};
-    if ((st = ntt_internal_form(ctx, field, log_n, job.abc, &inverse)) == HPR_OK &&
-        (st = ntt_internal_form(ctx, field, log_n, job.abc, &coset)) == HPR_OK)
+    g16_h_ntt_opts(zk, 0, device, shift, &inverse);
+    g16_h_ntt_opts(zk, 1, device, shift, &coset);
+    if ((st = ntt_internal_form(ctx, field, log2_of(n), abc, &inverse)) == HPR_OK &&
+        (st = ntt_internal_form(ctx, field, log2_of(n), abc, &coset)) == HPR_OK)
         rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_combine_task : bls12_381_fr_combine_task, &job);
-    free(job.abc);
+    return st;
+}
+
+hpr_status g16_h(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *w, unsigned char *h, const char *device)
+{
+    unsigned char *abc;
+    hpr_status st = g16_h_evaluations(ctx, zk, w, &abc);
+    if (st == HPR_OK)
+        st = g16_h_from_evaluations(ctx, zk, abc, h, device);
+    free(abc);
     return st;
 }

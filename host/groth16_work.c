@@ -16,12 +16,14 @@
  * and must not call the file that chooses between the two (host/groth16_prove.c); both take
  * them from here.
  */
+#include "devices.h"
 #include "groth16.h"
 #include "groth16_h.h"
 #include "msm_engine.h"
 #include "resident.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 hpr_groth16_phase g16_task_phase(const g16_work *work, int t)
@@ -179,13 +181,102 @@ hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *d
     return HPR_OK;
 }
 
+cl_dev *g16_h_device_for(hpr_ctx *ctx, const g16_work *work, cl_dev *dev)
+{
+    const g16_msm *m = &work->msm[HPR_G16_MSM_H - HPR_G16_MSM_A];
+    if (!dev || dev->failed || ctx->knobs.g16_h_device == 0 || work->pre || m->n == 0 ||
+        m->n != work->zk->domain_size || !g16_h_device_fits(work->zk, dev))
+        return NULL;
+    return dev;
+}
+
+/* The device's failure on h and the H MSM (why): dev marked failed, named in the notices and
+ * in the report's faults (phase h), and h computed on the CPU from the evaluations abc. */
+static hpr_status h_after_device_failure(g16_phases *ph, const g16_work *work, cl_dev *dev, unsigned char *abc,
+                                         const char *why)
+{
+    char text[CL_DETAIL_LEN];
+    ctx_device_failed(dev, why);
+    snprintf(text, sizeof text, "%.300s; h and its MSM were computed without it", why);
+    note_append(ph->notices, sizeof ph->notices, dev->id, text);
+    g16_add_fault(ph->report, HPR_G16_H, dev->id, 1, 1, why);
+    hpr_status st = g16_h_from_evaluations(ph->ctx, work->zk, abc, work->h, "cpu");
+    if (st == HPR_OK)
+        progress_add(ph->ctx, g16_h_extra_units(work->zk));
+    return st;
+}
+
+/* h and the H MSM together on dev (g16_h_msm_on_device) as the phase h, the MSM's share of
+ * its time moved to the phase msm H; the evaluations on the CPU's pool. *msm_done: whether
+ * the H MSM is done (not after a device failure: h is then the CPU's). */
+static hpr_status in_order_h_on_device(g16_phases *ph, const g16_work *work, cl_dev *dev, int *msm_done)
+{
+    hpr_ctx *ctx = ph->ctx;
+    const g16_msm *m = &work->msm[HPR_G16_MSM_H - HPR_G16_MSM_A];
+    hpr_groth16_report *rep = ph->report;
+    unsigned char *abc = NULL;
+    double msm_seconds = 0;
+    size_t bad = 0;
+    msm_point_check kind = MSM_POINT_OK;
+    char why[CL_DETAIL_LEN];
+    hpr_status st;
+    memset(&ctx->report, 0, sizeof ctx->report);
+    ctx->have_report = 0;
+    progress_phase(ctx, g16_phase_name(HPR_G16_H));
+    if ((st = progress_check(ctx)) != HPR_OK || (st = g16_h_evaluations(ctx, work->zk, work->w, &abc)) != HPR_OK)
+        goto out;
+    if (dev_ready(ctx, dev, work->zk->curve, HPR_G1) != HPR_OK) { /* its self-test: a failure of this task */
+        snprintf(why, sizeof why, "%s", ctx->detail);
+        st = HPR_ERR_DEVICE;
+    } else {
+        st = g16_h_msm_on_device(ctx, work->zk, abc, dev, m, &msm_seconds, &bad, &kind, why);
+    }
+    *msm_done = st == HPR_OK;
+    if (st == HPR_ERR_DEVICE) {
+        st = h_after_device_failure(ph, work, dev, abc, why);
+    } else if (st == HPR_ERR_POINT_NOT_ON_CURVE) {
+        st = msm_point_error(ctx, msm_ops(work->zk->curve, HPR_G1), bad, kind);
+        snprintf(why, sizeof why, "%s", ctx->detail);
+        st = ctx_fail(ctx, st, "Groth16 MSM H (%zu points): %.400s", m->n, why);
+    } else if (st != HPR_OK) {
+        st = ctx_fail(ctx, st, "Groth16 h on %s: %.400s", dev->id, why);
+    }
+    if (st != HPR_OK)
+        goto out;
+    if (*msm_done) {
+        progress_add(ctx, g16_h_extra_units(work->zk));
+        if (work->prover)
+            g16_prover_set_validated(work->prover, HPR_G16_MSM_H - HPR_G16_MSM_A);
+    }
+    g16_phase_end(ph, HPR_G16_H, 0);
+    snprintf(rep->devices[HPR_G16_H], sizeof rep->devices[HPR_G16_H], "%s", *msm_done ? dev->id : "cpu");
+    if (*msm_done) {
+        rep->seconds[HPR_G16_H] -= msm_seconds;
+        rep->seconds[HPR_G16_MSM_H] = msm_seconds;
+        snprintf(rep->devices[HPR_G16_MSM_H], sizeof rep->devices[HPR_G16_MSM_H], "%s", dev->id);
+    }
+out:
+    free(abc);
+    return st;
+}
+
 hpr_status g16_run_in_order(g16_phases *ph, const g16_work *work)
 {
-    hpr_status st = g16_run_task(ph->ctx, work, G16_TASK_H, NULL);
+    cl_dev *dev = NULL;
+    int h_msm_done = 0;
+    hpr_status st = strncmp(ph->ctx->device, "cl:", 3) == 0 ? dev_resolve(ph->ctx, ph->ctx->device, &dev) : HPR_OK;
     if (st != HPR_OK)
         return st;
-    g16_phase_end(ph, HPR_G16_H, 1);
+    if ((dev = g16_h_device_for(ph->ctx, work, dev)) != NULL) {
+        st = in_order_h_on_device(ph, work, dev, &h_msm_done);
+    } else if ((st = g16_run_task(ph->ctx, work, G16_TASK_H, NULL)) == HPR_OK) {
+        g16_phase_end(ph, HPR_G16_H, 1);
+    }
+    if (st != HPR_OK)
+        return st;
     for (int t = 0; t < G16_MSMS; t++) {
+        if (h_msm_done && work->msm[t].phase == HPR_G16_MSM_H)
+            continue;
         if ((st = g16_run_task(ph->ctx, work, t, NULL)) != HPR_OK)
             return st;
         g16_phase_end(ph, g16_task_phase(work, t), 1);

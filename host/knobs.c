@@ -59,6 +59,7 @@ void knobs_read(ctx_knobs *k)
     memset(k, 0, sizeof *k);
     env_string("HPR_CPU", k->cpu_tier, sizeof k->cpu_tier);
     k->ntt_four_step = env_is_one("HPR_NTT_FOUR_STEP");
+    k->g16_h_device = (v = getenv("HPR_G16_H_DEVICE")) && v[0] ? v[0] - '0' : -1;
     env_string("HPR_SCHED_INJECT_FAULT", k->sched_fault, sizeof k->sched_fault);
     env_string("HPR_SCHED_TILES", k->sched_tiles, sizeof k->sched_tiles);
     k->sched_every_device = env_digit("HPR_SCHED_EVERY_DEVICE");
@@ -221,6 +222,7 @@ hpr_status knobs_check(void)
         size_t max_len; /* the longest value the knob's buffer holds */
     } knobs[] = {
         {"HPR_NTT_FOUR_STEP", "0 or 1", is_zero_one, 1},
+        {"HPR_G16_H_DEVICE", "0 or 1", is_zero_one, 1},
         {"HPR_SCHED_EVERY_DEVICE", "a count of tiles, 0 to 9", is_digit, 1},
         {"HPR_SCHED_INJECT_FAULT",
          "cl:P.D, cl:P.D@K (K >= 1: the device's K-th tile fails), cl:P.D@rand:SEED:P (each tile with probability P), "

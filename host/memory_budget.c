@@ -697,6 +697,9 @@ size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, const g16_precomputed *
     /* the task graph when a device joins: the CPU's largest task and every spill (any order)
      * beside the host devices' */
     size_t peak = nhost + gpus ? sat_add(sat_add(cpu, spill), sat_add(resident, sat_mul(dev_msm, nhost))) : order;
+    /* h's evaluations, kept for h's device (host/groth16_graph.c) beside the CPU's MSMs */
+    if (nhost + gpus && !pre && ctx->knobs.g16_h_device != 0 && (gpus || ctx->knobs.g16_h_device == 1))
+        peak = sat_add(peak, mem_round(3 * n * 32));
     *full = sat_add(sat_add(held, MEM_PROOF_SLACK), peak);
     *least = sat_add(sat_add(held, MEM_PROOF_SLACK), pieces);
     return held;

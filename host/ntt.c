@@ -205,31 +205,50 @@ typedef enum {
  * per column the host's steps and the butterflies, the conversion out. Else
  * HPR_ERR_OUT_OF_MEMORY, or HPR_ERR_DEVICE from the split (canonical data then untouched,
  * internal-form data unspecified). */
-static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, data_form form)
+/* The constants of a plan's transform in its direction (internal form) and its twiddles. */
+typedef struct {
+    ntt_elem w_dir, shift_dir, n_inv;
+    ntt_tables tw;
+    int no_tables; /* the tables could not be made (no memory) */
+} ntt_constants;
+
+/* k for pl: HPR_ERR_INVALID_ARGUMENT unless the generator's root has order exactly n; the
+ * tables' lack of memory is left in k->no_tables. k->tw points into k (n = 1: no butterflies). */
+static hpr_status plan_constants(hpr_ctx *ctx, const ntt_plan *pl, ntt_constants *k)
 {
-    int internal_form = form != DATA_CANONICAL;
     const ntt_field_ops *ops = pl->ops;
-    ntt_elem w, w_dir, shift_dir, n_inv;
-    size_t total = pl->n * pl->columns, bad;
+    ntt_elem w;
     if (ntt_primitive_root(ops, &pl->g, pl->log_n, &w) != 0)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT,
                         "the generator gives no primitive root of order 2^%u in %s (not a multiplicative generator)",
                         pl->log_n, ops->name);
     if (pl->inverse)
-        ntt_invert(ops, &w_dir, &w);
+        ntt_invert(ops, &k->w_dir, &w);
     else
-        w_dir = w;
+        k->w_dir = w;
     if (pl->has_shift && pl->inverse)
-        ntt_invert(ops, &shift_dir, &pl->shift);
+        ntt_invert(ops, &k->shift_dir, &pl->shift);
     else
-        shift_dir = pl->shift;
-    ntt_set_small(ops, &n_inv, pl->n); /* n < p for every n the field allows */
-    ntt_invert(ops, &n_inv, &n_inv);
-    ntt_tables tw = {&w_dir, &w_dir}; /* n = 1: no butterflies */
-    int no_tables = pl->n > 1 && ntt_twiddles(ctx, ops, pl->g_limbs, &w_dir, pl->inverse, pl->log_n, &tw) != 0;
+        k->shift_dir = pl->shift;
+    ntt_set_small(ops, &k->n_inv, pl->n); /* n < p for every n the field allows */
+    ntt_invert(ops, &k->n_inv, &k->n_inv);
+    k->tw = (ntt_tables){&k->w_dir, &k->w_dir};
+    k->no_tables = pl->n > 1 && ntt_twiddles(ctx, ops, pl->g_limbs, &k->w_dir, pl->inverse, pl->log_n, &k->tw) != 0;
+    return HPR_OK;
+}
+
+static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, data_form form)
+{
+    int internal_form = form != DATA_CANONICAL;
+    const ntt_field_ops *ops = pl->ops;
+    ntt_constants k;
+    size_t total = pl->n * pl->columns, bad;
+    hpr_status st = plan_constants(ctx, pl, &k);
+    if (st != HPR_OK)
+        return st;
     unsigned char *work = internal_form ? data : rt_alloc_large(total * ops->elem_bytes);
     size_t *first_bad = malloc(((total + NTT_CONVERT_CHUNK - 1) / NTT_CONVERT_CHUNK) * sizeof *first_bad);
-    if (no_tables || !work || !first_bad) {
+    if (k.no_tables || !work || !first_bad) {
         if (!internal_form)
             free(work);
         free(first_bad);
@@ -245,7 +264,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     }
     if (internal_form) /* no conversion in (the LDE's load was the caller's): its units at once */
         progress_add(ctx, total);
-    hpr_status st = transform_columns(ctx, pl, work, &tw, &shift_dir, &w_dir, &n_inv);
+    st = transform_columns(ctx, pl, work, &k.tw, &k.shift_dir, &k.w_dir, &k.n_inv);
     if (st == HPR_OK) /* the last check: a cancelled hpr_ntt leaves data as it was */
         st = progress_check(ctx);
     if (!internal_form) {
@@ -299,6 +318,59 @@ hpr_status ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void
     if (pl.row_major || pl.ops->elem_bytes != 32)
         return ctx_fail(ctx, HPR_ERR_INTERNAL, "ntt_internal_form: 256-bit fields, column-major only");
     return run_plan(ctx, &pl, data, DATA_INTERNAL);
+}
+
+/* The device's tables of a_i *= c s^i (cl_ntt_scale), split at lo_bits = log_n / 2: 2^(log_n
+ * - lo_bits) + 2^lo_bits elements at t, hi first. */
+static cl_ntt_scale scale_tables(const ntt_plan *pl, const void *c, const void *step, unsigned char *t)
+{
+    const ntt_field_ops *ops = pl->ops;
+    unsigned lo_bits = pl->log_n / 2;
+    size_t es = ops->elem_bytes, nhi = pl->n >> lo_bits, nlo = (size_t)1 << lo_bits;
+    unsigned char *hi = t, *lo = t + nhi * es;
+    ntt_elem stride;
+    ntt_set_small(ops, lo, 1);
+    for (size_t j = 1; j < nlo; j++)
+        ops->mul(lo + j * es, lo + (j - 1) * es, step);
+    ops->mul(&stride, lo + (nlo - 1) * es, step); /* step^(2^lo_bits) */
+    memcpy(hi, c, es);
+    for (size_t j = 1; j < nhi; j++)
+        ops->mul(hi + j * es, hi + (j - 1) * es, &stride);
+    return (cl_ntt_scale){hi, lo, lo_bits};
+}
+
+hpr_status ntt_on_device_columns(hpr_ctx *ctx, hpr_field field, unsigned log_n, cl_ntt_cols *cols,
+                                 const hpr_ntt_opts *opts, char *why)
+{
+    ntt_plan pl;
+    ntt_constants k;
+    ntt_elem one;
+    hpr_status st = HPR_OK;
+    if (make_plan(ctx, field, log_n, opts, &pl) != HPR_OK || plan_constants(ctx, &pl, &k) != HPR_OK ||
+        pl.order != HPR_NTT_NN || pl.row_major || pl.lde_log_rate) {
+        snprintf(why, CL_DETAIL_LEN, "internal: ntt_on_device_columns takes a valid plan, order NN, column-major");
+        return HPR_ERR_INTERNAL;
+    }
+    unsigned char *t = malloc(((pl.n >> (log_n / 2)) + ((size_t)1 << (log_n / 2))) * pl.ops->elem_bytes);
+    if (k.no_tables || !t) {
+        free(t);
+        snprintf(why, CL_DETAIL_LEN, "NTT of %zu x 2^%u elements: out of memory", pl.columns, log_n);
+        return HPR_ERR_OUT_OF_MEMORY;
+    }
+    ntt_set_small(pl.ops, &one, 1);
+    cl_ntt_job job = ntt_butterfly_stage(&pl);
+    cl_ntt_scale sc;
+    if (pl.inverse)
+        sc = scale_tables(&pl, &k.n_inv, pl.has_shift ? (const void *)&k.shift_dir : &one, t);
+    else
+        sc = scale_tables(&pl, &one, &k.shift_dir, t);
+    int before = !pl.inverse && pl.has_shift;
+    if (cl_ntt_cols_transform(ctx->cl, cols, &job, k.tw.tw, before ? &sc : NULL, pl.inverse ? &sc : NULL, why) != 0)
+        st = HPR_ERR_DEVICE;
+    else
+        progress_add(ctx, progress_ntt_units(pl.columns, log_n));
+    free(t);
+    return st;
 }
 
 /* The LDE of pl (checked; pl->lde_log_rate set) from in (columns of n coefficients) into out:

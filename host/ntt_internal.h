@@ -63,6 +63,16 @@ RT_MUST_CHECK hpr_status ntt_call(hpr_ctx *ctx, hpr_field field, unsigned log_n,
 RT_MUST_CHECK hpr_status ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data,
                                            const hpr_ntt_opts *opts);
 
+/* The transform opts describes (order NN, column-major, device "cpu") of every column of
+ * cols, kept on their device (runtime/opencl/cl_ntt.h): the host's scalings (forward:
+ * shift^i before; inverse: n^-1 shift^-i after) run there too, from small tables, so the
+ * columns stay on the device, the same bits as ntt_internal_form. Adds the call's progress
+ * units. For a device's thread: the context's detail is not written; why (CL_DETAIL_LEN)
+ * says what failed: HPR_ERR_DEVICE (the columns then unspecified: the caller redoes the work
+ * from its copy), HPR_ERR_OUT_OF_MEMORY, HPR_ERR_INTERNAL for opts it does not take. */
+RT_MUST_CHECK hpr_status ntt_on_device_columns(hpr_ctx *ctx, hpr_field field, unsigned log_n, cl_ntt_cols *cols,
+                                               const hpr_ntt_opts *opts, char *why);
+
 /* ---- host/ntt_split.c ---- */
 
 /* The butterfly stage (ntt_butterfly_stage) of pl's columns of work (column-major, internal

@@ -111,3 +111,34 @@ __kernel void ntt_bitrev(__global const elem *in, __global elem *out, uint log_n
         r = (r << 1) | (x & 1);
     out[col + r] = in[col + i];
 }
+
+/* a[i] *= hi[i >> lo_bits] * lo[i & (2^lo_bits - 1)] in column get_global_id(1): with the
+ * host's tables hi[j] = c s^(j 2^lo_bits) and lo[j] = s^j, that is a_i *= c s^i, the CPU's
+ * scale (ntt_field_ops.scale). Products of reduced elements are reduced, and the value is the
+ * same, so the bits are the CPU's. */
+__kernel void ntt_scale(__global elem *a, __global const elem *hi, __global const elem *lo, uint lo_bits, uint log_n)
+{
+    size_t i = get_global_id(0);
+    __global elem *col = a + ((size_t)get_global_id(1) << log_n);
+    elem f = hi[i >> lo_bits], g = lo[i & ((1u << lo_bits) - 1)], t, x = col[i];
+    E(mul)(&t, &f, &g);
+    E(mul)(&f, &x, &t);
+    col[i] = f;
+}
+
+#if HPR_CL_FIELD <= 2
+/* The Groth16 h on the device (host/groth16_h.c, step 3): out[i] = a[i] b[i] - c[i] out of
+ * Montgomery form, as canonical little-endian limbs (the MSM's scalars), from the columns
+ * a, b, c of n = 2^log_n elements each, consecutive in abc. */
+__kernel void ntt_mul_sub_canonical(__global const elem *abc, __global ulong *out, uint log_n)
+{
+    size_t i = get_global_id(0), n = (size_t)1 << log_n;
+    elem a = abc[i], b = abc[n + i], c = abc[2 * n + i], t;
+    ulong l[4];
+    E(mul)(&t, &a, &b);
+    E(sub)(&t, &t, &c);
+    E(from_mont)(l, &t);
+    for (int k = 0; k < 4; k++)
+        out[4 * i + k] = l[k];
+}
+#endif

@@ -13,6 +13,8 @@
 # self-test's buffers and then allocates larger ones, so the checker flags msm_segments from
 # the second work-item on (reproduced outside hyprove: the flags start exactly at the size of
 # the released buffer, and vanish when it is not released).
+# Then a Groth16 proof of tests/fixtures/edge_pub on the device alone, verified (h's NTTs, its
+# combination and the H MSM on the device, h never leaving it: host/groth16_h_device.c).
 # Then the Poseidon2 kernels (kernels_cl/poseidon2.cl), every instance: 67 permutations, the
 # row digests of 67 rows of 9 columns and of 3 rows of 0 to 25 columns, 67 compressions (two
 # work-groups, the second partial), run by the test binary next to hyprove in the build tree
@@ -26,14 +28,14 @@
 # G2 MSMs with their self-tests (the sorted-bucket MSM kernels take longer than the
 # owner-computes ones); a person checks a larger size by hand. HPR_CL_MSM (owner|sorted) in
 # the environment picks the MSM kernels.
-# Usage: scripts/oclgrind-check.sh [--hyprove PATH] [--only msm|ntt|poseidon2] [LOG_N]
+# Usage: scripts/oclgrind-check.sh [--hyprove PATH] [--only msm|ntt|groth16|poseidon2] [LOG_N]
 #   (defaults build/release/hyprove, every part, 6; the Poseidon2 test binary is
 #   DIR/tests/test_opencl_poseidon2 for hyprove at DIR/hyprove, or P2_TEST=PATH)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 HP=build/release/hyprove
 ONLY=""
-usage() { echo "usage: $0 [--hyprove PATH] [--only msm|ntt|poseidon2] [LOG_N 1..16]" >&2; exit 2; }
+usage() { echo "usage: $0 [--hyprove PATH] [--only msm|ntt|groth16|poseidon2] [LOG_N 1..16]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --hyprove) [ $# -ge 2 ] || usage; HP="$2"; shift 2 ;;
@@ -46,7 +48,7 @@ case "$LOG_N" in
   [1-9] | 1[0-6]) ;;
   *) usage ;;
 esac
-case "$ONLY" in "" | msm | ntt | poseidon2) ;; *) usage ;; esac
+case "$ONLY" in "" | msm | ntt | groth16 | poseidon2) ;; *) usage ;; esac
 # part NAME: whether the part NAME runs (--only)
 part() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 command -v oclgrind >/dev/null || { echo "oclgrind-check: oclgrind is not installed" >&2; exit 2; }
@@ -160,6 +162,17 @@ PY
       --out "$work/ntt-$field.dev" "${opts[@]}" --device "$dev" &&
       same "ntt-$field" "$work/ntt-$field.cpu" "$work/ntt-$field.dev"
   done
+fi
+
+# Groth16 on the device alone (edge_pub, a domain of a few rows): h's NTTs with their scalings,
+# h = a b - c out of Montgomery form (ntt_scale, ntt_mul_sub_canonical) and the H MSM over h
+# left on the device, then the other MSMs; --verify checks the proof with the pairing (r and s
+# are random, so it is not compared with the CPU's: a wrong h or MSM fails the verification,
+# and a device that failed is hyprove's warning).
+if part groth16; then
+  g16="tests/fixtures/edge_pub"
+  run_checked "groth16-edge_pub" "--check-api --data-races" groth16 prove "$g16/circuit.zkey" "$g16/witness.wtns" \
+    "$work/proof.json" "$work/public.json" --devices "$dev" --verify
 fi
 
 # Poseidon2: the test binary's small jobs of every kernel and instance, each result compared

@@ -14,7 +14,8 @@
  * device (the same kernels over Fq2): the edge matrix against the CPU and the naive sum,
  * chunking with the first bad point's global index, and resident G2 bases, both kernels. Bit
  * slices (cl_msm_slice, the hybrid's pieces at the device's own window size) against the CPU's
- * MSM of the scalars the slice stands for, computed with GMP.
+ * MSM of the scalars the slice stands for, computed with GMP. Scalars already in a device
+ * buffer (cl_msm_device_scalars), chunked: the CPU's bits, only the points sent.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
@@ -408,6 +409,45 @@ START_TEST(device_bit_slices_match_the_scalars_they_stand_for)
 }
 END_TEST
 
+/* Loop index: curve _i % 2 (G1), kernel _i / 2. Scalars already on the device
+ * (cl_msm_device_scalars, the Groth16 H MSM over h left there): chunks of 100 points
+ * (HPR_CL_MAX_ALLOC) copy their scalars from the buffer at their offsets; the CPU's bits, and
+ * only the points are sent. */
+START_TEST(msm_over_scalars_on_the_device_matches_the_cpu)
+{
+    const curve_t *c = curve_and_kernel(_i);
+    const msm_curve_ops *ops = msm_ops(c->curve, HPR_G1);
+    char id[16], why[CL_DETAIL_LEN], limit[32];
+    cl_dev *dev = NULL;
+    cl_int rc;
+    snprintf(limit, sizeof limit, "%zu", 100 * c->point_size);
+    setenv("HPR_CL_MAX_ALLOC", limit, 1);
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx(id);
+    ck_assert_int_eq(dev_resolve(ctx, id, &dev), HPR_OK);
+    ck_assert_int_eq(dev_ready(ctx, dev, c->curve, HPR_G1), HPR_OK);
+    inputs in = make_inputs(ctx, c, 1000, 1400 + (uint64_t)_i, EDGE_ZEROS | EDGE_INFINITY | EDGE_ONES | EDGE_R_MINUS_1);
+    unsigned char want[MAXP], got[MAXP];
+    size_t bad = 0;
+    msm_point_check kind;
+    cl_mem scalars = ctx->cl->api.clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.n * 32,
+                                                 in.scalars, &rc);
+    ck_assert_int_eq(rc, CL_SUCCESS);
+    cl_points pts = {in.points, in.n, 0, 0, 0};
+    ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
+    uint64_t before = dev->bytes_sent;
+    ck_assert_msg(cl_msm_device_scalars(ctx->cl, dev, (int)c->curve, ops, &pts, scalars, in.n, got, &bad, &kind,
+                                        why) == CL_MSM_OK,
+                  "%s", why);
+    assert_seeded(memcmp(got, want, c->point_size) == 0, "%s: the MSM over device scalars differs from the CPU",
+                  kernels[_i / 2]);
+    ck_assert_uint_eq(dev->bytes_sent - before, in.n * c->point_size);
+    ctx->cl->api.clReleaseMemObject(scalars);
+    free_inputs(&in);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -417,6 +457,7 @@ int main(void)
     tcase_add_loop_test(tc, msm_random_sizes_and_window_bits_match_the_cpu, 0, 4);
     tcase_add_loop_test(tc, msm_with_32_bit_words_matches_the_cpu, 0, 2);
     tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 4);
+    tcase_add_loop_test(tc, msm_over_scalars_on_the_device_matches_the_cpu, 0, 4);
     tcase_add_loop_test(tc, sorted_kernel_spreads_crowded_buckets, 0, 2);
     tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
     tcase_add_loop_test(tc, resident_bases_are_sent_once_and_match_the_cpu, 0, 4);

@@ -277,7 +277,7 @@ typedef struct {
     int usable;              /* 0 once the device failed (status says why) */
     char status[512];
     unsigned long long resident_bytes; /* bases kept on the device now (hpr_bases, Groth16 keys) */
-    unsigned long long bytes_sent;     /* MSM points and scalars written to it since the context opened it */
+    unsigned long long bytes_sent;     /* written to it since opened: MSM and NTT inputs, tables */
 } hpr_device_info;
 
 /* Number of OpenCL devices found (0 without OpenCL, hpr_opencl_notice says why; 0 for a NULL

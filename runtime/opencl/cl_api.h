@@ -45,6 +45,8 @@
       (cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint, const cl_event *, cl_event *))  \
     X(cl_int, clEnqueueReadBuffer,                                                                               \
       (cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint, const cl_event *, cl_event *))        \
+    X(cl_int, clEnqueueCopyBuffer,                                                                               \
+      (cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t, cl_uint, const cl_event *, cl_event *))         \
     X(cl_int, clEnqueueNDRangeKernel,                                                                            \
       (cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *, const size_t *, cl_uint,            \
        const cl_event *, cl_event *))                                                                            \

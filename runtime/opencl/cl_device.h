@@ -89,7 +89,7 @@ typedef struct {
     cl_resident *resident;   /* point sets kept on the device, most recent first */
     uint64_t resident_bytes; /* their size */
     uint64_t resident_clock;
-    uint64_t bytes_sent;     /* points and scalars written to the device (MSM), since it opened */
+    uint64_t bytes_sent;     /* written to it since opened: MSM and NTT inputs, tables */
 } cl_dev;
 
 typedef struct {

@@ -219,7 +219,8 @@ static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue 
         CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, ck->m * ops->affine_size, ck->points, 0, NULL,
                 NULL);
     }
-    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, ck->m * 32, ck->scalars, 0, NULL, NULL);
+    if (cl_msm_enqueue_scalars(api, q, ck, b->scalars, detail) != 0)
+        goto out;
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
     if ((!ck->slab && cl_msm_launch(api, q, k->check, ck->m, 0,
                                     (cl_msm_karg[]){CL_ARG(b->points), CL_ARG(n32), CL_ARG(b->bad), CL_ARGS_END},
@@ -247,13 +248,14 @@ static const cl_msm_family owner_family = {owner_open, owner_enqueue, owner_clos
  * returned): plan->chunk_points at most each, and with a resident copy, none across a slab's
  * end. */
 static unsigned list_chunks(const cl_msm_plan *plan, const msm_curve_ops *ops, const cl_resident *res,
-                            const cl_points *pts, size_t first, const unsigned char *scalars, size_t n,
+                            const cl_points *pts, size_t first, const cl_msm_scalars *scalars, size_t n,
                             cl_msm_chunk *list)
 {
     unsigned count = 0;
     for (size_t pos = 0; pos < n; count++) {
         cl_msm_chunk ck = {NULL, 0, pos, n - pos < plan->chunk_points ? n - pos : plan->chunk_points,
-                           pts->host + (first + pos) * ops->affine_size, scalars + pos * 32};
+                           pts->host + (first + pos) * ops->affine_size,
+                           scalars->host ? scalars->host + pos * 32 : NULL, scalars->mem};
         if (res) {
             size_t at = first + pos, slab = at / res->slab_points, in = at % res->slab_points;
             if (ck.m > res->slab_points - in)
@@ -272,7 +274,7 @@ static unsigned list_chunks(const cl_msm_plan *plan, const msm_curve_ops *ops, c
  * buffers, so that one chunk's transfers overlap the other's compute. */
 static cl_msm_result run_chunks(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
                                 const cl_msm_family *family, const cl_resident *res, const cl_points *pts,
-                                size_t first, const unsigned char *scalars, size_t n, const cl_msm_plan *planned,
+                                size_t first, const cl_msm_scalars *scalars, size_t n, const cl_msm_plan *planned,
                                 unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
     const cl_api *api = &rt->api;
@@ -302,7 +304,7 @@ static cl_msm_result run_chunks(cl_runtime *rt, cl_dev *dev, int curve, const ms
         if (family->enqueue(api, dev, dev->queue[k % 2], state, k % 2, &plan, ops, &chunks[k],
                             sums + (size_t)k * plan.nwin * ops->xyzz_size, bad + 2 * k, detail) != 0)
             goto out;
-        dev->bytes_sent += chunks[k].m * (32 + (chunks[k].slab ? 0 : ops->affine_size));
+        dev->bytes_sent += chunks[k].m * ((scalars->mem ? 0 : 32) + (chunks[k].slab ? 0 : ops->affine_size));
     }
     CL_CALL(api, clFinish, dev->queue[0]);
     CL_CALL(api, clFinish, dev->queue[1]);
@@ -333,7 +335,7 @@ out:
  * sorted kernels' work-groups runs the owner-computes kernel instead (same window grid, so a
  * hybrid split stays valid). */
 static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
-                              size_t first, const unsigned char *scalars, size_t n, const cl_msm_plan *plan,
+                              size_t first, const cl_msm_scalars *scalars, size_t n, const cl_msm_plan *plan,
                               unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
     cl_resident *res = NULL;
@@ -357,11 +359,22 @@ cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops
                      size_t *bad_index, msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
 {
     cl_msm_plan plan;
+    cl_msm_scalars sc = {scalars, NULL};
     /* the whole scalar: bits [0, bits + 1), the top one 0 (k < r), so no digit carries out */
     cl_msm_make_plan(&plan, dev, ops, n, c, 0, ops->scalar_bits + 1);
     if (plan_out)
         *plan_out = plan;
-    return run_plan(rt, dev, curve, ops, pts, first, scalars, n, &plan, out, bad_index, bad_kind, detail);
+    return run_plan(rt, dev, curve, ops, pts, first, &sc, n, &plan, out, bad_index, bad_kind, detail);
+}
+
+cl_msm_result cl_msm_device_scalars(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                                    const cl_points *pts, cl_mem scalars, size_t n, unsigned char *out,
+                                    size_t *bad_index, msm_point_check *bad_kind, char *detail)
+{
+    cl_msm_plan plan;
+    cl_msm_scalars sc = {NULL, scalars};
+    cl_msm_make_plan(&plan, dev, ops, n, 0, 0, ops->scalar_bits + 1);
+    return run_plan(rt, dev, curve, ops, pts, 0, &sc, n, &plan, out, bad_index, bad_kind, detail);
 }
 
 cl_msm_result cl_msm_slice(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
@@ -369,8 +382,9 @@ cl_msm_result cl_msm_slice(cl_runtime *rt, cl_dev *dev, int curve, const msm_cur
                            unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
     cl_msm_plan plan;
+    cl_msm_scalars sc = {scalars, NULL};
     cl_msm_make_plan(&plan, dev, ops, n, 0, b0, b1);
-    return run_plan(rt, dev, curve, ops, pts, first, scalars, n, &plan, out, bad_index, bad_kind, detail);
+    return run_plan(rt, dev, curve, ops, pts, first, &sc, n, &plan, out, bad_index, bad_kind, detail);
 }
 
 int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned char *a, const unsigned char *b,

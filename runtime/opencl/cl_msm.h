@@ -77,6 +77,14 @@ RT_MUST_CHECK cl_msm_result cl_msm_slice(cl_runtime *rt, cl_dev *dev, int curve,
                                          unsigned b0, unsigned b1, unsigned char *out, size_t *bad_index,
                                          msm_point_check *bad_kind, char *detail);
 
+/* cl_msm over pts[0, n) with the scalars already on dev: n canonical 32-byte little-endian
+ * scalars (< r, the producer's contract) in the buffer scalars of dev's context, with no work
+ * pending on dev's queues (the producer waited). Each chunk copies its scalars on the device:
+ * nothing is sent for them. Contracts and results as cl_msm. */
+RT_MUST_CHECK cl_msm_result cl_msm_device_scalars(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
+                                                  const cl_points *pts, cl_mem scalars, size_t n, unsigned char *out,
+                                                  size_t *bad_index, msm_point_check *bad_kind, char *detail);
+
 /* The resident copy of pts on dev, uploaded and checked on first use; *out = NULL when the
  * set is not kept (key 0; larger than half the device's memory after the least recently used
  * sets are released; an invalid point: the chunks then upload and check as usual). 0, or -1
@@ -119,8 +127,20 @@ typedef struct {
     cl_mem slab;
     cl_uint slab_first;
     size_t begin, m;
-    const unsigned char *points, *scalars;
+    const unsigned char *points, *scalars; /* scalars: NULL when they are on the device (scalar_mem) */
+    cl_mem scalar_mem;                     /* the MSM's scalars on the device (at begin), or NULL */
 } cl_msm_chunk;
+
+/* Where an MSM's scalars are: host bytes, or a device buffer (host NULL). */
+typedef struct {
+    const unsigned char *host;
+    cl_mem mem;
+} cl_msm_scalars;
+
+/* The chunk's scalars into dst on q (non-blocking): uploaded from the host, or copied on the
+ * device from scalar_mem. 0, or -1 with detail. */
+RT_MUST_CHECK int cl_msm_enqueue_scalars(const cl_api *api, cl_command_queue q, const cl_msm_chunk *ck, cl_mem dst,
+                                         char *detail);
 
 /* The host code of one kernel design: open makes its kernels and two sets of chunk buffers
  * (CL_MSM_UNSUPPORTED when the device cannot run it), enqueue puts one chunk on queue q

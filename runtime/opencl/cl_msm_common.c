@@ -84,3 +84,14 @@ int cl_msm_combine_chunks(const msm_curve_ops *ops, const cl_msm_plan *plan, con
     free(window_sums);
     return 0;
 }
+
+int cl_msm_enqueue_scalars(const cl_api *api, cl_command_queue q, const cl_msm_chunk *ck, cl_mem dst, char *detail)
+{
+    if (ck->scalar_mem)
+        CL_CALL(api, clEnqueueCopyBuffer, q, ck->scalar_mem, dst, ck->begin * 32, 0, ck->m * 32, 0, NULL, NULL);
+    else
+        CL_CALL(api, clEnqueueWriteBuffer, q, dst, CL_FALSE, 0, ck->m * 32, ck->scalars, 0, NULL, NULL);
+    return 0;
+out:
+    return -1;
+}

@@ -334,7 +334,8 @@ static int sorted_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue
         CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, ck->m * ops->affine_size, ck->points, 0, NULL,
                 NULL);
     }
-    CL_CALL(api, clEnqueueWriteBuffer, q, b->scalars, CL_FALSE, 0, ck->m * 32, ck->scalars, 0, NULL, NULL);
+    if (cl_msm_enqueue_scalars(api, q, ck, b->scalars, detail) != 0)
+        goto out;
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
     if ((!ck->slab &&
          cl_msm_launch(api, q, st->kern[K_CHECK], ck->m, 0, (cl_msm_karg[]){CL_ARG(b->points), CL_ARG(m32), CL_ARG(b->bad), CL_ARGS_END}, detail) != 0) ||

@@ -2,7 +2,10 @@
  * cl_ntt.c: see cl_ntt.h. One program per field; buffers for a column, its bit-reversed copy
  * and the twiddles; per batch of columns (as many as the device's buffers hold): one upload,
  * passes of up to k layers each over every column (kernels_cl/ntt.cl), one download, in one
- * in-order queue.
+ * in-order queue. Columns kept on the device (cl_ntt_cols): one upload, then transforms with
+ * their scalings (ntt_scale, over tables hi and lo the host makes: 2^(log_n - lo_bits) + 2^lo_bits
+ * elements, not n) and the Groth16 combination (ntt_mul_sub_canonical) into a buffer the MSM
+ * reads its scalars from (cl_msm_device_scalars): nothing comes back between the steps.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cl_ntt.h"
@@ -53,7 +56,7 @@ static void release_state(const cl_api *api, ntt_state *s)
     }
 }
 
-/* Buffers for batch columns; the twiddles of n elements. */
+/* Buffers for batch columns; the twiddles of n elements (tw NULL: written later). */
 static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const void *tw, size_t batch,
                       ntt_state *s, char *detail)
 {
@@ -78,7 +81,7 @@ static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const 
     CL_CHECK_RC(clCreateBuffer, rc);
     s->b = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, batch * bytes, NULL, &rc);
     CL_CHECK_RC(clCreateBuffer, rc);
-    s->tw = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)tw, &rc);
+    s->tw = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | (tw ? CL_MEM_COPY_HOST_PTR : 0), bytes, (void *)tw, &rc);
     CL_CHECK_RC(clCreateBuffer, rc);
     return 0;
 out:
@@ -197,10 +200,12 @@ int cl_ntt_columns(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, void *a, 
         batch = 1;
     if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, job, tw, batch, &s, detail) != 0)
         goto out;
+    dev->bytes_sent += bytes; /* the twiddles */
     for (size_t c = 0; c < columns; c += batch) {
         size_t cols = columns - c < batch ? columns - c : batch;
         if (run_batch(api, dev->queue[0], &s, job, (unsigned char *)a + c * bytes, cols, detail) != 0)
             goto out;
+        dev->bytes_sent += cols * bytes;
     }
     rc = 0;
 out:
@@ -208,4 +213,165 @@ out:
         api->clFinish(dev->queue[0]);
     release_state(api, &s);
     return rc;
+}
+
+/* ---- columns kept on the device ---- */
+
+struct cl_ntt_cols {
+    cl_dev *dev;
+    ntt_state s;
+    cl_kernel scale, mul_sub;
+    int field;
+    size_t elem_bytes, columns;
+    unsigned log_n;
+};
+
+int cl_ntt_cols_fit(const cl_dev *dev, size_t elem_bytes, unsigned log_n, size_t columns)
+{
+    size_t col = ((size_t)1 << log_n) * elem_bytes;
+    uint64_t cap = dev->max_alloc < dev->global_mem / 4 ? dev->max_alloc : dev->global_mem / 4;
+    return columns <= cap / col && (2 * columns + 2) * (uint64_t)col <= dev->global_mem / 2;
+}
+
+int cl_ntt_cols_upload(cl_runtime *rt, cl_dev *dev, int field, size_t elem_bytes, unsigned log_n, const void *a,
+                       size_t columns, cl_ntt_cols **out, char *detail)
+{
+    const cl_api *api = &rt->api;
+    cl_ntt_job job = {field, elem_bytes, log_n, 0, 0, 0};
+    cl_ntt_cols *c = calloc(1, sizeof *c);
+    cl_program prog;
+    cl_int rc;
+    *out = NULL;
+    if (!c) {
+        snprintf(detail, CL_DETAIL_LEN, "out of host memory for the device's columns");
+        return -1;
+    }
+    c->dev = dev, c->field = field, c->elem_bytes = elem_bytes, c->columns = columns, c->log_n = log_n;
+    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, &job, NULL, columns, &c->s, detail) != 0 ||
+        cl_dev_program(rt, dev, CL_PROG_NTT, field, cl_dev_default_words(dev), &prog, detail) != 0)
+        goto out;
+    c->scale = api->clCreateKernel(prog, "ntt_scale", &rc);
+    CL_CHECK_RC(clCreateKernel, rc);
+    if (elem_bytes == 32) {
+        c->mul_sub = api->clCreateKernel(prog, "ntt_mul_sub_canonical", &rc);
+        CL_CHECK_RC(clCreateKernel, rc);
+    }
+    CL_CALL(api, clEnqueueWriteBuffer, dev->queue[0], c->s.a, CL_FALSE, 0, columns * ((size_t)1 << log_n) * elem_bytes,
+            a, 0, NULL, NULL);
+    CL_CALL(api, clFinish, dev->queue[0]);
+    dev->bytes_sent += columns * ((size_t)1 << log_n) * elem_bytes;
+    *out = c;
+    return 0;
+out:
+    cl_ntt_cols_release(rt, c);
+    return -1;
+}
+
+/* Every column *= the scaling sc (see ntt_scale). */
+static int enqueue_scale(const cl_api *api, cl_ntt_cols *c, const cl_ntt_scale *sc, char *detail)
+{
+    cl_command_queue q = c->dev->queue[0];
+    size_t range[2] = {(size_t)1 << c->log_n, c->columns};
+    size_t lo_bytes = ((size_t)1 << sc->lo_bits) * c->elem_bytes, hi_bytes = ((size_t)1 << (c->log_n - sc->lo_bits)) * c->elem_bytes;
+    cl_uint lo_bits = sc->lo_bits, log_n = c->log_n;
+    cl_mem hi = NULL, lo = NULL;
+    cl_int rc;
+    int ok = -1;
+    hi = api->clCreateBuffer(c->dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, hi_bytes, (void *)sc->hi, &rc);
+    CL_CHECK_RC(clCreateBuffer, rc);
+    lo = api->clCreateBuffer(c->dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, lo_bytes, (void *)sc->lo, &rc);
+    CL_CHECK_RC(clCreateBuffer, rc);
+    c->dev->bytes_sent += hi_bytes + lo_bytes;
+    CL_CALL(api, clSetKernelArg, c->scale, 0, sizeof(cl_mem), &c->s.a);
+    CL_CALL(api, clSetKernelArg, c->scale, 1, sizeof(cl_mem), &hi);
+    CL_CALL(api, clSetKernelArg, c->scale, 2, sizeof(cl_mem), &lo);
+    CL_CALL(api, clSetKernelArg, c->scale, 3, sizeof lo_bits, &lo_bits);
+    CL_CALL(api, clSetKernelArg, c->scale, 4, sizeof log_n, &log_n);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, c->scale, 2, NULL, range, NULL, 0, NULL, NULL);
+    ok = 0;
+out:
+    /* released after the kernel that uses them: OpenCL keeps a buffer until its last use */
+    if (hi)
+        api->clReleaseMemObject(hi);
+    if (lo)
+        api->clReleaseMemObject(lo);
+    return ok;
+}
+
+int cl_ntt_cols_transform(cl_runtime *rt, cl_ntt_cols *c, const cl_ntt_job *job, const void *tw,
+                          const cl_ntt_scale *before, const cl_ntt_scale *after, char *detail)
+{
+    const cl_api *api = &rt->api;
+    cl_command_queue q = c->dev->queue[0];
+    size_t bytes = ((size_t)1 << c->log_n) * c->elem_bytes;
+    if (job->log_n != c->log_n || job->field != c->field) {
+        snprintf(detail, CL_DETAIL_LEN, "internal: a transform of 2^%u elements over columns of 2^%u", job->log_n,
+                 c->log_n);
+        return -1;
+    }
+    if (cl_dev_injected_fault(c->dev, detail))
+        return -1;
+    CL_CALL(api, clEnqueueWriteBuffer, q, c->s.tw, CL_TRUE, 0, bytes, tw, 0, NULL, NULL);
+    c->dev->bytes_sent += bytes;
+    if ((before && enqueue_scale(api, c, before, detail) != 0) ||
+        (job->log_n > 0 && ((job->bitrev_before && enqueue_bitrev(api, q, &c->s, job->log_n, c->columns, detail) != 0) ||
+                            enqueue_layers(api, q, &c->s, job, c->columns, detail) != 0 ||
+                            (job->bitrev_after && enqueue_bitrev(api, q, &c->s, job->log_n, c->columns, detail) != 0))) ||
+        (after && enqueue_scale(api, c, after, detail) != 0))
+        goto out;
+    CL_CALL(api, clFinish, q);
+    return 0;
+out:
+    api->clFinish(q);
+    return -1;
+}
+
+int cl_ntt_cols_mul_sub(cl_runtime *rt, cl_ntt_cols *c, cl_mem *out, char *detail)
+{
+    const cl_api *api = &rt->api;
+    cl_command_queue q = c->dev->queue[0];
+    size_t n = (size_t)1 << c->log_n;
+    cl_uint log_n = c->log_n;
+    cl_int rc;
+    *out = NULL;
+    if (!c->mul_sub || c->columns < 3) {
+        snprintf(detail, CL_DETAIL_LEN, "internal: a b - c needs three columns of a 256-bit field");
+        return -1;
+    }
+    *out = api->clCreateBuffer(c->dev->context, CL_MEM_READ_WRITE, n * 32, NULL, &rc);
+    CL_CHECK_RC(clCreateBuffer, rc);
+    CL_CALL(api, clSetKernelArg, c->mul_sub, 0, sizeof(cl_mem), &c->s.a);
+    CL_CALL(api, clSetKernelArg, c->mul_sub, 1, sizeof(cl_mem), out);
+    CL_CALL(api, clSetKernelArg, c->mul_sub, 2, sizeof log_n, &log_n);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, c->mul_sub, 1, NULL, &n, NULL, 0, NULL, NULL);
+    CL_CALL(api, clFinish, q);
+    return 0;
+out:
+    api->clFinish(q);
+    if (*out)
+        api->clReleaseMemObject(*out);
+    *out = NULL;
+    return -1;
+}
+
+int cl_ntt_cols_download(cl_runtime *rt, cl_ntt_cols *c, void *a, char *detail)
+{
+    const cl_api *api = &rt->api;
+    CL_CALL(api, clEnqueueReadBuffer, c->dev->queue[0], c->s.a, CL_TRUE, 0,
+            c->columns * ((size_t)1 << c->log_n) * c->elem_bytes, a, 0, NULL, NULL);
+    return 0;
+out:
+    return -1;
+}
+
+void cl_ntt_cols_release(cl_runtime *rt, cl_ntt_cols *c)
+{
+    if (!c)
+        return;
+    if (c->scale)
+        rt->api.clReleaseKernel(c->scale);
+    if (c->mul_sub)
+        rt->api.clReleaseKernel(c->mul_sub);
+    release_state(&rt->api, &c->s);
+    free(c);
 }
