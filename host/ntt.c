@@ -365,7 +365,12 @@ hpr_status ntt_on_device_columns(hpr_ctx *ctx, hpr_field field, unsigned log_n, 
     else
         sc = scale_tables(&pl, &one, &k.shift_dir, t);
     int before = !pl.inverse && pl.has_shift;
-    if (cl_ntt_cols_transform(ctx->cl, cols, &job, k.tw.tw, before ? &sc : NULL, pl.inverse ? &sc : NULL, why) != 0)
+    cl_twiddle_key key;
+    memset(&key, 0, sizeof key); /* compared whole, padding too */
+    key.field = (int)field, key.log_n = log_n, key.inverse = pl.inverse;
+    memcpy(key.generator, pl.g_limbs, sizeof key.generator);
+    if (cl_ntt_cols_transform(ctx->cl, cols, &job, k.tw.tw, &key, before ? &sc : NULL, pl.inverse ? &sc : NULL,
+                              why) != 0)
         st = HPR_ERR_DEVICE;
     else
         progress_add(ctx, progress_ntt_units(pl.columns, log_n));

@@ -118,16 +118,17 @@ static unsigned long long prove_and_count(hpr_ctx *ctx, const hpr_groth16_prover
 }
 
 /* The bytes h's NTTs send to the device in one proof over a domain of n = 2^log_n: together
- * with the H MSM, the three columns once, the two twiddle tables and the scaling tables
- * (2^(log_n - log_n / 2) + 2^(log_n / 2) elements each); apart (ntt_internal_form on the
- * device, twice), the columns and a twiddle table each time. */
-static unsigned long long h_ntt_bytes(size_t n, int together)
+ * with the H MSM, the three columns once and the scaling tables (2^(log_n - log_n / 2) +
+ * 2^(log_n / 2) elements each), and the two twiddle tables only in a context's first proof
+ * (first: the device keeps them); apart (ntt_internal_form on the device, twice), the columns
+ * and a twiddle table each time. */
+static unsigned long long h_ntt_bytes(size_t n, int together, int first)
 {
     unsigned log_n = 0;
     while (((size_t)1 << log_n) < n)
         log_n++;
     unsigned long long tables = ((n >> (log_n / 2)) + ((size_t)1 << (log_n / 2))) * 32;
-    return together ? (3 * n + 2 * n) * 32 + 2 * tables : 2 * (3 * n + n) * 32;
+    return together ? 3 * n * 32 + 2 * tables + (first ? 2 * n * 32 : 0) : 2 * (3 * n + n) * 32;
 }
 
 /* A context on device id alone whose BN254 self-tests' MSMs (G1 and G2) are sent already, so
@@ -161,8 +162,9 @@ START_TEST(groth16_bases_stay_on_the_device)
     /* G1: A, B1, C (private witness), H: 64-byte points; G2: B2, 128-byte points; 32-byte scalars */
     unsigned long long g1 = 2 * n_vars + (n_vars - n_public - 1) + domain, g2n = n_vars;
     /* h stays on the device for the H MSM: its scalars are not sent, the NTTs' columns are */
-    unsigned long long bases = g1 * 64 + g2n * 128, scalars = (g1 - domain + g2n) * 32 + h_ntt_bytes(domain, 1);
-    ck_assert_uint_eq(prove_and_count(ctx, p, fixture, "first proof"), bases + scalars);
+    unsigned long long bases = g1 * 64 + g2n * 128, scalars = (g1 - domain + g2n) * 32 + h_ntt_bytes(domain, 1, 0);
+    unsigned long long twiddles = h_ntt_bytes(domain, 1, 1) - h_ntt_bytes(domain, 1, 0);
+    ck_assert_uint_eq(prove_and_count(ctx, p, fixture, "first proof"), bases + scalars + twiddles);
     (void)ocl_bytes_sent(ctx, &resident);
     ck_assert_uint_eq(resident, bases);
     ck_assert_uint_eq(prove_and_count(ctx, p, fixture, "second proof"), scalars);
@@ -198,7 +200,7 @@ START_TEST(groth16_precomputed_sections_on_the_device)
     hpr_groth16_prover_sizes(p, &domain, &n_vars, &n_public);
     unsigned long long g1 = 2 * n_vars + (n_vars - n_public - 1) + domain, g2n = n_vars;
     /* h comes back to be sliced: the NTTs run apart from the H MSM */
-    unsigned long long bases = f * (g1 * 64 + g2n * 128), scalars = f * (g1 + g2n) * 32 + h_ntt_bytes(domain, 0);
+    unsigned long long bases = f * (g1 * 64 + g2n * 128), scalars = f * (g1 + g2n) * 32 + h_ntt_bytes(domain, 0, 0);
     ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), f);
     ck_assert_uint_eq(bytes, bases);
     snprintf(what, sizeof what, "%s, precompute %u, first proof", kernels[_i % 2], f);
@@ -231,7 +233,8 @@ static hpr_groth16_report proof_and_bytes(hpr_ctx *ctx, const char *fixture, con
 
 /* _i: 0 bn128_2e10, 1 bls12381_2e12, on the device alone, the phases in order. h's NTTs and
  * the H MSM run there together: snarkjs's proof, both phases named for the device, and the
- * second proof sends exactly the A, B1, B2, C scalars and h's columns and tables (not h), less
+ * second proof sends exactly the bases (a new prover), the A, B1, B2, C scalars and h's
+ * columns and scaling tables (not h, not the twiddles the device kept from the first), less
  * than with HPR_G16_H_DEVICE=0 (NTTs apart, h sent back for the MSM: the same proof). Then the
  * device fails: h and every MSM are made good on the CPU, the same proof, the fault named in
  * the notice and in phase h's faults. */
@@ -258,14 +261,14 @@ START_TEST(groth16_h_stays_on_the_device)
     ck_assert_str_eq(rep.devices[HPR_G16_H], id);
     ck_assert_str_eq(rep.devices[HPR_G16_MSM_H], id);
     ck_assert_msg(hpr_ctx_notice(ctx)[0] == '\0', "notice: %s", hpr_ctx_notice(ctx));
-    ck_assert_uint_eq(sent, bases + scalars + h_ntt_bytes(domain, 1));
+    ck_assert_uint_eq(sent, bases + scalars + h_ntt_bytes(domain, 1, 0)); /* the twiddles kept from the first */
     hpr_ctx_destroy(ctx);
     setenv("HPR_G16_H_DEVICE", "0", 1);
     ctx = ocl_ctx(id);
     unsetenv("HPR_G16_H_DEVICE");
     (void)proof_and_bytes(ctx, fixture, "apart, first proof", &apart);
     rep = proof_and_bytes(ctx, fixture, "apart", &apart);
-    ck_assert_uint_eq(apart, bases + scalars + domain * 32 + h_ntt_bytes(domain, 0));
+    ck_assert_uint_eq(apart, bases + scalars + domain * 32 + h_ntt_bytes(domain, 0, 0));
     ck_assert_uint_lt(sent, apart);
     hpr_ctx_destroy(ctx);
     ctx = ocl_ctx(id);

@@ -186,6 +186,9 @@ void cl_resident_remove(const cl_api *api, cl_dev *dev, cl_resident *r)
 static void release_device(const cl_api *api, cl_dev *dev)
 {
     cl_resident_drop(api, dev, 0);
+    for (int t = 0; t < CL_TWIDDLE_SLOTS; t++)
+        if (dev->twiddles[t].buf)
+            api->clReleaseMemObject(dev->twiddles[t].buf);
     for (int k = 0; k < CL_PROG_KINDS; k++)
         for (int c = 0; c < CL_CURVES; c++)
             for (int w = 0; w < CL_WORDS_VARIANTS; w++)

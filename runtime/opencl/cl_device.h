@@ -66,6 +66,23 @@ typedef struct cl_resident {
     struct cl_resident *next;
 } cl_resident;
 
+/* An NTT twiddle table kept on a device (cl_ntt.c, for the columns kept there): the field,
+ * size, direction and generator it was made for, compared whole. */
+typedef struct {
+    int field;
+    unsigned log_n;
+    int inverse;
+    uint64_t generator[4];
+} cl_twiddle_key;
+
+#define CL_TWIDDLE_SLOTS 4
+typedef struct {
+    cl_twiddle_key key;
+    cl_mem buf; /* NULL: a free slot */
+    size_t bytes;
+    uint64_t last_use;
+} cl_twiddle_slot;
+
 typedef struct {
     char id[16]; /* "cl:P.D" */
     const cl_options *opts; /* the runtime's */
@@ -90,6 +107,7 @@ typedef struct {
     uint64_t resident_bytes; /* their size */
     uint64_t resident_clock;
     uint64_t bytes_sent;     /* written to it since opened: MSM and NTT inputs, tables */
+    cl_twiddle_slot twiddles[CL_TWIDDLE_SLOTS]; /* kept for cl_ntt_cols_transform, least recently used replaced */
 } cl_dev;
 
 typedef struct {

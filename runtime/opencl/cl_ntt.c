@@ -2,7 +2,9 @@
  * cl_ntt.c: see cl_ntt.h. One program per field; buffers for a column, its bit-reversed copy
  * and the twiddles; per batch of columns (as many as the device's buffers hold): one upload,
  * passes of up to k layers each over every column (kernels_cl/ntt.cl), one download, in one
- * in-order queue. Columns kept on the device (cl_ntt_cols): one upload, then transforms with
+ * in-order queue. Columns kept on the device (cl_ntt_cols): one upload, then transforms over
+ * twiddle tables the device keeps between calls (cl_dev.twiddles: CL_TWIDDLE_SLOTS tables,
+ * the least recently used replaced, released with the device), with
  * their scalings (ntt_scale, over tables hi and lo the host makes: 2^(log_n - lo_bits) + 2^lo_bits
  * elements, not n) and the Groth16 combination (ntt_mul_sub_canonical) into a buffer the MSM
  * reads its scalars from (cl_msm_device_scalars): nothing comes back between the steps.
@@ -56,8 +58,8 @@ static void release_state(const cl_api *api, ntt_state *s)
     }
 }
 
-/* Buffers for batch columns; the twiddles of n elements (tw NULL: written later). */
-static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const void *tw, size_t batch,
+/* Buffers for batch columns; with own_tw, the twiddles of n elements (tw) too. */
+static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const void *tw, int own_tw, size_t batch,
                       ntt_state *s, char *detail)
 {
     const cl_api *api = &rt->api;
@@ -81,8 +83,10 @@ static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const 
     CL_CHECK_RC(clCreateBuffer, rc);
     s->b = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, batch * bytes, NULL, &rc);
     CL_CHECK_RC(clCreateBuffer, rc);
-    s->tw = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | (tw ? CL_MEM_COPY_HOST_PTR : 0), bytes, (void *)tw, &rc);
-    CL_CHECK_RC(clCreateBuffer, rc);
+    if (own_tw) {
+        s->tw = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)tw, &rc);
+        CL_CHECK_RC(clCreateBuffer, rc);
+    }
     return 0;
 out:
     return -1;
@@ -198,7 +202,7 @@ int cl_ntt_columns(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, void *a, 
     memset(&s, 0, sizeof s);
     if (batch == 0)
         batch = 1;
-    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, job, tw, batch, &s, detail) != 0)
+    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, job, tw, 1, batch, &s, detail) != 0)
         goto out;
     dev->bytes_sent += bytes; /* the twiddles */
     for (size_t c = 0; c < columns; c += batch) {
@@ -230,7 +234,7 @@ int cl_ntt_cols_fit(const cl_dev *dev, size_t elem_bytes, unsigned log_n, size_t
 {
     size_t col = ((size_t)1 << log_n) * elem_bytes;
     uint64_t cap = dev->max_alloc < dev->global_mem / 4 ? dev->max_alloc : dev->global_mem / 4;
-    return columns <= cap / col && (2 * columns + 2) * (uint64_t)col <= dev->global_mem / 2;
+    return columns <= cap / col && (2 * columns + 1 + CL_TWIDDLE_SLOTS) * (uint64_t)col <= dev->global_mem / 2;
 }
 
 int cl_ntt_cols_upload(cl_runtime *rt, cl_dev *dev, int field, size_t elem_bytes, unsigned log_n, const void *a,
@@ -247,7 +251,7 @@ int cl_ntt_cols_upload(cl_runtime *rt, cl_dev *dev, int field, size_t elem_bytes
         return -1;
     }
     c->dev = dev, c->field = field, c->elem_bytes = elem_bytes, c->columns = columns, c->log_n = log_n;
-    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, &job, NULL, columns, &c->s, detail) != 0 ||
+    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, &job, NULL, 0, columns, &c->s, detail) != 0 ||
         cl_dev_program(rt, dev, CL_PROG_NTT, field, cl_dev_default_words(dev), &prog, detail) != 0)
         goto out;
     c->scale = api->clCreateKernel(prog, "ntt_scale", &rc);
@@ -298,8 +302,41 @@ out:
     return ok;
 }
 
+/* *out = the twiddle table of key (bytes, host copy tw) on dev: the one kept there, or a new
+ * copy in the free or least recently used slot. 0, or -1 with detail. */
+static int kept_twiddles(const cl_api *api, cl_dev *dev, const cl_twiddle_key *key, const void *tw, size_t bytes,
+                         cl_mem *out, char *detail)
+{
+    cl_twiddle_slot *slot = &dev->twiddles[0];
+    cl_int rc;
+    for (int t = 0; t < CL_TWIDDLE_SLOTS; t++) {
+        cl_twiddle_slot *s = &dev->twiddles[t];
+        if (s->buf && s->bytes == bytes && memcmp(&s->key, key, sizeof *key) == 0) {
+            s->last_use = ++dev->resident_clock;
+            *out = s->buf;
+            return 0;
+        }
+        if (!s->buf || (slot->buf && s->last_use < slot->last_use))
+            slot = s;
+    }
+    if (slot->buf)
+        api->clReleaseMemObject(slot->buf);
+    slot->buf = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)tw, &rc);
+    CL_CHECK_RC(clCreateBuffer, rc);
+    slot->key = *key;
+    slot->bytes = bytes;
+    slot->last_use = ++dev->resident_clock;
+    dev->bytes_sent += bytes;
+    *out = slot->buf;
+    return 0;
+out:
+    slot->buf = NULL;
+    return -1;
+}
+
 int cl_ntt_cols_transform(cl_runtime *rt, cl_ntt_cols *c, const cl_ntt_job *job, const void *tw,
-                          const cl_ntt_scale *before, const cl_ntt_scale *after, char *detail)
+                          const cl_twiddle_key *tw_key, const cl_ntt_scale *before, const cl_ntt_scale *after,
+                          char *detail)
 {
     const cl_api *api = &rt->api;
     cl_command_queue q = c->dev->queue[0];
@@ -309,10 +346,8 @@ int cl_ntt_cols_transform(cl_runtime *rt, cl_ntt_cols *c, const cl_ntt_job *job,
                  c->log_n);
         return -1;
     }
-    if (cl_dev_injected_fault(c->dev, detail))
+    if (cl_dev_injected_fault(c->dev, detail) || kept_twiddles(api, c->dev, tw_key, tw, bytes, &c->s.tw, detail) != 0)
         return -1;
-    CL_CALL(api, clEnqueueWriteBuffer, q, c->s.tw, CL_TRUE, 0, bytes, tw, 0, NULL, NULL);
-    c->dev->bytes_sent += bytes;
     if ((before && enqueue_scale(api, c, before, detail) != 0) ||
         (job->log_n > 0 && ((job->bitrev_before && enqueue_bitrev(api, q, &c->s, job->log_n, c->columns, detail) != 0) ||
                             enqueue_layers(api, q, &c->s, job, c->columns, detail) != 0 ||
@@ -320,9 +355,11 @@ int cl_ntt_cols_transform(cl_runtime *rt, cl_ntt_cols *c, const cl_ntt_job *job,
         (after && enqueue_scale(api, c, after, detail) != 0))
         goto out;
     CL_CALL(api, clFinish, q);
+    c->s.tw = NULL; /* the device's (kept_twiddles), not the columns' */
     return 0;
 out:
     api->clFinish(q);
+    c->s.tw = NULL;
     return -1;
 }
 

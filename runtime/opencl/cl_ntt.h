@@ -38,9 +38,10 @@ typedef struct {
     unsigned lo_bits;
 } cl_ntt_scale;
 
-/* Whether columns of 2^log_n elements, twice (the bit reversal's copy), the twiddles and a
- * column of results fit on dev (each buffer within its largest allocation, all within half
- * its memory): the caller keeps them on the host otherwise. */
+/* Whether columns of 2^log_n elements, twice (the bit reversal's copy), a column of results
+ * and the twiddle tables the device may keep (CL_TWIDDLE_SLOTS) fit on dev (each buffer
+ * within its largest allocation, all within half its memory): the caller keeps them on the
+ * host otherwise. */
 int cl_ntt_cols_fit(const cl_dev *dev, size_t elem_bytes, unsigned log_n, size_t columns);
 
 /* Uploads `columns` columns of 2^log_n internal-form elements of field (column-major) at a
@@ -49,10 +50,13 @@ RT_MUST_CHECK int cl_ntt_cols_upload(cl_runtime *rt, cl_dev *dev, int field, siz
                                      const void *a, size_t columns, cl_ntt_cols **out, char *detail);
 
 /* On every column: [before] then job (its log_n and field the columns') over the twiddles tw
- * (2^log_n elements, as cl_ntt_columns takes them) then [after] (NULL: no scaling). Waits for
- * the device. 0, or -1 with detail (the columns are then unspecified). */
+ * (2^log_n elements, as cl_ntt_columns takes them) then [after] (NULL: no scaling). The
+ * device keeps the table under tw_key (the field, size, direction and generator it is made
+ * for) and sends it again only when it has let it go. Waits for the device. 0, or -1 with
+ * detail (the columns are then unspecified). */
 RT_MUST_CHECK int cl_ntt_cols_transform(cl_runtime *rt, cl_ntt_cols *cols, const cl_ntt_job *job, const void *tw,
-                                        const cl_ntt_scale *before, const cl_ntt_scale *after, char *detail);
+                                        const cl_twiddle_key *tw_key, const cl_ntt_scale *before,
+                                        const cl_ntt_scale *after, char *detail);
 
 /* *out = a new buffer of 2^log_n canonical 32-byte little-endian elements, a b - c over the
  * first three columns (BN254 Fr, BLS12-381 Fr; Montgomery in), the caller's to release.
