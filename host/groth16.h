@@ -153,6 +153,14 @@ RT_MUST_CHECK hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t,
  * sections) and HPR_G16_H_DEVICE not 0; else NULL. The caller makes it ready (dev_ready). */
 cl_dev *g16_h_device_for(hpr_ctx *ctx, const g16_work *work, cl_dev *dev);
 
+/* h on the CPU from the evaluations abc (g16_h_from_evaluations into work->h), with h's
+ * progress units beside the NTTs' (g16_h_extra_units): where a device gave h back. */
+RT_MUST_CHECK hpr_status g16_h_on_cpu_from(hpr_ctx *ctx, const g16_work *work, unsigned char *abc);
+
+/* What follows a g16_h_msm_on_device that succeeded: h's progress units beside the NTTs' and
+ * the MSM's, and the H points marked validated. */
+void g16_h_msm_device_done(hpr_ctx *ctx, const g16_work *work);
+
 /* The tasks one after another on the context's device (G2: the CPU), h first, then the MSMs
  * in the order of work->msm; each is a phase of ph (g16_phase_end, with its devices). On an
  * OpenCL device that g16_h_device_for takes, h and the H MSM run there together first. */

@@ -80,14 +80,6 @@ typedef struct {
 /* G2 costs about three G1 additions per point (Fq2 products); h is short beside the MSMs. */
 #define G2_COST_RATIO 3.0
 
-static unsigned log2_ceil(size_t n)
-{
-    unsigned k = 0;
-    while (((size_t)1 << k) < n)
-        k++;
-    return k;
-}
-
 /* Seconds the CPU needs for what is left to it if no device helps: every pending MSM and
  * the rest of the one it runs. */
 static double cpu_backlog(const graph *g)
@@ -242,11 +234,8 @@ static int device_h_msm(graph *g, cl_dev *dev, int runner, int hm, char *why)
     msm_point_check kind = MSM_POINT_OK;
     double msm_seconds = 0, t0 = rt_now_seconds();
     hpr_status st = g16_h_msm_on_device(g->ctx, g->work->zk, g->abc, dev, m, &msm_seconds, &bad, &kind, why);
-    if (st == HPR_OK) {
-        progress_add(g->ctx, g16_h_extra_units(g->work->zk));
-        if (g->work->prover)
-            g16_prover_set_validated(g->work->prover, hm);
-    }
+    if (st == HPR_OK)
+        g16_h_msm_device_done(g->ctx, g->work);
     pthread_mutex_lock(&g->lock);
     if (st == HPR_OK) {
         task *h = &g->tasks[G16_TASK_H];
@@ -320,9 +309,8 @@ static hpr_status cpu_task(graph *g, int t)
     }
     if (g->abc && g->work->msm[t].phase == HPR_G16_MSM_H) {
         progress_phase(ctx, g16_phase_name(HPR_G16_H));
-        if ((st = g16_h_from_evaluations(ctx, g->work->zk, g->abc, g->work->h, "cpu")) != HPR_OK)
+        if ((st = g16_h_on_cpu_from(ctx, g->work, g->abc)) != HPR_OK)
             return st;
-        progress_add(ctx, g16_h_extra_units(g->work->zk));
     }
     return g16_run_task(ctx, g->work, t, "cpu");
 }
@@ -403,7 +391,7 @@ hpr_status g16_graph_run(hpr_ctx *ctx, g16_work *work, cl_dev **devs, unsigned n
     g.tasks[HPR_G16_MSM_H - HPR_G16_MSM_A].reserved = g.h_runner != 0;
     pthread_mutex_init(&g.lock, NULL);
     pthread_cond_init(&g.changed, NULL);
-    unsigned log_n = log2_ceil(work->zk->domain_size);
+    unsigned log_n = zkey_log_domain(work->zk);
     g.speed[0] = hpr_calibrated_speed(ctx, "cpu", work->zk->curve, log_n);
     for (unsigned d = 0; d < ndev; d++) {
         g.speed[1 + d] = hpr_calibrated_speed(ctx, devs[d]->id, work->zk->curve, log_n);

@@ -125,14 +125,6 @@ static uint32_t le32(const unsigned char *p)
 GROTH16_STEPS(bn254_fr)
 GROTH16_STEPS(bls12_381_fr)
 
-static unsigned log2_of(size_t n)
-{
-    unsigned log_n = 0;
-    while (((size_t)1 << log_n) < n)
-        log_n++;
-    return log_n;
-}
-
 hpr_status g16_h_evaluations(hpr_ctx *ctx, const zkey_file *zk, const unsigned char *w, unsigned char **abc)
 {
     size_t n = zk->domain_size, chunks = (n + ROW_CHUNK - 1) / ROW_CHUNK;
@@ -149,9 +141,9 @@ hpr_status g16_h_evaluations(hpr_ctx *ctx, const zkey_file *zk, const unsigned c
 void g16_h_ntt_opts(const zkey_file *zk, int coset, const char *device, char *shift, hpr_ntt_opts *opts)
 {
     if (coset && zk->curve == HPR_CURVE_BN254)
-        bn254_fr_coset_shift(log2_of(zk->domain_size) + 1, shift);
+        bn254_fr_coset_shift(zkey_log_domain(zk) + 1, shift);
     else if (coset)
-        bls12_381_fr_coset_shift(log2_of(zk->domain_size) + 1, shift);
+        bls12_381_fr_coset_shift(zkey_log_domain(zk) + 1, shift);
     *opts = (hpr_ntt_opts){!coset, HPR_NTT_NN, coset ? shift : NULL, SNARKJS_GENERATOR, 3, 0, device};
 }
 
@@ -167,8 +159,8 @@ hpr_status g16_h_from_evaluations(hpr_ctx *ctx, const zkey_file *zk, unsigned ch
     hpr_status st;
     g16_h_ntt_opts(zk, 0, device, shift, &inverse);
     g16_h_ntt_opts(zk, 1, device, shift, &coset);
-    if ((st = ntt_internal_form(ctx, field, log2_of(n), abc, &inverse)) == HPR_OK &&
-        (st = ntt_internal_form(ctx, field, log2_of(n), abc, &coset)) == HPR_OK)
+    if ((st = ntt_internal_form(ctx, field, zkey_log_domain(zk), abc, &inverse)) == HPR_OK &&
+        (st = ntt_internal_form(ctx, field, zkey_log_domain(zk), abc, &coset)) == HPR_OK)
         rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_combine_task : bls12_381_fr_combine_task, &job);
     return st;
 }

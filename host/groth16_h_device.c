@@ -8,9 +8,10 @@
  * with their scalings there (ntt_on_device_columns); h = a b - c there, out of Montgomery
  * form, into a buffer of canonical scalars (cl_ntt_cols_mul_sub); the H MSM reads its scalars
  * from that buffer (cl_msm_device_scalars). Only the MSM's window sums come back.
- * Transfers, n the domain size, 32-byte elements: 3 n 32 up, the two twiddle tables (2 n 32)
- * and the scaling tables (about 2 sqrt(n) 32), instead of 3 n 32 up and down for each NTT and
- * n 32 up for the MSM's scalars when the steps run apart.
+ * Transfers, n the domain size, 32-byte elements: 3 n 32 up and the scaling tables (about
+ * 2 sqrt(n) 32), the two twiddle tables (2 n 32) only until the device keeps them, instead of
+ * 3 n 32 up and down and a twiddle table for each NTT and n 32 up for the MSM's scalars when
+ * the steps run apart.
  * Bits: each step computes the CPU's field elements (a reduced form is unique), so the proof
  * is the CPU's bit for bit (tests/test_opencl_groth16.c compares them).
  * Failure: a device error returns HPR_ERR_DEVICE with the device's detail; the caller still
@@ -26,14 +27,10 @@
 #include "runtime/opencl/cl_ntt.h"
 
 #include <stdio.h>
-#include <string.h>
 
 int g16_h_device_fits(const zkey_file *zk, const cl_dev *dev)
 {
-    unsigned log_n = 0;
-    while (((size_t)1 << log_n) < zk->domain_size)
-        log_n++;
-    return cl_ntt_cols_fit(dev, 32, log_n, 3);
+    return cl_ntt_cols_fit(dev, 32, zkey_log_domain(zk), 3);
 }
 
 /* The H MSM over the scalars h on the device (m's points, key and output). */
@@ -57,14 +54,12 @@ hpr_status g16_h_msm_on_device(hpr_ctx *ctx, const zkey_file *zk, const unsigned
                                char *why)
 {
     hpr_field field = zk->curve == HPR_CURVE_BN254 ? HPR_FIELD_BN254_FR : HPR_FIELD_BLS12_381_FR;
-    unsigned log_n = 0;
+    unsigned log_n = zkey_log_domain(zk);
     char shift[96];
     cl_ntt_cols *cols = NULL;
     cl_mem h = NULL;
     hpr_ntt_opts inverse, coset;
     hpr_status st = HPR_ERR_DEVICE;
-    while (((size_t)1 << log_n) < zk->domain_size)
-        log_n++;
     if (m->sliced || m->n != zk->domain_size) {
         snprintf(why, CL_DETAIL_LEN, "internal: g16_h_msm_on_device takes the plain H MSM of the domain only");
         return HPR_ERR_INTERNAL;

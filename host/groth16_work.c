@@ -55,10 +55,7 @@ uint64_t g16_h_extra_units(const zkey_file *zk)
 
 uint64_t g16_progress_units(const zkey_file *zk, unsigned f)
 {
-    unsigned log_n = 0;
-    while (((size_t)1 << log_n) < zk->domain_size)
-        log_n++;
-    uint64_t h = 2 * progress_ntt_units(3, log_n) + g16_h_extra_units(zk); /* g16_h: two batches of a, b, c */
+    uint64_t h = 2 * progress_ntt_units(3, zkey_log_domain(zk)) + g16_h_extra_units(zk); /* g16_h: two batches of a, b, c */
     size_t nv = (size_t)f * zk->n_vars, npriv = (size_t)f * (zk->n_vars - zk->n_public - 1);
     uint64_t msms = 2 * progress_msm_units(nv, 1) + progress_msm_units(nv, 2) + progress_msm_units(npriv, 1) +
                     progress_msm_units((size_t)f * zk->domain_size, 1);
@@ -145,18 +142,21 @@ void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices)
 
 /* The MSM m on the CPU, or on device (NULL: the context's default), with an error detail
  * naming the MSM. */
-static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
+/* The MSM m's failure st, its detail (the context's) prefixed with the MSM's name. */
+static hpr_status msm_failed(hpr_ctx *ctx, hpr_status st, const g16_msm *m)
 {
     static const char *names[HPR_G16_PHASES] = {"", "", "A", "B1", "B2", "C", "H", ""};
+    char why[CL_DETAIL_LEN];
+    snprintf(why, sizeof why, "%s", ctx->detail);
+    return ctx_fail(ctx, st, "Groth16 MSM %s (%zu points): %.400s", names[m->phase], m->n, why);
+}
+
+static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
+{
     hpr_msm_opts opts = {0, 0, 0, device};
     cl_points pts = {m->points, m->n, m->key, m->owner, m->validated};
     hpr_status st = msm_keyed_ops(ctx, curve, m->group, m->sliced, &pts, m->scalars, m->n, m->out, &opts);
-    if (st != HPR_OK) {
-        char why[CL_DETAIL_LEN];
-        snprintf(why, sizeof why, "%s", ctx->detail);
-        return ctx_fail(ctx, st, "Groth16 MSM %s (%zu points): %.400s", names[m->phase], m->n, why);
-    }
-    return HPR_OK;
+    return st == HPR_OK ? HPR_OK : msm_failed(ctx, st, m);
 }
 
 hpr_status g16_run_task(hpr_ctx *ctx, const g16_work *work, int t, const char *device)
@@ -190,6 +190,21 @@ cl_dev *g16_h_device_for(hpr_ctx *ctx, const g16_work *work, cl_dev *dev)
     return dev;
 }
 
+hpr_status g16_h_on_cpu_from(hpr_ctx *ctx, const g16_work *work, unsigned char *abc)
+{
+    hpr_status st = g16_h_from_evaluations(ctx, work->zk, abc, work->h, "cpu");
+    if (st == HPR_OK)
+        progress_add(ctx, g16_h_extra_units(work->zk));
+    return st;
+}
+
+void g16_h_msm_device_done(hpr_ctx *ctx, const g16_work *work)
+{
+    progress_add(ctx, g16_h_extra_units(work->zk));
+    if (work->prover)
+        g16_prover_set_validated(work->prover, HPR_G16_MSM_H - HPR_G16_MSM_A);
+}
+
 /* The device's failure on h and the H MSM (why): dev marked failed, named in the notices and
  * in the report's faults (phase h), and h computed on the CPU from the evaluations abc. */
 static hpr_status h_after_device_failure(g16_phases *ph, const g16_work *work, cl_dev *dev, unsigned char *abc,
@@ -200,10 +215,7 @@ static hpr_status h_after_device_failure(g16_phases *ph, const g16_work *work, c
     snprintf(text, sizeof text, "%.300s; h and its MSM were computed without it", why);
     note_append(ph->notices, sizeof ph->notices, dev->id, text);
     g16_add_fault(ph->report, HPR_G16_H, dev->id, 1, 1, why);
-    hpr_status st = g16_h_from_evaluations(ph->ctx, work->zk, abc, work->h, "cpu");
-    if (st == HPR_OK)
-        progress_add(ph->ctx, g16_h_extra_units(work->zk));
-    return st;
+    return g16_h_on_cpu_from(ph->ctx, work, abc);
 }
 
 /* h and the H MSM together on dev (g16_h_msm_on_device) as the phase h, the MSM's share of
@@ -235,19 +247,14 @@ static hpr_status in_order_h_on_device(g16_phases *ph, const g16_work *work, cl_
     if (st == HPR_ERR_DEVICE) {
         st = h_after_device_failure(ph, work, dev, abc, why);
     } else if (st == HPR_ERR_POINT_NOT_ON_CURVE) {
-        st = msm_point_error(ctx, msm_ops(work->zk->curve, HPR_G1), bad, kind);
-        snprintf(why, sizeof why, "%s", ctx->detail);
-        st = ctx_fail(ctx, st, "Groth16 MSM H (%zu points): %.400s", m->n, why);
+        st = msm_failed(ctx, msm_point_error(ctx, msm_ops(work->zk->curve, HPR_G1), bad, kind), m);
     } else if (st != HPR_OK) {
         st = ctx_fail(ctx, st, "Groth16 h on %s: %.400s", dev->id, why);
     }
     if (st != HPR_OK)
         goto out;
-    if (*msm_done) {
-        progress_add(ctx, g16_h_extra_units(work->zk));
-        if (work->prover)
-            g16_prover_set_validated(work->prover, HPR_G16_MSM_H - HPR_G16_MSM_A);
-    }
+    if (*msm_done)
+        g16_h_msm_device_done(ctx, work);
     g16_phase_end(ph, HPR_G16_H, 0);
     snprintf(rep->devices[HPR_G16_H], sizeof rep->devices[HPR_G16_H], "%s", *msm_done ? dev->id : "cpu");
     if (*msm_done) {

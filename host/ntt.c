@@ -199,12 +199,6 @@ typedef enum {
     DATA_INTERNAL_IN_ONLY,  /* the internal form in (column-major), canonical out, in place */
 } data_form;
 
-/* The transform of pl over data (as form says; the plan checked by make_plan): the root
- * (HPR_ERR_INVALID_ARGUMENT unless of order exactly n), the tables, for canonical data the
- * conversion in (HPR_ERR_ELEMENT_OUT_OF_RANGE naming the first element >= p, data untouched),
- * per column the host's steps and the butterflies, the conversion out. Else
- * HPR_ERR_OUT_OF_MEMORY, or HPR_ERR_DEVICE from the split (canonical data then untouched,
- * internal-form data unspecified). */
 /* The constants of a plan's transform in its direction (internal form) and its twiddles. */
 typedef struct {
     ntt_elem w_dir, shift_dir, n_inv;
@@ -237,6 +231,12 @@ static hpr_status plan_constants(hpr_ctx *ctx, const ntt_plan *pl, ntt_constants
     return HPR_OK;
 }
 
+/* The transform of pl over data (as form says; the plan checked by make_plan): the root
+ * (HPR_ERR_INVALID_ARGUMENT unless of order exactly n), the tables, for canonical data the
+ * conversion in (HPR_ERR_ELEMENT_OUT_OF_RANGE naming the first element >= p, data untouched),
+ * per column the host's steps and the butterflies, the conversion out. Else
+ * HPR_ERR_OUT_OF_MEMORY, or HPR_ERR_DEVICE from the split (canonical data then untouched,
+ * internal-form data unspecified). */
 static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, data_form form)
 {
     int internal_form = form != DATA_CANONICAL;

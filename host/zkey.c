@@ -346,3 +346,11 @@ void wtns_free(wtns_data *w)
         memset(w, 0, sizeof *w);
     }
 }
+
+unsigned zkey_log_domain(const zkey_file *zk)
+{
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < zk->domain_size)
+        log_n++;
+    return log_n;
+}

@@ -64,4 +64,7 @@ RT_MUST_CHECK hpr_status wtns_parse(hpr_ctx *ctx, const unsigned char *data, siz
                                     const zkey_file *zk, wtns_data *w);
 void wtns_free(wtns_data *w);
 
+/* log2 of zk->domain_size (a power of two, checked by the parser). */
+unsigned zkey_log_domain(const zkey_file *zk);
+
 #endif

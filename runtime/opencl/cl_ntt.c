@@ -58,8 +58,9 @@ static void release_state(const cl_api *api, ntt_state *s)
     }
 }
 
-/* Buffers for batch columns; with own_tw, the twiddles of n elements (tw) too. */
-static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const void *tw, int own_tw, size_t batch,
+/* Buffers for batch columns; the twiddles of n elements, a copy of tw (NULL: none, the
+ * caller sets s->tw to a buffer it keeps). */
+static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const void *tw, size_t batch,
                       ntt_state *s, char *detail)
 {
     const cl_api *api = &rt->api;
@@ -83,7 +84,7 @@ static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const 
     CL_CHECK_RC(clCreateBuffer, rc);
     s->b = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, batch * bytes, NULL, &rc);
     CL_CHECK_RC(clCreateBuffer, rc);
-    if (own_tw) {
+    if (tw) {
         s->tw = api->clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)tw, &rc);
         CL_CHECK_RC(clCreateBuffer, rc);
     }
@@ -171,18 +172,27 @@ out:
     return -1;
 }
 
+/* The job's stage on cols columns of s->a: [bit reversal] layers [bit reversal]. */
+static int enqueue_stage(const cl_api *api, cl_command_queue q, ntt_state *s, const cl_ntt_job *job, size_t cols,
+                         char *detail)
+{
+    if (job->log_n == 0)
+        return 0;
+    if ((job->bitrev_before && enqueue_bitrev(api, q, s, job->log_n, cols, detail) != 0) ||
+        enqueue_layers(api, q, s, job, cols, detail) != 0 ||
+        (job->bitrev_after && enqueue_bitrev(api, q, s, job->log_n, cols, detail) != 0))
+        return -1;
+    return 0;
+}
+
 /* cols consecutive columns at a: one upload, the kernels over all of them, one download. */
 static int run_batch(const cl_api *api, cl_command_queue q, ntt_state *s, const cl_ntt_job *job, unsigned char *a,
                      size_t cols, char *detail)
 {
     size_t bytes = cols * ((size_t)1 << job->log_n) * job->elem_bytes;
     CL_CALL(api, clEnqueueWriteBuffer, q, s->a, CL_FALSE, 0, bytes, a, 0, NULL, NULL);
-    if (job->log_n > 0) {
-        if ((job->bitrev_before && enqueue_bitrev(api, q, s, job->log_n, cols, detail) != 0) ||
-            enqueue_layers(api, q, s, job, cols, detail) != 0 ||
-            (job->bitrev_after && enqueue_bitrev(api, q, s, job->log_n, cols, detail) != 0))
-            goto out;
-    }
+    if (enqueue_stage(api, q, s, job, cols, detail) != 0)
+        goto out;
     CL_CALL(api, clEnqueueReadBuffer, q, s->a, CL_TRUE, 0, bytes, a, 0, NULL, NULL);
     return 0;
 out:
@@ -202,7 +212,7 @@ int cl_ntt_columns(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, void *a, 
     memset(&s, 0, sizeof s);
     if (batch == 0)
         batch = 1;
-    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, job, tw, 1, batch, &s, detail) != 0)
+    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, job, tw, batch, &s, detail) != 0)
         goto out;
     dev->bytes_sent += bytes; /* the twiddles */
     for (size_t c = 0; c < columns; c += batch) {
@@ -242,6 +252,7 @@ int cl_ntt_cols_upload(cl_runtime *rt, cl_dev *dev, int field, size_t elem_bytes
 {
     const cl_api *api = &rt->api;
     cl_ntt_job job = {field, elem_bytes, log_n, 0, 0, 0};
+    size_t bytes = columns * ((size_t)1 << log_n) * elem_bytes;
     cl_ntt_cols *c = calloc(1, sizeof *c);
     cl_program prog;
     cl_int rc;
@@ -251,7 +262,7 @@ int cl_ntt_cols_upload(cl_runtime *rt, cl_dev *dev, int field, size_t elem_bytes
         return -1;
     }
     c->dev = dev, c->field = field, c->elem_bytes = elem_bytes, c->columns = columns, c->log_n = log_n;
-    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, &job, NULL, 0, columns, &c->s, detail) != 0 ||
+    if (cl_dev_injected_fault(dev, detail) || make_state(rt, dev, &job, NULL, columns, &c->s, detail) != 0 ||
         cl_dev_program(rt, dev, CL_PROG_NTT, field, cl_dev_default_words(dev), &prog, detail) != 0)
         goto out;
     c->scale = api->clCreateKernel(prog, "ntt_scale", &rc);
@@ -260,10 +271,9 @@ int cl_ntt_cols_upload(cl_runtime *rt, cl_dev *dev, int field, size_t elem_bytes
         c->mul_sub = api->clCreateKernel(prog, "ntt_mul_sub_canonical", &rc);
         CL_CHECK_RC(clCreateKernel, rc);
     }
-    CL_CALL(api, clEnqueueWriteBuffer, dev->queue[0], c->s.a, CL_FALSE, 0, columns * ((size_t)1 << log_n) * elem_bytes,
-            a, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueWriteBuffer, dev->queue[0], c->s.a, CL_FALSE, 0, bytes, a, 0, NULL, NULL);
     CL_CALL(api, clFinish, dev->queue[0]);
-    dev->bytes_sent += columns * ((size_t)1 << log_n) * elem_bytes;
+    dev->bytes_sent += bytes;
     *out = c;
     return 0;
 out:
@@ -349,10 +359,7 @@ int cl_ntt_cols_transform(cl_runtime *rt, cl_ntt_cols *c, const cl_ntt_job *job,
     if (cl_dev_injected_fault(c->dev, detail) || kept_twiddles(api, c->dev, tw_key, tw, bytes, &c->s.tw, detail) != 0)
         return -1;
     if ((before && enqueue_scale(api, c, before, detail) != 0) ||
-        (job->log_n > 0 && ((job->bitrev_before && enqueue_bitrev(api, q, &c->s, job->log_n, c->columns, detail) != 0) ||
-                            enqueue_layers(api, q, &c->s, job, c->columns, detail) != 0 ||
-                            (job->bitrev_after && enqueue_bitrev(api, q, &c->s, job->log_n, c->columns, detail) != 0))) ||
-        (after && enqueue_scale(api, c, after, detail) != 0))
+        enqueue_stage(api, q, &c->s, job, c->columns, detail) != 0 || (after && enqueue_scale(api, c, after, detail) != 0))
         goto out;
     CL_CALL(api, clFinish, q);
     c->s.tw = NULL; /* the device's (kept_twiddles), not the columns' */
@@ -388,16 +395,6 @@ out:
     if (*out)
         api->clReleaseMemObject(*out);
     *out = NULL;
-    return -1;
-}
-
-int cl_ntt_cols_download(cl_runtime *rt, cl_ntt_cols *c, void *a, char *detail)
-{
-    const cl_api *api = &rt->api;
-    CL_CALL(api, clEnqueueReadBuffer, c->dev->queue[0], c->s.a, CL_TRUE, 0,
-            c->columns * ((size_t)1 << c->log_n) * c->elem_bytes, a, 0, NULL, NULL);
-    return 0;
-out:
     return -1;
 }
 

@@ -63,9 +63,6 @@ RT_MUST_CHECK int cl_ntt_cols_transform(cl_runtime *rt, cl_ntt_cols *cols, const
  * Waits for the device. 0, or -1 with detail (*out NULL). */
 RT_MUST_CHECK int cl_ntt_cols_mul_sub(cl_runtime *rt, cl_ntt_cols *cols, cl_mem *out, char *detail);
 
-/* The columns back into a (blocking). 0, or -1 with detail. */
-RT_MUST_CHECK int cl_ntt_cols_download(cl_runtime *rt, cl_ntt_cols *cols, void *a, char *detail);
-
 /* Releases the columns' buffers and kernels (NULL: nothing). */
 void cl_ntt_cols_release(cl_runtime *rt, cl_ntt_cols *cols);
 
