@@ -94,6 +94,19 @@ ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
         r->l[i] = borrow ? t[i] : s[i];
 }
 
+#if !ARITH_IS_OPENCL && defined(FE_ADX) && (FE_N == 4 || FE_N == 6)
+/* Host translation units of the ADX tier (kernels_cpu/, dispatched only where the processor
+ * has ADX and BMI2) define FE_ADX and include kernels_cpu/fe_adx_gen.h first: addition,
+ * subtraction and CIOS multiplication in inline assembly (adc/sbb chains and cmov, mulx/adcx/
+ * adox), the same bits. gcc 12 turns the carry chains of the C below into setb and add $0xff
+ * per limb, and the multiplication into about 1.5x the time for 6 limbs. */
+#define FE_ADX_ASM 1
+ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    static const arith_u64 p[FE_N] = FE_CONST(P);
+    ARITH_CAT(fe_adx_add_, FE_N)(r->l, a->l, b->l, p);
+}
+#else
 ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     arith_u64 t[FE_N];
@@ -103,11 +116,20 @@ ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
     FE_FN(reduce_once)(r, t); /* a + b < 2p < 2^(64*FE_N): no carry out */
 }
 
+#endif
+
 ARITH_FN void FE_FN(dbl)(FE_T *r, const FE_T *a)
 {
     FE_FN(add)(r, a, a);
 }
 
+#ifdef FE_ADX_ASM
+ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    static const arith_u64 p[FE_N] = FE_CONST(P);
+    ARITH_CAT(fe_adx_sub_, FE_N)(r->l, a->l, b->l, p);
+}
+#else
 ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     const arith_u64 p[FE_N] = FE_CONST(P);
@@ -119,6 +141,8 @@ ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
     for (int i = 0; i < FE_N; i++)
         r->l[i] = arith_adc(t[i], p[i] & mask, carry, &carry);
 }
+
+#endif
 
 ARITH_FN void FE_FN(neg)(FE_T *r, const FE_T *a)
 {
@@ -169,17 +193,11 @@ ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
         t64[j] = (arith_u64)t[2 * j] | ((arith_u64)t[2 * j + 1] << 32);
     FE_FN(reduce_once)(r, t64);
 }
-#elif !ARITH_IS_OPENCL && defined(FE_ADX) && (FE_N == 4 || FE_N == 6)
-/* Host translation units of the ADX tier (kernels_cpu/, dispatched only where the processor
- * has ADX and BMI2) define FE_ADX and include kernels_cpu/fe_adx_gen.h first: the same
- * CIOS with mulx/adcx/adox in inline assembly (gcc 12 compiles the C above to about 1.5x the
- * time for 6 limbs), the same bits. */
+#elif defined(FE_ADX_ASM)
 ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     static const arith_u64 p[FE_N] = FE_CONST(P);
-    arith_u64 t[FE_N];
-    ARITH_CAT(fe_adx_mont_mul_, FE_N)(t, a->l, b->l, p, FE_CONST(INV));
-    FE_FN(reduce_once)(r, t);
+    ARITH_CAT(fe_adx_mont_mul_, FE_N)(r->l, a->l, b->l, p, FE_CONST(INV));
 }
 #else
 ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
@@ -354,3 +372,4 @@ ARITH_FN void FE_FN(to_mont_bytes)(unsigned char *bytes, const FE_T *a)
 #undef FE_T
 #undef FE_N
 #undef FE_K
+#undef FE_ADX_ASM

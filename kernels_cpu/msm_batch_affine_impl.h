@@ -69,12 +69,17 @@ static size_t BA_FN(layout)(BA_TY *w, unsigned char *base, unsigned c)
 }
 
 /* Closes the open batch: one inversion for all its denominators, then each bucket gets its
- * point (or is emptied by its negation). */
+ * point (or is emptied by its negation). Montgomery's trick runs two running products, over the
+ * even and the odd entries: each is a chain of dependent multiplications, and two chains
+ * overlap in the processor where one waits on each product's latency (1.5x the time of a
+ * multiplication among independent ones, adx tier, Zen 4); three more multiplications per
+ * batch. */
 static void BA_FN(apply_batch)(BA_TY *w)
 {
-    CPU_F acc, inv, t;
+    CPU_F acc[2], inv[2], t;
     unsigned n = w->nbatch;
-    CPU_F_FN(set_one)(&acc);
+    CPU_F_FN(set_one)(&acc[0]);
+    CPU_F_FN(set_one)(&acc[1]);
     for (unsigned j = 0; j < n; j++) {
         const CPU_TY(affine) *p = &w->batch_p[j], *b = &w->buckets[w->batch_b[j]];
         if (!CPU_F_FN(eq)(&p->x, &b->x)) {
@@ -87,17 +92,20 @@ static void BA_FN(apply_batch)(BA_TY *w)
             w->kind[j] = BA_CANCEL;
             CPU_F_FN(set_one)(&w->den[j]);
         }
-        w->prefix[j] = acc;
-        CPU_F_FN(mul)(&acc, &acc, &w->den[j]);
+        w->prefix[j] = acc[j & 1];
+        CPU_F_FN(mul)(&acc[j & 1], &acc[j & 1], &w->den[j]);
     }
-    (void)CPU_F_FN(inv)(&inv, &acc); /* a product of non-zero elements */
+    CPU_F_FN(mul)(&t, &acc[0], &acc[1]);
+    (void)CPU_F_FN(inv)(&t, &t); /* a product of non-zero elements */
+    CPU_F_FN(mul)(&inv[0], &t, &acc[1]); /* 1 / acc[0] */
+    CPU_F_FN(mul)(&inv[1], &t, &acc[0]);
     for (unsigned j = n; j-- > 0;) {
         uint32_t bi = w->batch_b[j];
         CPU_TY(affine) *b = &w->buckets[bi];
         const CPU_TY(affine) *p = &w->batch_p[j];
         CPU_F lambda, num, x3;
-        CPU_F_FN(mul)(&t, &inv, &w->prefix[j]); /* 1 / den[j] */
-        CPU_F_FN(mul)(&inv, &inv, &w->den[j]);
+        CPU_F_FN(mul)(&t, &inv[j & 1], &w->prefix[j]); /* 1 / den[j] */
+        CPU_F_FN(mul)(&inv[j & 1], &inv[j & 1], &w->den[j]);
         if (w->kind[j] == BA_CANCEL) {
             w->full[bi] = 0;
             continue;

@@ -11,14 +11,25 @@ halves, adox: OF for the high halves), then m = t[0] * (-p^-1) and adds m * p th
 which zeroes t[0]; the limbs then shift down by renaming registers, not by moving them.
 Registers: N + 1 for t, 2 for the products, rdx for the multiplier, the a, b and p pointers:
 14 for N = 6, within the 14 that remain when the frame pointer is reserved (ASan builds).
-The caller subtracts p once at the end (t < 2p).
+The final t < 2p loses p once where that does not borrow (sub/sbb, then cmov from a copy in
+the registers that the rows no longer need), so the caller gets r < p.
+Addition and subtraction (fe_adx_add_N, fe_adx_sub_N): one adc or sbb chain, then p taken off
+(add) or masked p added back (sub), branch-free; gcc 12 compiles the same C carry chains with
+setb and add $0xff per limb. Every function is always_inline: gcc kept the multiplication out
+of line in the batch-affine kernel, 3-4% of an MSM.
 """
 import sys
 
 SIZES = [4, 6]
 
 
-def gen(n):
+def scratch_for(n, t):
+    """Registers free after the last row: the zero top limb, the product halves, rdx, and (the
+    operands are declared "+r") the a and b pointers."""
+    return ["%%[%s]" % t[n], "%[lo]", "%[hi]", "%%rdx", "%[a]", "%[b]"][:n]
+
+
+def gen_mul(n):
     t = ["t%d" % j for j in range(n + 1)]
     lines = []
     emit = lines.append
@@ -41,20 +52,28 @@ def gen(n):
             emit("adoxq %%[hi], %%[%s]" % t[j + 1])
         emit("adcq $0, %%[%s]" % t[n])
         t = t[1:] + t[:1]  # t[0] is now zero: it becomes the new top limb
+    # t[0..n-1] < 2p: subtract p once, keep t where that borrows
+    s = scratch_for(n, t)
+    for j in range(n):
+        emit("movq %%[%s], %s" % (t[j], s[j]))
+    for j in range(n):
+        emit("%s %d(%%[p]), %%[%s]" % ("subq" if j == 0 else "sbbq", 8 * j, t[j]))
+    for j in range(n):
+        emit("cmovcq %s, %%[%s]" % (s[j], t[j]))
     body = "\n".join('        "%s\\n\\t"' % l for l in lines)
     outs = ", ".join('[t%d] "=&r"(t%d)' % (j, j) for j in range(n + 1))
     result = "\n".join("    r[%d] = %s;" % (j, t[j]) for j in range(n))
     return """
-/* r = a * b / 2^%(bits)d mod p, r < 2p (not yet reduced), for %(n)d-limb p with top limb < 2^63 - 1;
- * inv = -p^-1 mod 2^64. a, b < p. */
-static inline void fe_adx_mont_mul_%(n)d(uint64_t r[%(n)d], const uint64_t a[%(n)d], const uint64_t b[%(n)d],
+/* r = a * b / 2^%(bits)d mod p, fully reduced (r < p), for %(n)d-limb p with top limb < 2^63 - 1;
+ * inv = -p^-1 mod 2^64. a, b < p; r may alias them. */
+static inline __attribute__((always_inline)) void fe_adx_mont_mul_%(n)d(uint64_t r[%(n)d], const uint64_t a[%(n)d], const uint64_t b[%(n)d],
                                       const uint64_t p[%(n)d], uint64_t inv)
 {
     uint64_t %(decl)s, lo, hi;
     __asm__(
 %(body)s
-        : %(outs)s, [lo] "=&r"(lo), [hi] "=&r"(hi)
-        : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
+        : %(outs)s, [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+r"(a), [b] "+r"(b)
+        : [p] "r"(p), [inv] "m"(inv)
         : "rdx", "cc", "memory");
 %(result)s
 }
@@ -62,9 +81,89 @@ static inline void fe_adx_mont_mul_%(n)d(uint64_t r[%(n)d], const uint64_t a[%(n
        "result": result}
 
 
+def asm_function(name, comment, n, lines, temps):
+    body = "\n".join('        "%s\\n\\t"' % l for l in lines)
+    outs = ", ".join('[%s] "=&r"(%s)' % (v, v) for v in temps)
+    return """
+/* %(comment)s */
+static inline __attribute__((always_inline)) void %(name)s(uint64_t r[%(n)d], const uint64_t a[%(n)d], const uint64_t b[%(n)d],
+                                   const uint64_t p[%(n)d])
+{
+    uint64_t %(decl)s;
+    __asm__ volatile( /* its result is in memory: the outputs are scratch */
+%(body)s
+        : %(outs)s
+        : [r] "r"(r), [a] "r"(a), [b] "r"(b), [p] "r"(p)
+        : "cc", "memory");
+}
+""" % {"name": name, "comment": comment, "n": n, "decl": ", ".join(temps), "body": body, "outs": outs}
+
+
+def chain(lines, first, rest, src, dst, n):
+    for j in range(n):
+        lines.append("%s %s, %%[%s]" % (first if j == 0 else rest, src(j), dst[j]))
+
+
+def gen_add(n):
+    """t = a + b (< 2p: no carry out), then t - p unless that borrows. With 4 limbs the copy of
+    t stays in registers; with 6 there are too few, and r holds it."""
+    t = ["t%d" % j for j in range(n)]
+    lines = []
+    for j in range(n):
+        lines.append("movq %d(%%[a]), %%[%s]" % (8 * j, t[j]))
+    chain(lines, "addq", "adcq", lambda j: "%d(%%[b])" % (8 * j), t, n)
+    in_regs = n == 4
+    keep = ["s%d" % j for j in range(n)] if in_regs else []
+    for j in range(n):
+        lines.append("movq %%[%s], %s" % (t[j], "%%[%s]" % keep[j] if in_regs else "%d(%%[r])" % (8 * j)))
+    chain(lines, "subq", "sbbq", lambda j: "%d(%%[p])" % (8 * j), t, n)
+    for j in range(n):
+        lines.append("cmovcq %s, %%[%s]" % ("%%[%s]" % keep[j] if in_regs else "%d(%%[r])" % (8 * j), t[j]))
+    for j in range(n):
+        lines.append("movq %%[%s], %d(%%[r])" % (t[j], 8 * j))
+    return asm_function("fe_adx_add_%d" % n, "r = a + b mod p, a, b < p, r < p; r may alias a or b.", n, lines,
+                        t + keep)
+
+
+def gen_sub(n):
+    """t = a - b; m = 0 - borrow; then t + (p and m). With 4 limbs p and m are formed in
+    registers; with 6, t + p is formed whole and t (kept in r) taken back unless a - b
+    borrowed."""
+    t = ["t%d" % j for j in range(n)]
+    lines = []
+    for j in range(n):
+        lines.append("movq %d(%%[a]), %%[%s]" % (8 * j, t[j]))
+    chain(lines, "subq", "sbbq", lambda j: "%d(%%[b])" % (8 * j), t, n)
+    lines.append("sbbq %[m], %[m]")  # m = -borrow
+    if n == 4:
+        q = ["q%d" % j for j in range(n)]
+        for j in range(n):
+            lines.append("movq %d(%%[p]), %%[%s]" % (8 * j, q[j]))
+            lines.append("andq %%[m], %%[%s]" % q[j])
+        chain(lines, "addq", "adcq", lambda j: "%%[%s]" % q[j], t, n)
+        temps = t + q + ["m"]
+    else:
+        for j in range(n):
+            lines.append("movq %%[%s], %d(%%[r])" % (t[j], 8 * j))
+        chain(lines, "addq", "adcq", lambda j: "%d(%%[p])" % (8 * j), t, n)
+        lines.append("testq %[m], %[m]")
+        for j in range(n):
+            lines.append("cmovzq %d(%%[r]), %%[%s]" % (8 * j, t[j]))
+        temps = t + ["m"]
+    for j in range(n):
+        lines.append("movq %%[%s], %d(%%[r])" % (t[j], 8 * j))
+    return asm_function("fe_adx_sub_%d" % n, "r = a - b mod p, a, b < p, r < p; r may alias a or b.", n, lines,
+                        temps)
+
+
+def gen(n):
+    return gen_mul(n) + gen_add(n) + gen_sub(n)
+
+
 def main():
     text = """/* GENERATED by scripts/gen_adx.py: DO NOT EDIT. */
-/* Montgomery multiplication with mulx/adcx/adox; only for processors with ADX and BMI2. */
+/* Montgomery multiplication with mulx/adcx/adox, addition and subtraction with adc/sbb and
+ * cmov; only for processors with ADX and BMI2. */
 #ifndef KERNELS_CPU_FE_ADX_GEN_H
 #define KERNELS_CPU_FE_ADX_GEN_H
 
