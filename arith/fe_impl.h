@@ -100,11 +100,18 @@ ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
  * subtraction and CIOS multiplication in inline assembly (adc/sbb chains and cmov, mulx/adcx/
  * adox), the same bits. gcc 12 turns the carry chains of the C below into setb and add $0xff
  * per limb, and the multiplication into about 1.5x the time for 6 limbs. */
-#define FE_ADX_ASM 1
+#define FE_ASM_FN(op) ARITH_CAT(ARITH_CAT(fe_adx_, op), FE_N)
+#elif !ARITH_IS_OPENCL && defined(FE_ARM64) && (FE_N == 4 || FE_N == 6)
+/* The portable tier's translation units on AArch64 define FE_ARM64 and include
+ * kernels_cpu/fe_arm64_gen.h first: the same functions with mul/umulh and adds/adcs/sbcs/csel,
+ * the same bits (gcc 12 rebuilds every carry of the C below with cinc). */
+#define FE_ASM_FN(op) ARITH_CAT(ARITH_CAT(fe_arm64_, op), FE_N)
+#endif
+#ifdef FE_ASM_FN
 ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     static const arith_u64 p[FE_N] = FE_CONST(P);
-    ARITH_CAT(fe_adx_add_, FE_N)(r->l, a->l, b->l, p);
+    FE_ASM_FN(add_)(r->l, a->l, b->l, p);
 }
 #else
 ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
@@ -123,11 +130,11 @@ ARITH_FN void FE_FN(dbl)(FE_T *r, const FE_T *a)
     FE_FN(add)(r, a, a);
 }
 
-#ifdef FE_ADX_ASM
+#ifdef FE_ASM_FN
 ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     static const arith_u64 p[FE_N] = FE_CONST(P);
-    ARITH_CAT(fe_adx_sub_, FE_N)(r->l, a->l, b->l, p);
+    FE_ASM_FN(sub_)(r->l, a->l, b->l, p);
 }
 #else
 ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
@@ -193,11 +200,11 @@ ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
         t64[j] = (arith_u64)t[2 * j] | ((arith_u64)t[2 * j + 1] << 32);
     FE_FN(reduce_once)(r, t64);
 }
-#elif defined(FE_ADX_ASM)
+#elif defined(FE_ASM_FN)
 ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     static const arith_u64 p[FE_N] = FE_CONST(P);
-    ARITH_CAT(fe_adx_mont_mul_, FE_N)(r->l, a->l, b->l, p, FE_CONST(INV));
+    FE_ASM_FN(mont_mul_)(r->l, a->l, b->l, p, FE_CONST(INV));
 }
 #else
 ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
@@ -372,4 +379,4 @@ ARITH_FN void FE_FN(to_mont_bytes)(unsigned char *bytes, const FE_T *a)
 #undef FE_T
 #undef FE_N
 #undef FE_K
-#undef FE_ADX_ASM
+#undef FE_ASM_FN

@@ -164,8 +164,8 @@ static inline __attribute__((always_inline)) void fe_adx_mont_mul_4(uint64_t r[4
 }
 
 /* r = a + b mod p, a, b < p, r < p; r may alias a or b. */
-static inline __attribute__((always_inline)) void fe_adx_add_4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
-                                   const uint64_t p[4])
+static inline __attribute__((always_inline)) void fe_adx_add_4(uint64_t r[4], const uint64_t a[4],
+                                                         const uint64_t b[4], const uint64_t p[4])
 {
     uint64_t t0, t1, t2, t3, s0, s1, s2, s3;
     __asm__ volatile( /* its result is in memory: the outputs are scratch */
@@ -199,8 +199,8 @@ static inline __attribute__((always_inline)) void fe_adx_add_4(uint64_t r[4], co
 }
 
 /* r = a - b mod p, a, b < p, r < p; r may alias a or b. */
-static inline __attribute__((always_inline)) void fe_adx_sub_4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
-                                   const uint64_t p[4])
+static inline __attribute__((always_inline)) void fe_adx_sub_4(uint64_t r[4], const uint64_t a[4],
+                                                         const uint64_t b[4], const uint64_t p[4])
 {
     uint64_t t0, t1, t2, t3, q0, q1, q2, q3, m;
     __asm__ volatile( /* its result is in memory: the outputs are scratch */
@@ -536,8 +536,8 @@ static inline __attribute__((always_inline)) void fe_adx_mont_mul_6(uint64_t r[6
 }
 
 /* r = a + b mod p, a, b < p, r < p; r may alias a or b. */
-static inline __attribute__((always_inline)) void fe_adx_add_6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
-                                   const uint64_t p[6])
+static inline __attribute__((always_inline)) void fe_adx_add_6(uint64_t r[6], const uint64_t a[6],
+                                                         const uint64_t b[6], const uint64_t p[6])
 {
     uint64_t t0, t1, t2, t3, t4, t5;
     __asm__ volatile( /* its result is in memory: the outputs are scratch */
@@ -583,8 +583,8 @@ static inline __attribute__((always_inline)) void fe_adx_add_6(uint64_t r[6], co
 }
 
 /* r = a - b mod p, a, b < p, r < p; r may alias a or b. */
-static inline __attribute__((always_inline)) void fe_adx_sub_6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
-                                   const uint64_t p[6])
+static inline __attribute__((always_inline)) void fe_adx_sub_6(uint64_t r[6], const uint64_t a[6],
+                                                         const uint64_t b[6], const uint64_t p[6])
 {
     uint64_t t0, t1, t2, t3, t4, t5, m;
     __asm__ volatile( /* its result is in memory: the outputs are scratch */
