@@ -103,7 +103,7 @@ ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
 #define FE_ASM_FN(op) ARITH_CAT(ARITH_CAT(fe_adx_, op), FE_N)
 #elif !ARITH_IS_OPENCL && defined(FE_ARM64) && (FE_N == 4 || FE_N == 6)
 /* The portable tier's translation units on AArch64 define FE_ARM64 and include
- * kernels_cpu/fe_arm64_gen.h first: the same functions with mul/umulh and adds/adcs/sbcs/csel,
+ * kernels_cpu/fe_arm64_gen.h first (kernels_cpu/portable_fe_backend.h): the same functions with mul/umulh and adds/adcs/sbcs/csel,
  * the same bits (gcc 12 rebuilds every carry of the C below with cinc). */
 #define FE_ASM_FN(op) ARITH_CAT(ARITH_CAT(fe_arm64_, op), FE_N)
 #endif
@@ -122,7 +122,6 @@ ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
         t[i] = arith_adc(a->l[i], b->l[i], carry, &carry);
     FE_FN(reduce_once)(r, t); /* a + b < 2p < 2^(64*FE_N): no carry out */
 }
-
 #endif
 
 ARITH_FN void FE_FN(dbl)(FE_T *r, const FE_T *a)
@@ -148,7 +147,6 @@ ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
     for (int i = 0; i < FE_N; i++)
         r->l[i] = arith_adc(t[i], p[i] & mask, carry, &carry);
 }
-
 #endif
 
 ARITH_FN void FE_FN(neg)(FE_T *r, const FE_T *a)

@@ -140,8 +140,6 @@ void g16_phase_end(g16_phases *ph, hpr_groth16_phase phase, int with_devices)
     ph->t = now;
 }
 
-/* The MSM m on the CPU, or on device (NULL: the context's default), with an error detail
- * naming the MSM. */
 /* The MSM m's failure st, its detail (the context's) prefixed with the MSM's name. */
 static hpr_status msm_failed(hpr_ctx *ctx, hpr_status st, const g16_msm *m)
 {
@@ -151,6 +149,8 @@ static hpr_status msm_failed(hpr_ctx *ctx, hpr_status st, const g16_msm *m)
     return ctx_fail(ctx, st, "Groth16 MSM %s (%zu points): %.400s", names[m->phase], m->n, why);
 }
 
+/* The MSM m on the CPU, or on device (NULL: the context's default), with an error detail
+ * naming the MSM. */
 static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
 {
     hpr_msm_opts opts = {0, 0, 0, device};

@@ -8,10 +8,7 @@
 #include "ntt_cpu.h"
 #include "ntt_field_entries.h"
 
-#if defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
-#define FE_ARM64 1 /* AArch64: the field arithmetic in assembly (fe_arm64_gen.h via arith/fe_impl.h) */
-#include "fe_arm64_gen.h"
-#endif
+#include "portable_fe_backend.h"
 #include "arith/curves.h"
 
 #include <string.h>

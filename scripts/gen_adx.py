@@ -94,17 +94,17 @@ def gen_add(n):
     for j in range(n):
         lines.append("movq %d(%%[a]), %%[%s]" % (8 * j, t[j]))
     chain(lines, "addq", "adcq", lambda j: "%d(%%[b])" % (8 * j), t, n)
-    in_regs = n == 4
-    keep = ["s%d" % j for j in range(n)] if in_regs else []
+    keep = ["s%d" % j for j in range(n)] if n == 4 else []
+    copy = ["%%[%s]" % k for k in keep] or ["%d(%%[r])" % (8 * j) for j in range(n)]  # where t's copy lives
     for j in range(n):
-        lines.append("movq %%[%s], %s" % (t[j], "%%[%s]" % keep[j] if in_regs else "%d(%%[r])" % (8 * j)))
+        lines.append("movq %%[%s], %s" % (t[j], copy[j]))
     chain(lines, "subq", "sbbq", lambda j: "%d(%%[p])" % (8 * j), t, n)
     for j in range(n):
-        lines.append("cmovcq %s, %%[%s]" % ("%%[%s]" % keep[j] if in_regs else "%d(%%[r])" % (8 * j), t[j]))
+        lines.append("cmovcq %s, %%[%s]" % (copy[j], t[j]))
     for j in range(n):
         lines.append("movq %%[%s], %d(%%[r])" % (t[j], 8 * j))
     return memory_result_function("fe_adx_add_%d" % n, "r = a + b mod p, a, b < p, r < p; r may alias a or b.", n, lines,
-                        t + keep)
+                                  t + keep)
 
 
 def gen_sub(n):
@@ -135,7 +135,7 @@ def gen_sub(n):
     for j in range(n):
         lines.append("movq %%[%s], %d(%%[r])" % (t[j], 8 * j))
     return memory_result_function("fe_adx_sub_%d" % n, "r = a - b mod p, a, b < p, r < p; r may alias a or b.", n, lines,
-                        temps)
+                                  temps)
 
 
 def gen(n):

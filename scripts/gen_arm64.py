@@ -8,8 +8,8 @@ Usage: gen_arm64.py [OUTPUT]  (stdout when absent).
 
 Why: gcc 12 compiles the portable C (arith/fe_impl.h: 128-bit products, carries as compares)
 for AArch64 into about 260 instructions for a 4-limb multiplication, 48 of them `cinc` that
-rebuild carries the flags already held; this CIOS is about 150 (the 32 mul and 32 umulh of the
-products, 4 of m, the rest one adds/adcs chain per half row).
+rebuild carries the flags already held; this CIOS is 161 (the 32 mul and 32 umulh of the
+products, 4 of m, the rest one adds/adcs chain per half row and the final subtraction).
 Method (CIOS, "no final carry" as in fe_impl.h: the top limb of p is below 2^63 - 1, so the
 running sum fits N + 1 limbs and no partial sum overflows them): row i adds the low halves of
 a * b[i] into t[0..N] in one carry chain and the high halves into t[1..N] in a second (AArch64
@@ -122,7 +122,7 @@ def gen_add(n):
         lines.append("csel %%[%s], %%[%s], %%[%s], lo" % (t[j], t[j], u[j]))
     store_pairs(lines, t)
     return memory_result_function("fe_arm64_add_%d" % n, "r = a + b mod p, a, b < p, r < p; r may alias a or b.", n, lines,
-                        t + u)
+                                  t + u)
 
 
 def gen_sub(n):
@@ -140,7 +140,7 @@ def gen_sub(n):
     chain(lines, "adds", "adcs", t, t, u)
     store_pairs(lines, t)
     return memory_result_function("fe_arm64_sub_%d" % n, "r = a - b mod p, a, b < p, r < p; r may alias a or b.", n, lines,
-                        t + u + ["m"])
+                                  t + u + ["m"])
 
 
 def main():
