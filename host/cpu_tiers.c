@@ -16,6 +16,7 @@ static int tier_built(rt_cpu_tier tier)
     case RT_CPU_ADX: return HPR_HAVE_ADX;
     case RT_CPU_AVX2: return HPR_HAVE_AVX2;
     case RT_CPU_AVX512: return HPR_HAVE_IFMA;
+    case RT_CPU_NEON: return HPR_HAVE_NEON;
     default: return 0;
     }
 }
@@ -26,6 +27,7 @@ static const char *tier_unsupported_reason(rt_cpu_tier tier)
     switch (tier) {
     case RT_CPU_ADX: return "this processor lacks ADX or BMI2";
     case RT_CPU_AVX2: return "this processor lacks AVX2, ADX or BMI2, or the OS does not enable the YMM registers";
+    case RT_CPU_NEON: return "the neon tier is for AArch64 processors";
     default: return "this processor lacks AVX-512 IFMA (or ADX), or the OS does not enable the ZMM registers";
     }
 }
@@ -35,6 +37,7 @@ static const char *tier_unbuilt_reason(rt_cpu_tier tier)
     switch (tier) {
     case RT_CPU_ADX: return "this build of hyprove has no ADX kernels (not an x86-64 build)";
     case RT_CPU_AVX2: return "this build of hyprove has no AVX2 kernels (not an x86-64 build, or a compiler without -mavx2)";
+    case RT_CPU_NEON: return "this build of hyprove has no NEON kernels (not an AArch64 build)";
     default: return "this build of hyprove has no AVX-512 kernels (compiler without IFMA, or HPR_AVX512=OFF)";
     }
 }
@@ -48,7 +51,7 @@ hpr_status hpr_cpu_tier_check(const char *name, const char **why)
         why = &unused;
     *why = "";
     if (tier < 0) {
-        *why = "unknown CPU tier (expected portable, adx, avx2 or avx512)";
+        *why = "unknown CPU tier (expected portable, adx, avx2, avx512 or neon)";
         return HPR_ERR_INVALID_ARGUMENT;
     }
     rt_cpu_features_detect(&f);

@@ -3,7 +3,8 @@
  * msm_cpu_impl.h) and their operation tables. The tile kernel is batch-affine
  * (msm_batch_affine_impl.h, with the XYZZ tile of msm_cpu_tile_impl.h for windows below 9
  * bits) over Fp for BLS12-381 G1 and over Fq2 (fe2_impl.h) for G2; BN254 G1 is the XYZZ tile
- * (measured below). Every tier has both groups (avx512: msm_ifma.c).
+ * on x86-64 and batch-affine on AArch64 (measured below). Every tier has both groups (avx512:
+ * msm_ifma.c).
  */
 #include "msm_cpu.h"
 
@@ -31,9 +32,17 @@
  * BLS12-381 G1 gained (2^20: 10556-10873 against 12220-13618 ms) and so did both on adx.
  * Measured again with the divsteps inversion (same machine, three alternated runs, median of
  * 3 each): a wash, batch-affine 2^16 422-429 against 378-458 ms, 2^18 1325-1605 against
- * 1131-1649 ms, 2^20 5670-6401 against 5932-6106 ms; XYZZ stays. */
+ * 1131-1649 ms, 2^20 5670-6401 against 5932-6106 ms; XYZZ stays.
+ * On AArch64, where the field's multiplication, addition and subtraction are assembly (the
+ * adx tier's situation, where batch-affine won), BN254 G1 is batch-affine: guest instructions
+ * per MSM counted under qemu-aarch64 (hyprove bench msm --curve bn254 --threads 1, repeat 3
+ * less repeat 1), 2^12: 201 million against XYZZ's 250 (1.24x fewer), 2^14: 654 against 858
+ * (1.31x). Not timed on ARM hardware. */
 #define CPU_EC bn254_g1
 #define CPU_F bn254_fp
+#ifdef FE_ARM64
+#define CPU_BATCH_AFFINE 1
+#endif
 #define CPU_TIER_NAME "portable"
 #define CPU_KERNEL msm_bn254_g1_portable_kernel
 #include "msm_cpu_tile_impl.h"
@@ -136,8 +145,9 @@ OPS(bls12_381_g2, bls12_381_fq2, 2, bls12_381_order, BLS12_381_FR_BITS, "bls12-3
 
 const msm_cpu_kernel *msm_kernel_for(const msm_curve_ops *ops, rt_cpu_tier tier)
 {
-    for (int t = (int)tier; t >= 0; t--)
-        if (ops->kernels[t])
-            return ops->kernels[t];
-    return NULL;
+    if ((unsigned)tier >= RT_CPU_TIERS)
+        tier = RT_CPU_PORTABLE;
+    for (;; tier = rt_cpu_tier_fallback(tier))
+        if (ops->kernels[tier] || tier == RT_CPU_PORTABLE)
+            return ops->kernels[tier];
 }

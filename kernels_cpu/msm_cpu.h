@@ -87,7 +87,8 @@ typedef struct {
     const uint64_t *order; /* r, 4 limbs */
 
     /* the tile kernel of each CPU tier (rt_cpu_tier); NULL where the build lacks the tier or the
-     * tier has no MSM kernels of its own (avx2: msm_kernel_for gives the adx tier's) */
+     * tier has no MSM kernels of its own (avx2: msm_kernel_for gives the adx tier's; neon: the
+     * portable tier's, whose field arithmetic is AArch64 assembly there) */
     const msm_cpu_kernel *kernels[RT_CPU_TIERS];
     /* acc = sum of points[index[i]] for i in [begin, end) */
     void (*sum_points)(void *acc, const void *points, const uint32_t *index, size_t begin, size_t end);
@@ -131,8 +132,8 @@ extern const msm_curve_ops msm_bls12_381_g1_ops;
 extern const msm_curve_ops msm_bn254_g2_ops;
 extern const msm_curve_ops msm_bls12_381_g2_ops;
 
-/* The tile kernel of tier, or of the best tier below it that the curve has (a build without a
- * tier's compiler support has none of its kernels). */
+/* The tile kernel of tier, or of the first tier down its fallback chain (rt_cpu_tier_fallback)
+ * that the curve has (a build without a tier's compiler support has none of its kernels). */
 const msm_cpu_kernel *msm_kernel_for(const msm_curve_ops *ops, rt_cpu_tier tier);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * ntt_cpu.c: the portable CPU NTT (ntt_impl.h) for the five fields, their tables, and the
- * choice of table per tier (the others are those of ntt_adx.c, ntt_avx2.c, ntt_avx512.c and
- * ntt_ifma.c).
+ * choice of table per tier (the others are those of ntt_adx.c, ntt_avx2.c, ntt_avx512.c,
+ * ntt_ifma.c and ntt_neon.c).
  * BN254 Fr and BLS12-381 Fr come from the shared arithmetic (arith/curves.h, 4x64
  * Montgomery); Goldilocks, BabyBear and KoalaBear from ntt_fields.h.
  */
@@ -69,12 +69,16 @@ const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier)
         [RT_CPU_AVX512] = {NULL, &ntt_bn254_fr_avx512_ops, &ntt_bls12_381_fr_avx512_ops, &ntt_goldilocks_avx512_ops,
                            &ntt_babybear_avx512_ops, &ntt_koalabear_avx512_ops},
 #endif
+#if HPR_HAVE_NEON
+        [RT_CPU_NEON] = {NULL, NULL, NULL, NULL, &ntt_babybear_neon_ops, &ntt_koalabear_neon_ops},
+#endif
     };
     if (field < 1 || field > 5)
         return NULL;
-    /* the tier's own kernels, else those of the best tier below it (NULL: none of its own) */
-    for (int t = (unsigned)tier < RT_CPU_TIERS ? (int)tier : RT_CPU_PORTABLE; t >= 0; t--)
-        if (tables[t][field])
-            return tables[t][field];
-    return NULL;
+    /* the tier's own kernels, else those of the tier it falls back to (NULL: none of its own) */
+    if ((unsigned)tier >= RT_CPU_TIERS)
+        tier = RT_CPU_PORTABLE;
+    for (;; tier = rt_cpu_tier_fallback(tier))
+        if (tables[tier][field] || tier == RT_CPU_PORTABLE)
+            return tables[tier][field];
 }

@@ -102,10 +102,14 @@ extern const ntt_field_ops ntt_bls12_381_fr_avx512_ops;
     void PFX##_scale(rt_pool *pool, void *a, size_t n, const void *c, const void *s);
 NTT_IFMA_KERNELS(ntt_bn254_fr_ifma)
 NTT_IFMA_KERNELS(ntt_bls12_381_fr_ifma)
+/* the neon tier (ntt_neon.c, AArch64): BabyBear and KoalaBear (4 lanes of 32 bits) */
+extern const ntt_field_ops ntt_babybear_neon_ops;
+extern const ntt_field_ops ntt_koalabear_neon_ops;
 
 /* The table of field (hpr_field id 1..5) for a CPU tier: the tier's own kernels where it has
- * them (adx: the 256-bit fields; avx2: those and the small fields; avx512: every field), else
- * the portable ones; NULL for an unknown field.
+ * them (adx: the 256-bit fields; avx2: those and the small fields; avx512: every field;
+ * neon: BabyBear and KoalaBear), else those of the nearest tier below that has them, at
+ * last the portable ones; NULL for an unknown field.
  * Every tier gives the same bits. */
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier);
 

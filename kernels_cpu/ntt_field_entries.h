@@ -43,18 +43,16 @@
         memcpy(b, &v, sizeof v);                                                                     \
     }
 
-/* What every unit with the three small fields' NTT needs: pow, byte conversions, and the
- * moduli PFX_gl_modulus, PFX_bb_modulus, PFX_kb_modulus (4 limbs, for ntt_field_ops). */
+/* What every unit with a small field's NTT needs: pow, byte conversions, and the modulus
+ * PFX_F_modulus (4 limbs, for ntt_field_ops); SMALL_FIELDS_COMMON: the three fields'. */
+#define SMALL_FIELD_COMMON(PFX, F, WORD, P)                                                          \
+    SMALL_POW(F)                                                                                     \
+    SMALL_FIELD_IO(F, WORD, P)                                                                       \
+    static const uint64_t PFX##_##F##_modulus[4] = {P, 0, 0, 0};
 #define SMALL_FIELDS_COMMON(PFX)                                                                     \
-    SMALL_POW(gl)                                                                                    \
-    SMALL_POW(bb)                                                                                    \
-    SMALL_POW(kb)                                                                                    \
-    SMALL_FIELD_IO(gl, uint64_t, GL_P)                                                               \
-    SMALL_FIELD_IO(bb, uint32_t, BB_P)                                                               \
-    SMALL_FIELD_IO(kb, uint32_t, KB_P)                                                               \
-    static const uint64_t PFX##_gl_modulus[4] = {GL_P, 0, 0, 0};                                     \
-    static const uint64_t PFX##_bb_modulus[4] = {BB_P, 0, 0, 0};                                     \
-    static const uint64_t PFX##_kb_modulus[4] = {KB_P, 0, 0, 0};
+    SMALL_FIELD_COMMON(PFX, gl, uint64_t, GL_P)                                                      \
+    SMALL_FIELD_COMMON(PFX, bb, uint32_t, BB_P)                                                      \
+    SMALL_FIELD_COMMON(PFX, kb, uint32_t, KB_P)
 
 #define SMALL_FIELD_ENTRIES(PFX, F)                                                                  \
     static void PFX##_pow(F##_t *r, const F##_t *a, const uint64_t *e)                               \

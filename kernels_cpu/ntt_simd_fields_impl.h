@@ -12,6 +12,8 @@
  *   SIMD_PERM32(a, idx, b), SIMD_PERM64(a, idx, b)   lane k of the result is lane idx[k] of
  *                              the 2 LANES lanes a then b (idx: 32-bit or 64-bit lanes);
  *   SIMD_M31_LANES, SIMD_M31_BITS, SIMD_GL_LANES, SIMD_GL_BITS   lanes and log2(lanes).
+ * A unit that leaves SIMD_GL_LANES undefined (ntt_neon.c: NEON has no 64x64 multiplication;
+ * see there) gets the 31-bit fields only and needs neither glv_* nor SIMD_PERM64.
  * What it builds on the portable template (ntt_impl.h): LANES butterflies at once wherever
  * that many consecutive ones share a block (NT_VDIF, NT_VDIT), the layers of span below the
  * vector width on pairs of vectors with their lanes regrouped by permutes (NT_VNARROW), and
@@ -24,9 +26,11 @@
 #define SIMD_OPS_NAME(field) SIMD_CAT(SIMD_CAT(ntt_##field##_, SIMD_TIER), _ops)
 
 /* The lane-wise operations of each field (vector, vector), the constants folded in. */
+#ifdef SIMD_GL_LANES
 #define gl_vadd glv_add
 #define gl_vsub glv_sub
 #define gl_vmul glv_mul
+#endif
 #define SIMD_M31_OPS(F, P, PINV)                                                                     \
     static inline SIMD_V F##_vadd(SIMD_V a, SIMD_V b)                                                \
     {                                                                                                \
@@ -117,19 +121,21 @@ SIMD_M31_OPS(kb, KB_P, KB_PINV)
         SIMD_STORE(x + (LANES), b);                                                                  \
     }
 
-SIMD_BUTTERFLIES(gl)
 SIMD_BUTTERFLIES(bb)
 SIMD_BUTTERFLIES(kb)
-SIMD_NARROW_LAYERS(gl, int64_t, SIMD_GL_LANES, SIMD_GL_BITS, SIMD_PERM64)
 SIMD_NARROW_LAYERS(bb, int32_t, SIMD_M31_LANES, SIMD_M31_BITS, SIMD_PERM32)
 SIMD_NARROW_LAYERS(kb, int32_t, SIMD_M31_LANES, SIMD_M31_BITS, SIMD_PERM32)
-
-SMALL_FIELDS_COMMON(simd)
+SMALL_FIELD_COMMON(simd, bb, uint32_t, BB_P)
+SMALL_FIELD_COMMON(simd, kb, uint32_t, KB_P)
 
 /* the macros of ntt_field_entries.h paste their prefix: expand SIMD_PFX(...) first */
 #define SIMD_ENTRIES(PFX, F) SMALL_FIELD_ENTRIES(PFX, F)
 #define SIMD_NTT_OPS(NAME, LABEL, PFX, BYTES, ADICITY, GEN, MOD) NTT_OPS(NAME, LABEL, PFX, PFX, BYTES, ADICITY, GEN, MOD)
 
+#ifdef SIMD_GL_LANES
+SIMD_BUTTERFLIES(gl)
+SIMD_NARROW_LAYERS(gl, int64_t, SIMD_GL_LANES, SIMD_GL_BITS, SIMD_PERM64)
+SMALL_FIELD_COMMON(simd, gl, uint64_t, GL_P)
 SIMD_ENTRIES(SIMD_PFX(gl), gl)
 #define NT_T gl_t
 #define NT_PFX SIMD_PFX(gl)
@@ -146,6 +152,8 @@ SIMD_ENTRIES(SIMD_PFX(gl), gl)
 #define NT_VNARROW_T gl_narrow_plan
 #define NT_VNARROW_PREP gl_narrow_prep
 #include "ntt_impl.h"
+SIMD_NTT_OPS(SIMD_OPS_NAME(goldilocks), "goldilocks", SIMD_PFX(gl), 8, 32, 7, simd_gl_modulus);
+#endif
 
 SIMD_ENTRIES(SIMD_PFX(bb), bb)
 #define NT_T bb_t
@@ -181,6 +189,5 @@ SIMD_ENTRIES(SIMD_PFX(kb), kb)
 #define NT_VNARROW_PREP kb_narrow_prep
 #include "ntt_impl.h"
 
-SIMD_NTT_OPS(SIMD_OPS_NAME(goldilocks), "goldilocks", SIMD_PFX(gl), 8, 32, 7, simd_gl_modulus);
 SIMD_NTT_OPS(SIMD_OPS_NAME(babybear), "babybear", SIMD_PFX(bb), 4, 27, 31, simd_bb_modulus);
 SIMD_NTT_OPS(SIMD_OPS_NAME(koalabear), "koalabear", SIMD_PFX(kb), 4, 24, 3, simd_kb_modulus);

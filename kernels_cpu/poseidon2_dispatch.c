@@ -18,7 +18,7 @@ const p2_kernels *p2_kernels_for(rt_cpu_tier tier)
         return &p2_kernels_avx2;
 #endif
         /* fall through */
-    default:
+    default: /* portable, adx (no Poseidon2 kernels of its own), neon (none yet) */
         return &p2_kernels_portable;
     }
 }

@@ -1,5 +1,6 @@
 /*
- * test_cpu_tiers.c: the CPU kernel tiers (portable, adx, avx2, avx512) against GMP and each other.
+ * test_cpu_tiers.c: the CPU kernel tiers (portable, adx, avx2, avx512, neon) against GMP and each
+ * other.
  *  - field arithmetic of every tier that can run here (Fp of G1, Fq2 of G2), lane by lane
  *    against a GMP oracle, on random values and carry edges (0, 1, p - 1, p .. 2p - 1 for
  *    the lazily reduced avx512 form, values whose 52-bit or 64-bit limbs sit at 2^52 - 1,
@@ -9,7 +10,9 @@
  *  - random covers of the (windows x points) grid by pieces (msm_cpu_job_run, what the hybrid
  *    scheduler deals) add up to the MSM, every tier;
  *  - dispatch: the default tier is the fastest that can run, a forced tier is used, an
- *    unknown or unavailable one is refused with a reason, HPR_CPU is honoured.
+ *    unknown or unavailable one is refused with a reason, HPR_CPU is honoured; a tier without
+ *    kernels of its own runs those of its own architecture's slower tier (neon: portable's),
+ *    on every build.
  * A tier this machine cannot run is reported and skipped, never counted as passed silently.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -17,12 +20,13 @@
 #include "msm_test_inputs.h"
 
 #include "host/msm_engine.h"
+#include "kernels_cpu/ntt_cpu.h"
 #include "arith/compat.h"
 #include "arith/constants_gen.h"
 
 #include <string.h>
 
-static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512"};
+static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512", "neon"};
 
 static int tier_runs(int t)
 {
@@ -636,6 +640,34 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
 }
 END_TEST
 
+/* The fallback chains, checked on every build (an x86-64 build has avx512 kernels that a neon
+ * context must not reach, an AArch64 build neon NTT kernels that the x86 tiers must not). */
+START_TEST(tiers_fall_back_within_their_architecture)
+{
+    ck_assert_int_eq(rt_cpu_tier_fallback(RT_CPU_AVX512), RT_CPU_AVX2);
+    ck_assert_int_eq(rt_cpu_tier_fallback(RT_CPU_AVX2), RT_CPU_ADX);
+    ck_assert_int_eq(rt_cpu_tier_fallback(RT_CPU_ADX), RT_CPU_PORTABLE);
+    ck_assert_int_eq(rt_cpu_tier_fallback(RT_CPU_NEON), RT_CPU_PORTABLE);
+    ck_assert_int_eq(rt_cpu_tier_fallback(RT_CPU_PORTABLE), RT_CPU_PORTABLE);
+    for (size_t k = 0; k < sizeof curves / sizeof curves[0]; k++) {
+        const msm_curve_ops *ops = msm_ops(curves[k].curve, curves[k].group);
+        ck_assert_ptr_null(ops->kernels[RT_CPU_NEON]);
+        ck_assert_ptr_eq(msm_kernel_for(ops, RT_CPU_NEON), ops->kernels[RT_CPU_PORTABLE]);
+        ck_assert_str_eq(msm_kernel_for(ops, RT_CPU_NEON)->tier, "portable");
+    }
+    for (int field = 1; field <= 5; field++) {
+        const ntt_field_ops *neon = ntt_field_ops_for(field, RT_CPU_NEON);
+        ck_assert_ptr_nonnull(neon);
+        if (field <= 3) /* the 256-bit fields and Goldilocks: the portable kernels */
+            ck_assert_ptr_eq(neon, ntt_field_ops_for(field, RT_CPU_PORTABLE));
+        for (int t = RT_CPU_ADX; t <= RT_CPU_AVX512; t++) {
+            const ntt_field_ops *x86 = ntt_field_ops_for(field, (rt_cpu_tier)t);
+            ck_assert(x86 == ntt_field_ops_for(field, RT_CPU_PORTABLE) || x86 != neon);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -650,6 +682,7 @@ int main(void)
     tcase_add_loop_test(tc, pieces_of_the_window_grid_add_up_to_the_msm, 0, 4);
     tcase_add_test(tc, dispatch_picks_the_fastest_and_honours_requests);
     tcase_add_test(tc, avx2_tier_msm_runs_the_adx_kernels);
+    tcase_add_test(tc, tiers_fall_back_within_their_architecture);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -299,7 +299,7 @@ START_TEST(bad_environment_values_are_named)
 {
     hpr_config cfg;
     hpr_ctx *ctx = NULL;
-    expect_knob_refused("HPR_CPU", "bogus", "unknown CPU tier (expected portable, adx, avx2 or avx512)");
+    expect_knob_refused("HPR_CPU", "bogus", "unknown CPU tier (expected portable, adx, avx2, avx512 or neon)");
     expect_knob_refused("HPR_CL_WORDS", "bogus", "standard, int128 or limb32");
     expect_knob_refused("HPR_CL_MSM", "fast", "owner or sorted");
     expect_knob_refused("HPR_CL_MSM_ITEMS", "-3", "work-items");

@@ -9,8 +9,8 @@
  *  - LDE at rates 2, 4, 8 equals explicit evaluation of the polynomial on the larger coset;
  *  - bad inputs: an element >= p (named, data unchanged), log_n above the two-adicity, bad
  *    shifts and generators, unknown fields and rates;
- *  - every CPU tier (the avx512 tier's 16-lane BabyBear/KoalaBear kernels) gives the portable
- *    tier's bits;
+ *  - every CPU tier (the avx512 tier's 16-lane BabyBear/KoalaBear kernels, the avx2 tier's 8-lane
+ *    and, on AArch64, the neon tier's 4-lane ones) gives the portable tier's bits;
  *  - the small fields' Montgomery constants (small_fields.h) against GMP.
  */
 #include "test_support.h"
@@ -380,7 +380,7 @@ static hpr_ctx *tier_ctx(const char *tier)
 START_TEST(every_cpu_tier_gives_the_portable_bits)
 {
     const field_t *f = &fields[_i];
-    static const char *const tiers[] = {"adx", "avx2", "avx512"};
+    static const char *const tiers[] = {"adx", "avx2", "avx512", "neon"};
     test_rng rng;
     test_rng_init(&rng, 600 + (uint64_t)_i);
     hpr_ctx *ref = tier_ctx("portable");

@@ -26,7 +26,7 @@
 #include <pthread.h>
 #include <string.h>
 
-static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512"};
+static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512", "neon"};
 
 /* Whether tier t runs here (processor, OS and build); says so when it does not. */
 static int tier_runs(int t)

@@ -217,7 +217,7 @@ int cli_parse_cpu_tiers(const char *cmd, const char *list, char (*storage)[CLI_D
     }
     if (cli_split_list(list, storage, cap, &named))
         return cli_usage_error(cmd, "--cpu-tiers '%s': expected all or a comma-separated list of at most %zu of "
-                               "portable, adx, avx2, avx512", list, cap);
+                               "portable, adx, avx2, avx512, neon", list, cap);
     for (size_t i = 0; i < named; i++) {
         if (hpr_cpu_tier_check(storage[i], &why) != HPR_OK)
             return cli_usage_error(cmd, "--cpu-tiers: '%s': %s", storage[i], why);

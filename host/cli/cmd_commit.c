@@ -103,7 +103,7 @@ static const char *bench_poseidon2_help =
     "from the same states and checked against the warm-up's result. Prints median and min\n"
     "time, permutations per second in total and per thread, and ns per permutation.\n"
     "--instance: koalabear-16, koalabear-24, babybear-16, a list of them, or all (default).\n"
-    "--cpu-tiers: portable, adx, avx2, avx512 or all (every tier this processor and build can\n"
+    "--cpu-tiers: portable, adx, avx2, avx512, neon or all (every tier this processor and build can\n"
     "run; adx has no Poseidon2 kernels of its own and runs the portable ones); default: the\n"
     "one in use (HPR_CPU, else the fastest), named in the tier column. --threads T: CPU\n"
     "threads (default: all cores); --seed S: the states' seed (default 1). --json FILE: also\n"

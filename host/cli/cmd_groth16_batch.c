@@ -48,9 +48,9 @@ const char cli_prove_batch_help[] =
     "witness failed, 0 when every proof was written. --verify checks each proof against the\n"
     "zkey before writing it (a proof that does not verify is a failed witness). --devices: all\n"
     "(default), cpu or cl:P.D; --threads T: CPU threads (default: all cores); --cpu-tier T:\n"
-    "portable, adx, avx2 or avx512. --precompute F: the key's MSM sections precomputed F times\n"
-    "before the first proof (hpr_groth16_prover_precompute: F times their memory; 2 pays on\n"
-    "CPUs once a batch has a few proofs; default 1, none). Under mpirun -np N (Open MPI builds) the witnesses are dealt\n"
+    "portable, adx, avx2, avx512 or neon. --precompute F: the key's MSM sections precomputed F\n"
+    "times before the first proof (hpr_groth16_prover_precompute: F times their memory; 2 pays\n"
+    "on CPUs once a batch has a few proofs; default 1, none). Under mpirun -np N (Open MPI builds) the witnesses are dealt\n"
     "to the N ranks, each proving whole witnesses: every rank reads CIRCUIT.zkey from the same\n"
     "path, rank 0 alone reads the list and the witnesses and writes the outputs.\n";
 

@@ -162,7 +162,8 @@ typedef struct {
 /* Whether the CPU tier name can run here: HPR_OK, or HPR_ERR_CPU_TIER / HPR_ERR_INVALID_ARGUMENT
  * with *why (static text) saying what is missing. why may be NULL. */
 HPR_API hpr_status hpr_cpu_tier_check(const char *name, const char **why);
-/* The CPU kernel tier this context uses ("portable", "adx", "avx2" or "avx512"; "" for NULL). */
+/* The CPU kernel tier this context uses ("portable", "adx", "avx2", "avx512" or "neon"; "" for
+ * NULL). */
 HPR_API const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx);
 
 /* What the processor and the OS offer, from CPUID and XCR0 (every flag 0 off x86-64). */
@@ -173,8 +174,8 @@ typedef struct {
     int os_avx, os_avx512;  /* XCR0 enables the YMM / ZMM state */
 } hpr_cpu_info;
 HPR_API void hpr_cpu_info_get(hpr_cpu_info *info); /* info NULL: nothing */
-/* The CPU kernel tiers this library knows, slowest first ("portable", "adx", "avx2", "avx512"):
- * index 0 .. hpr_cpu_tier_count() - 1; NULL past the end. */
+/* The CPU kernel tiers this library knows ("portable"; x86-64's "adx", "avx2", "avx512", slowest
+ * first; AArch64's "neon"): index 0 .. hpr_cpu_tier_count() - 1; NULL past the end. */
 HPR_API unsigned hpr_cpu_tier_count(void);
 HPR_API const char *hpr_cpu_tier_name(unsigned index);
 

@@ -82,7 +82,7 @@ void rt_cpu_features_detect(rt_cpu_features *f)
 
 #endif
 
-static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512"};
+static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512", "neon"};
 
 const char *rt_cpu_tier_name(rt_cpu_tier tier)
 {
@@ -97,6 +97,15 @@ int rt_cpu_tier_parse(const char *name)
     return -1;
 }
 
+rt_cpu_tier rt_cpu_tier_fallback(rt_cpu_tier tier)
+{
+    switch (tier) {
+    case RT_CPU_AVX512: return RT_CPU_AVX2;
+    case RT_CPU_AVX2: return RT_CPU_ADX;
+    default: return RT_CPU_PORTABLE;
+    }
+}
+
 int rt_cpu_tier_supported(const rt_cpu_features *f, rt_cpu_tier tier)
 {
     switch (tier) {
@@ -104,6 +113,9 @@ int rt_cpu_tier_supported(const rt_cpu_features *f, rt_cpu_tier tier)
     case RT_CPU_ADX: return f->adx && f->bmi2;
     case RT_CPU_AVX2: return f->avx2 && f->adx && f->bmi2;
     case RT_CPU_AVX512: return f->avx512f && f->avx512ifma && f->adx && f->bmi2;
+#if defined(__aarch64__)
+    case RT_CPU_NEON: return 1; /* Advanced SIMD is part of every AArch64 processor */
+#endif
     default: return 0;
     }
 }
