@@ -103,8 +103,9 @@ ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
 #define FE_ASM_FN(op) ARITH_CAT(ARITH_CAT(fe_adx_, op), FE_N)
 #elif !ARITH_IS_OPENCL && defined(FE_ARM64) && (FE_N == 4 || FE_N == 6)
 /* The portable tier's translation units on AArch64 define FE_ARM64 and include
- * kernels_cpu/fe_arm64_gen.h first (kernels_cpu/portable_fe_backend.h): the same functions with mul/umulh and adds/adcs/sbcs/csel,
- * the same bits (gcc 12 rebuilds every carry of the C below with cinc). */
+ * kernels_cpu/fe_arm64_gen.h first (kernels_cpu/portable_fe_backend.h): the same functions
+ * with mul/umulh and adds/adcs/sbcs/csel, the same bits (gcc 12 rebuilds every carry of the C
+ * below with cinc). */
 #define FE_ASM_FN(op) ARITH_CAT(ARITH_CAT(fe_arm64_, op), FE_N)
 #endif
 #ifdef FE_ASM_FN

@@ -8,8 +8,9 @@
 
 /* r = a * b / 2^256 mod p, fully reduced (r < p), for 4-limb p with top limb < 2^63 - 1;
  * inv = -p^-1 mod 2^64. a, b < p; r may alias them. */
-static inline __attribute__((always_inline)) void fe_adx_mont_mul_4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
-                                      const uint64_t p[4], uint64_t inv)
+static inline __attribute__((always_inline)) void fe_adx_mont_mul_4(uint64_t r[4], const uint64_t a[4],
+                                                         const uint64_t b[4], const uint64_t p[4],
+                                                         uint64_t inv)
 {
     uint64_t t0, t1, t2, t3, t4, lo, hi;
     __asm__(
@@ -236,8 +237,9 @@ static inline __attribute__((always_inline)) void fe_adx_sub_4(uint64_t r[4], co
 
 /* r = a * b / 2^384 mod p, fully reduced (r < p), for 6-limb p with top limb < 2^63 - 1;
  * inv = -p^-1 mod 2^64. a, b < p; r may alias them. */
-static inline __attribute__((always_inline)) void fe_adx_mont_mul_6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
-                                      const uint64_t p[6], uint64_t inv)
+static inline __attribute__((always_inline)) void fe_adx_mont_mul_6(uint64_t r[6], const uint64_t a[6],
+                                                         const uint64_t b[6], const uint64_t p[6],
+                                                         uint64_t inv)
 {
     uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
     __asm__(

@@ -9,8 +9,8 @@
 /* r = a * b / 2^256 mod p, fully reduced (r < p), for 4-limb p with top limb < 2^63 - 1;
  * inv = -p^-1 mod 2^64. a, b < p; r may alias them. */
 static inline __attribute__((always_inline)) void fe_arm64_mont_mul_4(uint64_t r[4], const uint64_t a[4],
-                                                                       const uint64_t b[4], const uint64_t p[4],
-                                                                       uint64_t inv)
+                                                         const uint64_t b[4], const uint64_t p[4],
+                                                         uint64_t inv)
 {
     uint64_t t4, t0, t1, t2, t3, a0, a1, a2, a3, l0, l1, l2, l3, q0, q1, q2, q3, bi;
     __asm__(
@@ -250,8 +250,8 @@ static inline __attribute__((always_inline)) void fe_arm64_sub_4(uint64_t r[4], 
 /* r = a * b / 2^384 mod p, fully reduced (r < p), for 6-limb p with top limb < 2^63 - 1;
  * inv = -p^-1 mod 2^64. a, b < p; r may alias them. */
 static inline __attribute__((always_inline)) void fe_arm64_mont_mul_6(uint64_t r[6], const uint64_t a[6],
-                                                                       const uint64_t b[6], const uint64_t p[6],
-                                                                       uint64_t inv)
+                                                         const uint64_t b[6], const uint64_t p[6],
+                                                         uint64_t inv)
 {
     uint64_t t6, t0, t1, t2, t3, t4, t5, a0, a1, a2, a3, a4, a5, l0, l1, l2, l3, l4, l5, bi;
     __asm__(

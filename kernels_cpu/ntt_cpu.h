@@ -108,8 +108,8 @@ extern const ntt_field_ops ntt_koalabear_neon_ops;
 
 /* The table of field (hpr_field id 1..5) for a CPU tier: the tier's own kernels where it has
  * them (adx: the 256-bit fields; avx2: those and the small fields; avx512: every field;
- * neon: BabyBear and KoalaBear), else those of the nearest tier below that has them, at
- * last the portable ones; NULL for an unknown field.
+ * neon: BabyBear and KoalaBear), else those of the first tier down its fallback chain
+ * (rt_cpu_tier_fallback) that has them, at last the portable ones; NULL for an unknown field.
  * Every tier gives the same bits. */
 const ntt_field_ops *ntt_field_ops_for(int field, rt_cpu_tier tier);
 

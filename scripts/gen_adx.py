@@ -18,7 +18,7 @@ Addition and subtraction (fe_adx_add_N, fe_adx_sub_N): one adc or sbb chain, the
 setb and add $0xff per limb. Every function is always_inline: gcc kept the multiplication out
 of line in the batch-affine kernel, 3-4% of an MSM.
 """
-from asm_gen import asm_body, asm_outputs, memory_result_function, write_header
+from asm_gen import memory_result_function, mont_mul_function, write_header
 
 SIZES = [4, 6]
 
@@ -60,25 +60,9 @@ def gen_mul(n):
         emit("%s %d(%%[p]), %%[%s]" % ("subq" if j == 0 else "sbbq", 8 * j, t[j]))
     for j in range(n):
         emit("cmovcq %s, %%[%s]" % (s[j], t[j]))
-    body = asm_body(lines)
-    outs = asm_outputs(["t%d" % j for j in range(n + 1)])
-    result = "\n".join("    r[%d] = %s;" % (j, t[j]) for j in range(n))
-    return """
-/* r = a * b / 2^%(bits)d mod p, fully reduced (r < p), for %(n)d-limb p with top limb < 2^63 - 1;
- * inv = -p^-1 mod 2^64. a, b < p; r may alias them. */
-static inline __attribute__((always_inline)) void fe_adx_mont_mul_%(n)d(uint64_t r[%(n)d], const uint64_t a[%(n)d], const uint64_t b[%(n)d],
-                                      const uint64_t p[%(n)d], uint64_t inv)
-{
-    uint64_t %(decl)s, lo, hi;
-    __asm__(
-%(body)s
-        : %(outs)s, [lo] "=&r"(lo), [hi] "=&r"(hi), [a] "+r"(a), [b] "+r"(b)
-        : [p] "r"(p), [inv] "m"(inv)
-        : "rdx", "cc", "memory");
-%(result)s
-}
-""" % {"n": n, "bits": 64 * n, "decl": ", ".join("t%d" % j for j in range(n + 1)), "body": body, "outs": outs,
-       "result": result}
+    return mont_mul_function("fe_adx_mont_mul_%d" % n, n, lines, ["t%d" % j for j in range(n + 1)] + ["lo", "hi"],
+                             t[:n], ['[a] "+r"(a)', '[b] "+r"(b)'], '[p] "r"(p), [inv] "m"(inv)',
+                             '"rdx", "cc", "memory"')
 
 
 def chain(lines, first, rest, src, dst, n):

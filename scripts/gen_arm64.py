@@ -18,9 +18,19 @@ limbs shift down by renaming registers. a stays in registers; p too with 4 limbs
 it is loaded beside each product (registers would run out). The final t < 2p loses p once
 where that does not borrow (subs/sbcs, csel), so r < p.
 """
-from asm_gen import asm_body, asm_outputs, memory_result_function, write_header
+from asm_gen import memory_result_function, mont_mul_function, write_header
 
 SIZES = [4, 6]
+
+
+def load_pairs(lines, regs, ptr):
+    for j in range(0, len(regs), 2):
+        lines.append("ldp %%[%s], %%[%s], [%%[%s], #%d]" % (regs[j], regs[j + 1], ptr, 8 * j))
+
+
+def store_pairs(lines, regs):
+    for j in range(0, len(regs), 2):
+        lines.append("stp %%[%s], %%[%s], [%%[r], #%d]" % (regs[j], regs[j + 1], 8 * j))
 
 
 def gen_mul(n):
@@ -31,10 +41,8 @@ def gen_mul(n):
     pr = ["q%d" % j for j in range(n)] if p_in_regs else []
     lines = []
     emit = lines.append
-    for j in range(0, n, 2):
-        emit("ldp %%[%s], %%[%s], [%%[a], #%d]" % (a[j], a[j + 1], 8 * j))
-    for j in range(0, len(pr), 2):
-        emit("ldp %%[%s], %%[%s], [%%[p], #%d]" % (pr[j], pr[j + 1], 8 * j))
+    load_pairs(lines, a, "a")
+    load_pairs(lines, pr, "p")
     for j in range(n + 1):
         emit("mov %%[%s], xzr" % t[j])
 
@@ -64,43 +72,14 @@ def gen_mul(n):
         accumulate("bi", True)
         t = t[1:] + t[:1]  # t[0] is now zero: it becomes the new top limb
     if not p_in_regs:
-        for j in range(0, n, 2):
-            emit("ldp %%[%s], %%[%s], [%%[p], #%d]" % (a[j], a[j + 1], 8 * j))  # a is no longer needed
+        load_pairs(lines, a, "p")  # a is no longer needed
     psub = pr if p_in_regs else a
     for j in range(n):
         emit("%s %%[%s], %%[%s], %%[%s]" % ("subs" if j == 0 else "sbcs", lo[j], t[j], psub[j]))
     for j in range(n):
         emit("csel %%[%s], %%[%s], %%[%s], lo" % (t[j], t[j], lo[j]))  # lo: a - p borrowed, t < p
-    temps = t + a + lo + pr + ["bi"]
-    body = asm_body(lines)
-    outs = asm_outputs(temps)
-    result = "\n".join("    r[%d] = %s;" % (j, t[j]) for j in range(n))
-    return """
-/* r = a * b / 2^%(bits)d mod p, fully reduced (r < p), for %(n)d-limb p with top limb < 2^63 - 1;
- * inv = -p^-1 mod 2^64. a, b < p; r may alias them. */
-static inline __attribute__((always_inline)) void fe_arm64_mont_mul_%(n)d(uint64_t r[%(n)d], const uint64_t a[%(n)d],
-                                                                       const uint64_t b[%(n)d], const uint64_t p[%(n)d],
-                                                                       uint64_t inv)
-{
-    uint64_t %(decl)s;
-    __asm__(
-%(body)s
-        : %(outs)s
-        : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "r"(inv)
-        : "cc", "memory");
-%(result)s
-}
-""" % {"n": n, "bits": 64 * n, "decl": ", ".join(temps), "body": body, "outs": outs, "result": result}
-
-
-def load_pairs(lines, regs, ptr):
-    for j in range(0, len(regs), 2):
-        lines.append("ldp %%[%s], %%[%s], [%%[%s], #%d]" % (regs[j], regs[j + 1], ptr, 8 * j))
-
-
-def store_pairs(lines, regs):
-    for j in range(0, len(regs), 2):
-        lines.append("stp %%[%s], %%[%s], [%%[r], #%d]" % (regs[j], regs[j + 1], 8 * j))
+    return mont_mul_function("fe_arm64_mont_mul_%d" % n, n, lines, t + a + lo + pr + ["bi"], t[:n], [],
+                             '[a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "r"(inv)', '"cc", "memory"')
 
 
 def chain(lines, first, rest, dst, lhs, rhs):
