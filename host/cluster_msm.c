@@ -5,9 +5,10 @@
  * Method: the hybrid MSM's grid (host/msm_hybrid.c: windows x blocks of points) one level
  * up. Rank 0 chooses the window size c (the CPU job's model, for the threads of all ranks),
  * every rank prepares the same grid with that c at the same time (its own devices behind
- * it), and rank 0 deals item
- * ranges of the grid to the ranks (runtime/sched/ranks.c), whole windows until the end
- * game, whose last window or two are shared in blocks by what each rank still has to do
+ * it), and rank 0 deals item ranges of the grid to the ranks (runtime/sched/ranks.c), its
+ * own from the end of the grid and the others' from the start (sched_tiling.from_end: so a
+ * rank can foresee its windows, expect_windows), whole windows until the end game, whose
+ * last window or two are shared in blocks by what each rank still has to do
  * (sched_tiling.whole_min), so that the ranks end together. Each rank sums its range over
  * its own devices (msm_grid_run) and returns one point; rank 0 adds the points in range order
  * (msm_add_tile_sums). Any partition covers every (window, point) once, and the result is
@@ -18,8 +19,11 @@
  * Data: nothing but tiles and points travel: every rank holds the points and scalars (the
  * caller's; a proof's points are the zkey each rank maps). Per MSM: two agreements (a few
  * hundred bytes per rank), and per tile an ask (~500 B) and a point (64-192 B) back.
- * Cost on each rank: the grid's preparation (scalars sorted and digits formed, points
- * checked), which every rank repeats: a few percent of the MSM (README, "Several machines").
+ * Cost on each rank: one pass over the inputs (their digest; rank 0 counts the general
+ * terms in it), the check of its share of the points, and the grid's preparation (the
+ * scalars sorted, the points in the kernel's form), which every rank repeats, then the
+ * digits of the windows it runs: together about a tenth of the rank's time at 2^20 on two
+ * ranks (docs/cluster.md, "Measured").
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cluster.h"
@@ -34,7 +38,30 @@ typedef struct {
     const msm_curve_ops *ops;
     cluster_point *results; /* rank 0: one point per tile */
     size_t count, cap;
+    int rank, size;
+    int expected;           /* this rank's expected windows have their digits */
 } msm_job;
+
+/* At a rank's first tile: the digits of the windows it expects to take formed in one pass
+ * (msm_grid_expect) rather than one pass per tile, each of which reads every scalar (at 2^20
+ * points such a pass cost about 5 ms, as much as forming two windows). Rank 0 takes its tiles
+ * from the end of the grid, the others from the start, so with two ranks each expects its
+ * half, rounded up to whole windows (an odd count's middle window is expected by both: the
+ * end game shares it in blocks); with more, the others' tiles interleave and only rank 0's
+ * share is foreseen. A window expected but dealt elsewhere costs its digits only; one not
+ * expected is formed at its tile as before. */
+static void expect_windows(msm_job *j)
+{
+    size_t items = msm_grid_items(j->grid), blocks = msm_grid_blocks(j->grid), windows = items / blocks;
+    size_t share = (windows + (size_t)j->size - 1) / (size_t)j->size * blocks;
+    j->expected = 1;
+    if (share >= items)
+        return;
+    if (j->rank == 0)
+        msm_grid_expect(j->grid, items - share, items);
+    else if (j->size == 2)
+        msm_grid_expect(j->grid, 0, share);
+}
 
 static int msm_compute(void *user, sched_range tile, void *in, size_t in_len, void **out, size_t *out_len,
                        char *detail, size_t dlen)
@@ -51,6 +78,8 @@ static int msm_compute(void *user, sched_range tile, void *in, size_t in_len, vo
         snprintf(detail, dlen, "no memory for a point");
         return -1;
     }
+    if (!j->expected)
+        expect_windows(j);
     hpr_status st = msm_grid_run(j->grid, tile.begin, tile.end, point);
     if (st != HPR_OK) {
         snprintf(detail, dlen, "items [%zu, %zu): %s", tile.begin, tile.end, j->ctx->detail);
@@ -123,13 +152,15 @@ hpr_status cluster_sum_points(hpr_ctx *ctx, const msm_curve_ops *ops, cluster_po
     return st;
 }
 
-/* 1 when the point (size bytes, interchange form) is infinity: all zero. */
+/* 1 when the point (size bytes, interchange form: a multiple of 8) is infinity: all zero. */
 static int is_infinity(const unsigned char *point, size_t size)
 {
-    for (size_t i = 0; i < size; i++)
-        if (point[i])
-            return 0;
-    return 1;
+    uint64_t any = 0, w;
+    for (size_t i = 0; i < size; i += 8) {
+        memcpy(&w, point + i, 8);
+        any |= w;
+    }
+    return any == 0;
 }
 
 /* 1 when the 32-byte scalar is neither 0 nor 1 (NULL: not known, general). */
@@ -142,15 +173,47 @@ static int scalar_is_general(const unsigned char *k)
     return w[0] > 1 || (w[1] | w[2] | w[3]) != 0;
 }
 
-unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads, const unsigned char *points,
-                             const uint64_t *infinity, const unsigned char *scalars, size_t n)
+/* The general terms among [begin, end): a scalar neither 0 nor 1 (NULL: each general) with a
+ * finite point (infinity: the bitmap, else the point read). */
+static size_t general_terms(const msm_curve_ops *ops, const unsigned char *points, const uint64_t *infinity,
+                            const unsigned char *scalars, size_t begin, size_t end)
 {
     size_t general = 0;
-    for (size_t i = 0; i < n; i++) /* the scalar first: a point is read only for a general one */
+    for (size_t i = begin; i < end; i++) /* the scalar first: a point is read only for a general one */
         general += scalar_is_general(scalars ? scalars + 32 * i : NULL) &&
                    !(infinity ? (int)(infinity[i / 64] >> (i % 64) & 1)
                               : is_infinity(points + i * ops->affine_size, ops->affine_size));
+    return general;
+}
+
+unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigned threads, const unsigned char *points,
+                             const uint64_t *infinity, const unsigned char *scalars, size_t n)
+{
+    size_t general = general_terms(ops, points, infinity, scalars, 0, n);
     return msm_cpu_window_bits(ops, tier, general ? general : 1, threads);
+}
+
+/* The digest of the inputs (the scalars and points of each block of SCAN_BLOCK terms in turn)
+ * and, where general is not NULL, the count of general terms, in one pass: the count reads
+ * the block that the digest has just brought into the cache. Apart, the two read the 2^20
+ * BN254 inputs (96 MB) twice, and rank 0 counted while the others waited for its window
+ * size (about 4 ms of the MSM's start on the 2-core Zen 4). */
+#define SCAN_BLOCK 4096
+static uint64_t scan_inputs(const msm_curve_ops *ops, const unsigned char *points, const unsigned char *scalars,
+                            size_t n, size_t *general)
+{
+    uint64_t digest = 0;
+    size_t size = ops->affine_size;
+    if (general)
+        *general = 0;
+    for (size_t b = 0; b < n; b += SCAN_BLOCK) {
+        size_t e = n - b < SCAN_BLOCK ? n : b + SCAN_BLOCK;
+        digest = ranks_digest(digest, scalars + 32 * b, 32 * (e - b));
+        digest = ranks_digest(digest, points + b * size, (e - b) * size);
+        if (general)
+            *general += general_terms(ops, points, NULL, scalars, b, e);
+    }
+    return digest;
 }
 
 /* The grid on this rank: rank 0 chooses c and sends it with the first agreement, then every
@@ -161,15 +224,17 @@ unsigned cluster_window_bits(const msm_curve_ops *ops, rt_cpu_tier tier, unsigne
  * an invalid scalar by every rank (rank 0's message). */
 static hpr_status prepare_grids(cluster_call *call, msm_job *j, hpr_curve curve, hpr_group group,
                                 const cl_points *pts, const unsigned char *scalars, size_t n, unsigned window_bits,
-                                uint64_t digest, double *speeds)
+                                double *speeds)
 {
     int devices = strcmp(call->ctx->device, "all") == 0;
     uint32_t c = 0, *got = NULL;
-    size_t len = 0;
+    size_t len = 0, general = 0;
     hpr_status st;
+    int counts = call->rank == 0 && !window_bits; /* rank 0 chooses c: it counts the general terms */
+    uint64_t digest = scan_inputs(j->ops, pts->host, scalars, n, counts ? &general : NULL);
     if (call->rank == 0)
         c = window_bits ? window_bits
-                        : cluster_window_bits(j->ops, call->ctx->cpu_tier, call->ctx->threads, pts->host, NULL, scalars, n);
+                        : msm_cpu_window_bits(j->ops, call->ctx->cpu_tier, general ? general : 1, call->ctx->threads);
     if ((st = cluster_agree(call, HPR_OK, digest, 0, "MSM inputs", &c, sizeof c, (void **)&got, &len, NULL)) != HPR_OK)
         return st;
     if (call->rank != 0) {
@@ -196,20 +261,19 @@ static hpr_status cluster_msm_run(cluster_call *call, hpr_curve curve, hpr_group
                                   const cl_points *pts, const unsigned char *scalars, size_t n, unsigned char *out,
                                   unsigned window_bits, hpr_cluster_report *report)
 {
-    msm_job j = {call->ctx, NULL, ops, NULL, 0, 0};
+    msm_job j = {call->ctx, NULL, ops, NULL, 0, 0, call->rank, call->size, 0};
     double speeds[HPR_CLUSTER_MAX_RANKS] = {0};
-    uint64_t digest = ranks_digest(0, scalars, n * 32);
     hpr_status st;
     if (n == 0) { /* every rank knows it: nothing to deal */
         memset(out, 0, ops->affine_size);
-        return cluster_agree(call, HPR_OK, digest, 0, "MSM inputs", NULL, 0, NULL, NULL, NULL);
+        return cluster_agree(call, HPR_OK, 0, 0, "MSM inputs", NULL, 0, NULL, NULL, NULL);
     }
-    digest = ranks_digest(digest, pts->host, n * ops->affine_size);
-    if ((st = prepare_grids(call, &j, curve, group, pts, scalars, n, window_bits, digest, speeds)) != HPR_OK)
+    if ((st = prepare_grids(call, &j, curve, group, pts, scalars, n, window_bits, speeds)) != HPR_OK)
         goto out;
     unsigned blocks = msm_grid_blocks(j.grid);
     sched_tiling tiling = ctx_tiling(call->ctx, blocks, blocks, blocks); /* whole windows, */
-    tiling.whole_min = 1; /* but the last ones, shared in blocks so that the ranks end together */
+    tiling.whole_min = 1; /* but the last ones, shared in blocks so that the ranks end together; */
+    tiling.from_end = 1;  /* rank 0 from the end, the others from the start (expect_windows) */
     ranks_job rj = {&j, NULL, msm_compute, msm_accept, NULL, NULL}; /* no payload: every rank has the inputs */
     if ((st = cluster_run(call, msm_grid_items(j.grid), speeds, &tiling, &rj, report)) != HPR_OK)
         goto out;

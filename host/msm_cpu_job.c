@@ -584,6 +584,12 @@ out:
     return st;
 }
 
+void msm_cpu_job_form_digits(msm_job *job, unsigned w0, unsigned w1)
+{
+    RT_INVARIANT(w0 < w1 && w1 <= job->nwindows);
+    form_digits(job, w0, w1);
+}
+
 void msm_cpu_job_progress(msm_job *job, unsigned w0, unsigned w1, size_t p0, size_t p1)
 {
     size_t l0 = list_lower_bound(job->general, job->ngeneral, p0), l1 = list_lower_bound(job->general, job->ngeneral, p1);

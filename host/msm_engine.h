@@ -57,6 +57,11 @@ RT_MUST_CHECK hpr_status msm_cpu_job_run(hpr_ctx *ctx, msm_cpu_job *job, unsigne
 /* Adds to the call's progress the units of windows [w0, w1) over points [p0, p1) of job that
  * another device computed (msm_cpu_job_run adds its own). Same contracts as msm_cpu_job_run. */
 void msm_cpu_job_progress(msm_cpu_job *job, unsigned w0, unsigned w1, size_t p0, size_t p1);
+/* The digits of windows [w0, w1) (w0 < w1 <= windows) formed now, in one pass over the
+ * scalars, where the job keeps digits (else nothing): a caller that knows which windows its
+ * later pieces take forms them at once (each pass reads every scalar: at 2^20 points a pass
+ * costs about as much as forming two windows). msm_cpu_job_run forms only those missing. */
+void msm_cpu_job_form_digits(msm_cpu_job *job, unsigned w0, unsigned w1);
 void msm_cpu_job_free(msm_cpu_job *job);
 /* Points [begin, end) of points (interchange form) checked as msm_cpu_job_prepare checks
  * them, on the pool: the first invalid one named by its index. A cluster's ranks each check a
@@ -92,6 +97,9 @@ void msm_grid_shape(const hpr_ctx *ctx, const msm_curve_ops *ops, size_t n, unsi
 unsigned msm_grid_blocks(const msm_grid *g);
 unsigned msm_grid_window_bits(const msm_grid *g);
 double msm_grid_speed(const msm_grid *g);
+/* The CPU's digits of the windows of items [i0, i1) formed now (msm_cpu_job_form_digits),
+ * for a caller that expects to run those items in several pieces. i0 < i1 <= items. */
+void msm_grid_expect(msm_grid *g, size_t i0, size_t i1);
 /* Contract (checked by the caller): i0 < i1 <= msm_grid_items(g). */
 RT_MUST_CHECK hpr_status msm_grid_run(msm_grid *g, size_t i0, size_t i1, unsigned char *out);
 void msm_grid_free(msm_grid *g);

@@ -395,6 +395,12 @@ static hpr_status cpu_range(msm_grid *g, size_t i0, size_t i1, unsigned char *ou
     return HPR_OK;
 }
 
+void msm_grid_expect(msm_grid *g, size_t i0, size_t i1)
+{
+    RT_INVARIANT(i0 < i1 && i1 <= msm_grid_items(g));
+    msm_cpu_job_form_digits(g->job, (unsigned)(i0 / g->grid.blocks), (unsigned)((i1 - 1) / g->grid.blocks + 1));
+}
+
 hpr_status msm_grid_run(msm_grid *g, size_t i0, size_t i1, unsigned char *out)
 {
     double t0 = rt_now_seconds();

@@ -606,7 +606,9 @@ static void sum_random_pieces(hpr_ctx *ctx, msm_cpu_job *job, const msm_curve_op
 }
 
 /* Random covers of (windows x points) by pieces, every tier, random window sizes and the
- * edge matrix (the ones belong to window 0's pieces): the sum is the MSM. _i = curve */
+ * edge matrix (the ones belong to window 0's pieces), in every other case with a random run
+ * of windows' digits formed before the pieces (msm_cpu_job_form_digits): the sum is the MSM.
+ * _i = curve */
 START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
 {
     const curve_t *c = &curves[_i];
@@ -627,6 +629,9 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
             hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % test_size(13, 7)), 0, 0, NULL};
             msm_cpu_job *job;
             ck_assert_int_eq(msm_cpu_job_prepare(ctx, ops, in.points, 0, in.scalars, n, &opts, &job), HPR_OK);
+            unsigned windows = msm_cpu_job_windows(job), w0 = (unsigned)(test_rng_next(&rng) % windows);
+            if (e % 2) /* some windows' digits formed ahead (a cluster rank's expected windows) */
+                msm_cpu_job_form_digits(job, w0, w0 + 1 + (unsigned)(test_rng_next(&rng) % (windows - w0)));
             sum_random_pieces(ctx, job, ops, n, &rng, acc);
             ops->encode_xyzz(got, acc);
             ck_assert_msg(memcmp(got, want, c->point_size) == 0, "%s tier %s: n %zu, c %u, edges %u: pieces differ",
@@ -637,6 +642,54 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
         free_inputs(&in);
     }
     hpr_ctx_destroy(ref);
+}
+END_TEST
+
+/* msm_digits against the Booth digit's definition, bit by bit: window w (at = w c, width =
+ * min(c, top - at)) is the width bits from at, plus the bit below (none for w = 0), minus
+ * 2^width times its top bit; no bit at or above top is read (the scalars' limbs are random
+ * in all 256 bits). Every c the kernels use, tops of the curves, of precomputed slices and
+ * random ones, through an index that jumps. */
+static int booth_bit(const uint64_t *l, unsigned j)
+{
+    return (int)(l[j / 64] >> (j % 64) & 1);
+}
+
+START_TEST(digits_follow_the_booth_definition)
+{
+    enum { N = 301 };
+    test_rng rng;
+    test_rng_init(&rng, 7900);
+    msm_scalar *k = malloc(N * sizeof *k);
+    uint32_t index[N];
+    int16_t *digits = malloc((size_t)256 * N * sizeof *digits);
+    ck_assert(k && digits);
+    for (size_t i = 0; i < N; i++) {
+        for (int j = 0; j < 4; j++)
+            k[i].l[j] = test_rng_next(&rng);
+        index[i] = (uint32_t)(i * 7 % N);
+    }
+    static const unsigned tops[] = {255, 256, 254, 1, 2, 64, 65, 128, 129, 192, 193};
+    for (unsigned t = 0; t < sizeof tops / sizeof tops[0] + 8; t++) {
+        unsigned top = t < sizeof tops / sizeof tops[0] ? tops[t] : 1 + (unsigned)(test_rng_next(&rng) % 256);
+        for (unsigned c = 1; c <= 15; c++) {
+            unsigned windows = (top + c - 1) / c, w0 = (unsigned)(test_rng_next(&rng) % windows);
+            msm_digits(digits, N, k, index, 3, N - 2, w0, windows, c, top);
+            for (unsigned w = w0; w < windows; w++)
+                for (size_t i = 3; i < N - 2; i++) {
+                    const uint64_t *l = k[index[i]].l;
+                    unsigned at = w * c, width = top - at < c ? top - at : c;
+                    int want = at > 0 ? booth_bit(l, at - 1) : 0;
+                    for (unsigned j = 0; j < width; j++)
+                        want += booth_bit(l, at + j) << j;
+                    want -= booth_bit(l, at + width - 1) << width;
+                    ck_assert_msg(digits[(size_t)w * N + i] == want, "top %u, c %u, window %u, scalar %zu: digit %d, want %d",
+                                  top, c, w, i, digits[(size_t)w * N + i], want);
+                }
+        }
+    }
+    free(k);
+    free(digits);
 }
 END_TEST
 
@@ -679,6 +732,7 @@ int main(void)
     tcase_add_loop_test(tc, crowded_buckets_beside_busy_batches, 0, 4);
     tcase_add_loop_test(tc, g2_points_with_a_zero_y_component, 0, 4);
     tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 4);
+    tcase_add_test(tc, digits_follow_the_booth_definition);
     tcase_add_loop_test(tc, pieces_of_the_window_grid_add_up_to_the_msm, 0, 4);
     tcase_add_test(tc, dispatch_picks_the_fastest_and_honours_requests);
     tcase_add_test(tc, avx2_tier_msm_runs_the_adx_kernels);
