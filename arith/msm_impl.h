@@ -26,20 +26,42 @@ ARITH_FN unsigned msm_digit_windows(unsigned bits, unsigned c)
     return bits / c + 1;
 }
 
-/* len (<= 32) bits of the 4-limb scalar k starting at bit position start (>= 0).
- * Branch-free past the first test, with every index in range and every shift below 64: a
- * compiler that turns the limb pair into selects (LLVM does, in OpenCL kernels) then never
- * computes an out-of-range load or an over-wide shift, which Oclgrind's uninitialised-value
- * check reports. (next << 1) << (63 - off) is next << (64 - off), and 0 when off = 0. */
-ARITH_FN arith_u64 msm_scalar_bits(const arith_u64 *k, unsigned start, unsigned len)
+/* What a Booth digit of the `width` bits from bit `at` reads, worked out once: the limbs, the
+ * shift, the mask (0 for a start past the scalar's 4 limbs: the digit is then 0), and whether
+ * bit at-1 exists (up = 1: it does not, at = 0). A caller taking the same window of many
+ * scalars (msm_digits) plans once. msm_planned_digit is branch-free with every index in range
+ * and every shift below 64: a compiler that turns the limb pair into selects (LLVM does, in
+ * OpenCL kernels) then never computes an out-of-range load or an over-wide shift, which
+ * Oclgrind's uninitialised-value check reports. (next << 1) << (63 - off) is
+ * next << (64 - off), and 0 when off = 0. */
+typedef struct {
+    unsigned limb, next, off, up, width;
+    arith_u64 next_mask, mask;
+} msm_digit_plan;
+
+ARITH_FN msm_digit_plan msm_plan_digit(unsigned at, unsigned width)
 {
-    unsigned limb = start / 64, off = start % 64;
-    if (limb >= MSM_SCALAR_LIMBS)
-        return 0;
-    unsigned has_next = limb + 1 < MSM_SCALAR_LIMBS;
-    arith_u64 next = k[has_next ? limb + 1 : limb] & (((arith_u64)0) - has_next);
-    arith_u64 v = (k[limb] >> off) | ((next << 1) << (63 - off));
-    return v & ((((arith_u64)1) << len) - 1);
+    msm_digit_plan p;
+    unsigned below = at > 0, start = at - below, limb = start / 64;
+    unsigned in_range = limb < MSM_SCALAR_LIMBS, has_next = limb + 1 < MSM_SCALAR_LIMBS;
+    p.limb = in_range ? limb : 0;
+    p.next = has_next ? limb + 1 : p.limb;
+    p.off = start % 64;
+    p.up = 1 - below;
+    p.width = width;
+    p.next_mask = ((arith_u64)0) - has_next;
+    p.mask = ((((arith_u64)1) << (width + below)) - 1) & (((arith_u64)0) - in_range);
+    return p;
+}
+
+/* The digit of scalar k that p plans: bits = b[at-1] (bit 0) and b[at] .. b[at+width-1]. */
+ARITH_FN int msm_planned_digit(const msm_digit_plan *p, const arith_u64 *k)
+{
+    arith_u64 v = (k[p->limb] >> p->off) | (((k[p->next] & p->next_mask) << 1) << (63 - p->off));
+    arith_u64 bits = (v & p->mask) << p->up;
+    int window = (int)(bits >> 1);
+    int top = (window >> (p->width - 1)) & 1;
+    return window + (int)(bits & 1) - (top << p->width);
 }
 
 /* Booth digit of the `width` bits of scalar k from bit `at` (1 <= width <= MSM_IMPL_MAX_WINDOW_BITS):
@@ -49,22 +71,24 @@ ARITH_FN arith_u64 msm_scalar_bits(const arith_u64 *k, unsigned start, unsigned 
  * slice of another device's windows with windows of its own width (runtime/opencl/cl_msm.c). */
 ARITH_FN int msm_booth_digit_at(const arith_u64 *k, unsigned at, unsigned width)
 {
-    arith_u64 bits; /* bit 0 = b[at-1], bits 1..width = b[at] .. b[at+width-1] */
-    if (at == 0)
-        bits = msm_scalar_bits(k, 0, width) << 1;
-    else
-        bits = msm_scalar_bits(k, at - 1, width + 1);
-    int window = (int)(bits >> 1);
-    int top = (window >> (width - 1)) & 1;
-    return window + (int)(bits & 1) - (top << width);
+    msm_digit_plan p = msm_plan_digit(at, width);
+    return msm_planned_digit(&p, k);
+}
+
+/* The plan of window w of bit slice [b0, b1) in windows of c bits (the last one narrower
+ * when c does not divide b1 - b0). Contract: b0 + w * c < b1. */
+ARITH_FN msm_digit_plan msm_plan_slice_digit(unsigned b0, unsigned b1, unsigned w, unsigned c)
+{
+    unsigned at = b0 + w * c;
+    return msm_plan_digit(at, b1 - at < c ? b1 - at : c);
 }
 
 /* Booth digit of window w of bit slice [b0, b1) in windows of c bits (the last one narrower
  * when c does not divide b1 - b0). Contract: b0 + w * c < b1. */
 ARITH_FN int msm_slice_digit(const arith_u64 *k, unsigned b0, unsigned b1, unsigned w, unsigned c)
 {
-    unsigned at = b0 + w * c;
-    return msm_booth_digit_at(k, at, b1 - at < c ? b1 - at : c);
+    msm_digit_plan p = msm_plan_slice_digit(b0, b1, w, c);
+    return msm_planned_digit(&p, k);
 }
 
 /* Booth digit of window w (c bits) of a scalar read as the two's complement number of its

@@ -77,30 +77,21 @@ unsigned msm_window_count(unsigned bits, unsigned c)
     return msm_digit_windows(bits, c);
 }
 
-/* msm_top_digit with what depends on the window alone worked out once per window (which
- * limbs, the shifts, the width): the loop over the scalars is then a dozen operations without
- * branches. Window w reads bits [at - 1, at + width) (at = w c, width = min(c, top - at);
- * window 0 has no bit below and reads [0, width), shifted up one). At 2^20 BN254 scalars the
- * 17 windows' digits took 47 ms with msm_top_digit per digit, 35 ms so (2-core Zen 4, one
- * thread; the rest is writing 34 MB of fresh pages). Windows stay the outer loop: a block of
- * the list's scalars (DECODE_BLOCK) stays in the cache across them, and with the scalars
- * outer, 17 rows written at once made it slower (66 ms). */
+/* msm_top_digit with the window's plan (arith/msm_impl.h: which limbs, the shifts, the
+ * width) worked out once per window: the loop over the scalars is then a dozen operations
+ * without branches. At 2^20 BN254 scalars the 17 windows' digits took 47 ms with
+ * msm_top_digit per digit, 35 ms so (2-core Zen 4, one thread; the rest is writing 34 MB of
+ * fresh pages). Windows stay the outer loop: a block of the list's scalars (DECODE_BLOCK)
+ * stays in the cache across them, and with the scalars outer, 17 rows written at once made
+ * it slower (66 ms). */
 void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const uint32_t *index, size_t begin,
                 size_t end, unsigned w0, unsigned w1, unsigned c, unsigned top)
 {
     for (unsigned w = w0; w < w1; w++) {
-        unsigned at = w * c, width = top - at < c ? top - at : c, below = at > 0;
-        unsigned start = at - below, len = width + below, limb = start / 64, off = start % 64;
-        unsigned has_next = limb + 1 < MSM_SCALAR_LIMBS, next = has_next ? limb + 1 : limb;
-        uint64_t next_mask = has_next ? ~(uint64_t)0 : 0, mask = ((uint64_t)1 << len) - 1;
+        msm_digit_plan plan = msm_plan_slice_digit(0, top, w, c);
         int16_t *row = digits + w * stride;
-        for (size_t i = begin; i < end; i++) {
-            const uint64_t *k = scalars[index[i]].l;
-            uint64_t v = (k[limb] >> off) | (((k[next] & next_mask) << 1) << (63 - off));
-            uint64_t bits = (v & mask) << (1 - below); /* bit 0: the bit below the window */
-            int window = (int)(bits >> 1), sign = (window >> (width - 1)) & 1;
-            row[i] = (int16_t)(window + (int)(bits & 1) - (sign << width));
-        }
+        for (size_t i = begin; i < end; i++)
+            row[i] = (int16_t)msm_planned_digit(&plan, scalars[index[i]].l);
     }
 }
 
