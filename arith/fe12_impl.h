@@ -1,6 +1,6 @@
 /*
  * fe12_impl.h: the tower Fq6 = Fq2[v]/(v^3 - xi), Fq12 = Fq6[w]/(w^2 - v) over an Fq2 of
- * fe2_impl.h, for the pairings of host/pairing.c (host C only: no OpenCL kernel pairs).
+ * fe2_impl.h, for the pairings of host/groth16/pairing.c (host C only: no OpenCL kernel pairs).
  *
  * Elements: Fq6 c0 + c1 v + c2 v^2, Fq12 c0 + c1 w, coordinates reduced Montgomery.
  * Method: schoolbook Fq6 products with the reduction v^3 = xi (a multiplication by the Fq2

@@ -94,7 +94,7 @@ ARITH_FN int msm_slice_digit(const arith_u64 *k, unsigned b0, unsigned b1, unsig
 /* Booth digit of window w (c bits) of a scalar read as the two's complement number of its
  * bits below top: msm_slice_digit over [0, top). For a scalar below 2^(top-1) this is
  * msm_booth_digit (bit top-1 is 0 and no bit above it is read); the slices of precomputed
- * bases (host/bases.c) are signed this way. Contract: w * c < top. */
+ * bases (host/msm/bases.c) are signed this way. Contract: w * c < top. */
 ARITH_FN int msm_top_digit(const arith_u64 *k, unsigned top, unsigned w, unsigned c)
 {
     return msm_slice_digit(k, 0, top, w, c);

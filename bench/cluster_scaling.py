@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cluster_scaling.py: the figures of README's "Several machines (MPI)" and docs/cluster.md.
+"""cluster_scaling.py: the figures of docs/cluster.md.
 
 Compares `mpirun -np N` with one CPU thread per rank against one process with one thread, in
 alternating pairs (one process, then the job, repeated), since a shared machine drifts:

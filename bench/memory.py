@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The memory budget's estimates against measured peaks (README, "Memory"; not in CI).
+"""The memory budget's estimates against measured peaks (docs/memory.md; not in CI).
 
 For each Groth16 fixture given (directories with circuit.zkey and witness.wtns) and a few MSM
 and NTT sizes: hpr_memory_peak's estimate and the measured peak growth of the job's anonymous

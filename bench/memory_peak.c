@@ -1,9 +1,9 @@
 /*
  * memory_peak.c: the memory budget's estimates against the measured peak (issue 21 item 4;
- * bench/memory.py runs it over sizes for README's "Memory" table; not in CI).
+ * bench/memory.py runs it over sizes for the table of docs/memory.md; not in CI).
  *
  * One job per process, on the CPU (the first call of a fresh context, as a refused or
- * accepted call meets it): its estimate (host/memory_budget.c), then the job, while a thread
+ * accepted call meets it): its estimate (host/core/memory_budget.c), then the job, while a thread
  * samples the anonymous resident set (/proc/self/statm: resident less shared pages) every
  * 100 microseconds. Printed as one JSON line: the estimate, the peak growth of the anonymous
  * set over its level before the job (the job's working set: the key, the inputs and the
@@ -17,8 +17,11 @@
  *        hpr_memory_peak ntt|lde LOG_N [COLUMNS|RATE] [THREADS]    (BN254 Fr)
  */
 #define _GNU_SOURCE
-#include "host/groth16.h"
-#include "host/memory_budget.h"
+#include "host/groth16/groth16.h"
+#include "host/core/memory_budget.h"
+#include "host/groth16/proof_memory.h"
+#include "host/msm/msm_memory.h"
+#include "host/ntt/ntt_memory.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -156,7 +159,7 @@ static int prepare(job *j, int argc, char **argv, size_t *estimate, char *size, 
             !(j->scalars = malloc(j->n * 32)) ||
             hpr_random_msm_inputs(j->ctx, j->curve, j->group, j->n, 1, j->points, j->scalars) != HPR_OK)
             return -1;
-        cl_points pts = {j->points, j->n, 0, 0, 0};
+        msm_points pts = {j->points, j->n, 0, 0, 0};
         *estimate = mem_msm_need(j->ctx, msm_ops(j->curve, j->group), &pts, j->scalars, j->n, NULL);
         snprintf(size, size_len, "%s %s 2^%u", argv[2], argv[3], j->log_n);
         return 0;

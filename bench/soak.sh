@@ -10,13 +10,13 @@
 #    after proof 100 by MAX_GROWTH MiB (default 4) or more.
 # 2. Faults: FAULT_COUNT proofs (default 100) under --device all with an OpenCL device that
 #    fails random units of work: HPR_SCHED_INJECT_FAULT=FAULT_DEVICE@rand:FAULT_SEED:FAULT_P
-#    (default cl:0.0, seed 1, probability 0.5; see hpr_config's knobs in README). A failed
+#    (default cl:0.0, seed 1, probability 0.5; see the environment knobs in docs/api.md). A failed
 #    device stays unusable on its context, so every proof gets a fresh context (the prover
 #    handle stays one) and the device joins again. Every proof is verified. On POCL (the CPU
 #    as an OpenCL device) the pool takes one thread and POCL one (POCL_MAX_PTHREAD_COUNT=1),
 #    else "all" leaves POCL out (it would share the pool's cores). The summary counts the
 #    proofs with a fault made good and those in which the device computed a phase.
-# Each run prints one JSON line of figures (README, "Soak and fault runs").
+# Each run prints one JSON line of figures (docs/testing.md, "Soak and fault runs").
 set -eu
 BUILD=${1:?usage: bench/soak.sh BUILD_DIR [FIXTURE_DIR]}
 FIX=${2:-$(dirname "$0")/../tests/fixtures/bn128_2e10}

@@ -32,7 +32,7 @@
  * Determinism: the grouping is stable and every sum runs in a fixed order for a given plan;
  * the window sums are the same group elements for every plan and device, and the host's
  * affine result is canonical, so the output bits never depend on device, span or split.
- * Counted work per point and window (m points, nwin windows; see the README's design notes):
+ * Counted work per point and window (m points, nwin windows; see docs/opencl.md):
  * one mixed addition; sorting reads and writes 8 bytes per pass (3 passes at c = 16).
  */
 

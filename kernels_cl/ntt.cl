@@ -127,7 +127,7 @@ __kernel void ntt_scale(__global elem *a, __global const elem *hi, __global cons
 }
 
 #if HPR_CL_FIELD <= 2
-/* The Groth16 h on the device (host/groth16_h.c, step 3): out[i] = a[i] b[i] - c[i] out of
+/* The Groth16 h on the device (host/groth16/groth16_h.c, step 3): out[i] = a[i] b[i] - c[i] out of
  * Montgomery form, as canonical little-endian limbs (the MSM's scalars), from the columns
  * a, b, c of n = 2^log_n elements each, consecutive in abc. */
 __kernel void ntt_mul_sub_canonical(__global const elem *abc, __global ulong *out, uint log_n)

@@ -126,6 +126,9 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
 #endif
 
 #define OPS(curve, field, deg, order_limbs, order_bits, label, ifma)                                          \
+    static const struct msm_cpu_tiers msm_##curve##_tiers = {                                       \
+        {[RT_CPU_PORTABLE] = &msm_##curve##_portable_kernel, [RT_CPU_ADX] = ADX_KERNEL(curve),         \
+         [RT_CPU_AVX512] = ifma}}; /* avx2: the adx kernels */                                      \
     const msm_curve_ops msm_##curve##_ops = {                                                      \
         .name = label,                                                                             \
         .field_bytes = sizeof(field),                                                              \
@@ -134,8 +137,7 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
         .xyzz_size = sizeof(curve##_xyzz),                                                         \
         .scalar_bits = order_bits,                                                                 \
         .order = order_limbs,                                                                      \
-        .kernels = {[RT_CPU_PORTABLE] = &msm_##curve##_portable_kernel, [RT_CPU_ADX] = ADX_KERNEL(curve), \
-                    [RT_CPU_AVX512] = ifma}, /* avx2: the adx kernels */                  \
+        .tiers = &msm_##curve##_tiers,                                                             \
         .sum_points = curve##_cpu_sum_points,                                                      \
         .xyzz_set_inf = curve##_cpu_xyzz_set_inf,                                                  \
         .xyzz_add = curve##_cpu_xyzz_add,                                                          \
@@ -158,6 +160,6 @@ const msm_cpu_kernel *msm_kernel_for(const msm_curve_ops *ops, rt_cpu_tier tier)
     if ((unsigned)tier >= RT_CPU_TIERS)
         tier = RT_CPU_PORTABLE;
     for (;; tier = rt_cpu_tier_fallback(tier))
-        if (ops->kernels[tier] || tier == RT_CPU_PORTABLE)
-            return ops->kernels[tier];
+        if (ops->tiers->kernels[tier] || tier == RT_CPU_PORTABLE)
+            return ops->tiers->kernels[tier];
 }

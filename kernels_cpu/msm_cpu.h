@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arith/msm_ops.h"
 #include "runtime/base/cpu_features.h"
 
 typedef struct {
@@ -28,8 +29,6 @@ typedef struct {
     size_t begin, end;       /* half-open range in the index list */
     unsigned w_begin, w_end; /* half-open range of windows */
 } msm_tile;
-
-typedef enum { MSM_POINT_OK = 0, MSM_POINT_COORD_RANGE, MSM_POINT_NOT_ON_CURVE, MSM_POINT_NOT_IN_SUBGROUP } msm_point_check;
 
 /* What a tile kernel reads. The list is the point indices of the general scalars (neither 0
  * nor 1) with finite points; kernels address points through it. */
@@ -67,7 +66,7 @@ typedef struct {
     size_t (*check_points)(const void *points, size_t begin, size_t end, msm_point_check *kind);
     /* out[i] = 2^shift * in[i] for i < count, validated points in the interchange form, stride
      * bytes apart in both (infinity stays infinity; out may be in): shift doublings each and
-     * one field inversion per block of points (precomputed bases, host/bases.c). The affine
+     * one field inversion per block of points (precomputed bases, host/msm/bases.c). The affine
      * result is unique: every tier writes the same bytes. */
     void (*shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count, unsigned shift);
     unsigned mont_bits;
@@ -77,36 +76,13 @@ typedef struct {
  * trip of the avx512 tier's point form (64-bit Montgomery in, 64-bit Montgomery out). */
 enum { MSM_FIELD_MUL, MSM_FIELD_SQR, MSM_FIELD_ADD, MSM_FIELD_SUB, MSM_FIELD_INV, MSM_FIELD_ROUND_TRIP, MSM_FIELD_OPS };
 
-typedef struct {
-    const char *name;
-    size_t field_bytes;   /* bytes of one coordinate (G2: an Fq2 element, c0 then c1) */
-    unsigned degree;      /* 1 (G1: coordinates in Fp) or 2 (G2: in Fq2) */
-    size_t affine_size;   /* sizeof the affine struct (== 2 * field_bytes: the interchange form) */
-    size_t xyzz_size;     /* sizeof the XYZZ struct */
-    unsigned scalar_bits; /* bit length of the group order r */
-    const uint64_t *order; /* r, 4 limbs */
-
-    /* the tile kernel of each CPU tier (rt_cpu_tier); NULL where the build lacks the tier or the
-     * tier has no MSM kernels of its own (avx2: msm_kernel_for gives the adx tier's; neon: the
-     * portable tier's, whose field arithmetic is AArch64 assembly there) */
+/* The CPU tiers' tile kernels of one curve group (msm_curve_ops.tiers): the kernel of each
+ * CPU tier (rt_cpu_tier); NULL where the build lacks the tier or the tier has no MSM kernels of
+ * its own (avx2: msm_kernel_for gives the adx tier's; neon: the portable tier's, whose field
+ * arithmetic is AArch64 assembly there). */
+struct msm_cpu_tiers {
     const msm_cpu_kernel *kernels[RT_CPU_TIERS];
-    /* acc = sum of points[index[i]] for i in [begin, end) */
-    void (*sum_points)(void *acc, const void *points, const uint32_t *index, size_t begin, size_t end);
-    void (*xyzz_set_inf)(void *p);
-    void (*xyzz_add)(void *r, const void *a, const void *b);
-    void (*combine_windows)(void *r, const void *sums, unsigned nwindows, unsigned c);
-    /* Interchange bytes -> affine, with range and on-curve checks (no subgroup check). */
-    msm_point_check (*decode_point)(void *affine, const unsigned char *bytes);
-    /* XYZZ -> interchange bytes of the affine point (all zero for infinity). */
-    void (*encode_xyzz)(unsigned char *bytes, const void *xyzz);
-    /* Affine (validated) <-> canonical coordinate limbs (field_bytes / 8 limbs each). */
-    void (*affine_to_canonical)(uint64_t *x, uint64_t *y, const void *affine);
-    msm_point_check (*affine_from_canonical)(void *affine, const uint64_t *x, const uint64_t *y);
-    /* 1 if the (validated) affine point is in the prime-order subgroup. Costs a scalar mul. */
-    int (*in_subgroup)(const void *affine);
-    /* r = a * b in the base field (Montgomery, reduced): the known answers of device self-tests. */
-    void (*fp_mul)(void *r, const void *a, const void *b);
-} msm_curve_ops;
+};
 
 #define MSM_MAX_WINDOW_BITS 20 /* == MSM_IMPL_MAX_WINDOW_BITS of the shared source */
 
@@ -122,10 +98,6 @@ void msm_digits(int16_t *digits, size_t stride, const msm_scalar *scalars, const
 
 /* Windows needed for scalars below 2^bits with c-bit signed (Booth) digits. */
 unsigned msm_window_count(unsigned bits, unsigned c);
-
-/* The largest affine point (BLS12-381 G2: two Fq2 coordinates of 96 bytes) and XYZZ point. */
-#define MSM_MAX_AFFINE_BYTES 192
-#define MSM_MAX_XYZZ_BYTES 384
 
 extern const msm_curve_ops msm_bn254_g1_ops;
 extern const msm_curve_ops msm_bls12_381_g1_ops;

@@ -6,7 +6,7 @@
 # target crashes, leaks, trips a sanitizer or an oracle, runs out of memory or hangs; the
 # input that did it is kept as build/fuzz/run/artifacts/<target>-crash-... (rerun it with
 # build/fuzz/tests/fuzz/<target> FILE). HPR_FUZZ_FLAGS: more libFuzzer flags for every target
-# (after the script's own, so they win). CI runs it with the default; longer runs: README,
+# (after the script's own, so they win). CI runs it with the default; longer runs: docs/fuzzing.md,
 # "Fuzzing".
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -84,7 +84,7 @@ def g2_lines(name, field, scalar_field, twist, gen, fields):
     ]
 
 
-# Optimal ate pairings (host/pairing.c): the tower Fq12 = Fq6[w]/(w^2 - v), Fq6 = Fq2[v]/(v^3 - xi).
+# Optimal ate pairings (host/groth16/pairing.c): the tower Fq12 = Fq6[w]/(w^2 - v), Fq6 = Fq2[v]/(v^3 - xi).
 PAIRINGS = [
     # name, base field, scalar field, xi = (c0, c1), curve parameter u, twist type
     ("BN254_PAIRING", "BN254_FP", "BN254_FR", (9, 1), 4965661367192848881, "D"),

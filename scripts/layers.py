@@ -3,13 +3,21 @@
 layers.py: checks that the source tree is layered (run by ctest as `layering`).
 
 What it checks, and how:
-  1. includes: every `#include "..."` of the library's sources (C, headers, OpenCL C) resolved
-     against the including file's folder and the build's include folders. No include may
-     climb with "../"; the file graph and the folder graph must have no cycle.
-  2. calls: `nm` over the library's object files (defined vs undefined symbols) gives the
-     graph "file A calls a function or uses data defined in file B". The file graph and the
-     folder graph must have no cycle, and no folder may call a folder of a higher layer.
-  3. exports: `nm -D --defined-only` over the shared library lists only `hpr_` symbols (the
+  1. includes: every `#include "..."` of the sources (C, headers, OpenCL C: the library, the
+     CLI, rapidsnark's C API) resolved against the including file's folder and the build's
+     include folders. No include may climb with "../"; the file graph and the folder graph
+     must have no cycle, and no folder may include from a folder of a higher layer.
+  2. calls: `nm` over the object files of the library, the CLI and rapidsnark's C API
+     (defined vs undefined symbols) gives the graph "file A calls a function or uses data
+     defined in file B". The file graph and the folder graph must have no cycle, and no
+     folder may call a folder of a higher layer.
+  3. top-level folders: the same two graphs folded onto the top-level folders (arith, runtime,
+     kernels_cpu, kernels_cl, host) in the order of TOP_ORDER; an arrow from a folder to one
+     later in that order is reported (KNOWN_TOP_ARROWS: the ones left for later, printed, not
+     failed; an arrow that disappears must leave that list too).
+  4. the API layer: only objects of host/api/ define or use an hpr_ symbol; nothing else in
+     the library enters the public API (its lock, its argument checks) from inside.
+  5. exports: `nm -D --defined-only` over the shared library lists only `hpr_` symbols (the
      public API of host/include/hyprove.h).
 
 Usage: layers.py SOURCE_DIR BUILD_DIR [--verbose]
@@ -28,13 +36,26 @@ LAYERS = [
     ("runtime/base",),                           # pool, memory, files, CPU features, checks
     ("kernels_cpu", "kernels_cl"),               # the kernels
     ("runtime/opencl", "runtime/sched"),         # OpenCL backend, scheduler and profile
-    ("host", "host/include"),                    # the library (engines below, API entries on
-                                                 # top) and its public header
+    ("host/include",),                           # the public header: the API's types, used by
+                                                 # every layer of the library
+    ("host/core",),                              # the library's core: call state, knobs, progress,
+                                                 # devices and their rule, memory limit, CPU tiers
+    ("host/msm", "host/ntt"),                    # the engines of the two kernels
+    ("host/commit", "host/groth16", "host/calibrate"),  # the engines built on them
+    ("host/cluster",),                           # the engines across ranks
+    ("host/api",),                               # the only entries: hpr_ functions are defined here
     ("host/cli", "host/rapidsnark"),             # the CLI; rapidsnark's C API (its own library)
 ]
-# Folders that may reach only the public header of the library.
-PUBLIC_ONLY = {"host/cli": "host/include", "host/rapidsnark": "host/include"}
+# Folders that may reach only the public API of the library: its header (includes) and its
+# entries (calls).
+PUBLIC_API = {"host/include", "host/api"}
+PUBLIC_ONLY = {"host/cli": PUBLIC_API, "host/rapidsnark": PUBLIC_API}
 PUBLIC_HEADER = "host/include/hyprove.h"
+API_FOLDER = "host/api"
+# The top-level folders, lowest first, and the arrows between them not yet removed.
+TOP_ORDER = ["arith", "runtime", "kernels_cpu", "kernels_cl", "host"]
+KNOWN_TOP_ARROWS = set()  # none left: runtime/opencl/ takes the curve tables and the Poseidon2
+                          # parameters from arith/ (msm_ops.h, poseidon2_params.h), as kernels_cpu/ does
 INCLUDE_DIRS = ["host/include", "."]
 SOURCE_DIRS = ["arith", "runtime", "kernels_cpu", "kernels_cl", "host"]
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -98,21 +119,28 @@ def nm_symbols(path, dynamic=False):
     return syms
 
 
-def object_files(build):
-    objdir = os.path.join(build, "CMakeFiles", "hyprove_objects.dir")
+OBJECT_DIRS = ["hyprove_objects.dir", "hyprove_cli.dir", "hyprove_rapidsnark_shared.dir"]
+
+
+def object_files(build, dirs=OBJECT_DIRS):
     objs = {}
-    for dirpath, _, names in os.walk(objdir):
-        for n in names:
-            if n.endswith(".c.o"):
-                full = os.path.join(dirpath, n)
-                rel = os.path.relpath(full, objdir)[: -len(".o")]
-                objs[rel] = full
+    for d in dirs:
+        objdir = os.path.join(build, "CMakeFiles", d)
+        for dirpath, _, names in os.walk(objdir):
+            for n in names:
+                if n.endswith(".c.o"):
+                    full = os.path.join(dirpath, n)
+                    rel = os.path.relpath(full, objdir)[: -len(".o")]
+                    objs[rel] = full
     return objs
 
 
-def call_graph(root, build):
+def call_graph(root, build, api_users=None):
+    """The call graph; api_users (a dict, may be None) gets each library source outside
+    API_FOLDER that defines or uses an hpr_ symbol, with those symbols."""
     defined = {}
     used = {}
+    library = object_files(build, ["hyprove_objects.dir"])
     for src, obj in object_files(build).items():
         if not os.path.exists(os.path.join(root, src)):
             continue  # generated sources (the embedded kernels): data only
@@ -121,7 +149,10 @@ def call_graph(root, build):
             if kind == "U":
                 used[src].add(name)
             elif kind in "TDBRVWCG":
-                defined[name] = src
+                defined.setdefault(name, src)
+            if api_users is not None and src in library and name.startswith("hpr_") \
+                    and folder_of(src) != API_FOLDER and kind in "UTDBRVWCG":
+                api_users.setdefault(src, set()).add(name)
     graph = {}
     for src, names in used.items():
         graph[src] = {defined[n] for n in names if n in defined and defined[n] != src}
@@ -200,12 +231,43 @@ def check_graph(kind, graph, problems, verbose):
     for fa, fbs in sorted(fg.items()):
         if fa in PUBLIC_ONLY:
             for fb in sorted(fbs):
-                if fb != PUBLIC_ONLY[fa]:
-                    problems.append(f"{kind}: {fa} reaches {fb}, not only the public header")
+                if fb not in PUBLIC_ONLY[fa]:
+                    problems.append(f"{kind}: {fa} reaches {fb}, not only the public API")
     if verbose:
         print(f"{kind}: {len(graph)} files, {sum(len(d) for d in graph.values())} file edges; folder edges:")
         for fa, fbs in sorted(fg.items()):
             print(f"  {fa} -> {', '.join(sorted(fbs))}")
+
+
+def top_of(folder):
+    return folder.split("/")[0]
+
+
+def check_top(kind, graph, problems, verbose):
+    arrows = {}
+    for a, ds in graph.items():
+        for b in ds:
+            ta, tb = top_of(folder_of(a)), top_of(folder_of(b))
+            if ta != tb:
+                arrows.setdefault((ta, tb), []).append(f"{a} -> {b}")
+    seen_known = set()
+    for (ta, tb), edges in sorted(arrows.items()):
+        if ta not in TOP_ORDER or tb not in TOP_ORDER:
+            problems.append(f"{kind}: top-level folder outside TOP_ORDER: {ta if ta not in TOP_ORDER else tb}")
+        elif TOP_ORDER.index(tb) > TOP_ORDER.index(ta):
+            if (ta, tb) in KNOWN_TOP_ARROWS:
+                seen_known.add((ta, tb))
+                print(f"layers: {kind}: known arrow up between top-level folders, left for later: {ta} -> {tb} "
+                      f"({'; '.join(sorted(edges)[:3])})")
+            else:
+                problems.append(f"{kind} climbs between top-level folders: {ta} -> {tb} ({'; '.join(sorted(edges))})")
+    return seen_known
+
+
+def check_api_layer(api_users, problems):
+    for src in sorted(api_users):
+        problems.append(f"outside {API_FOLDER}/, {src} defines or uses the public API: "
+                        f"{', '.join(sorted(api_users[src]))}")
 
 
 def print_levels(graph):
@@ -257,9 +319,15 @@ def main():
         return 2
     root, build = os.path.abspath(args[0]), os.path.abspath(args[1])
     problems = []
-    check_graph("include", include_graph(root, problems), problems, verbose)
-    calls = call_graph(root, build)
+    includes = include_graph(root, problems)
+    check_graph("include", includes, problems, verbose)
+    api_users = {}
+    calls = call_graph(root, build, api_users)
     check_graph("call", calls, problems, verbose)
+    known = check_top("include", includes, problems, verbose) | check_top("call", calls, problems, verbose)
+    for arrow in sorted(KNOWN_TOP_ARROWS - known):
+        problems.append(f"KNOWN_TOP_ARROWS lists {arrow[0]} -> {arrow[1]}, which is gone: remove it from the list")
+    check_api_layer(api_users, problems)
     if verbose:
         print_levels(calls)
     check_exports(root, build, problems, verbose)

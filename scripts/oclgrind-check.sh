@@ -14,7 +14,7 @@
 # the second work-item on (reproduced outside hyprove: the flags start exactly at the size of
 # the released buffer, and vanish when it is not released).
 # Then a Groth16 proof of tests/fixtures/edge_pub on the device alone, verified (h's NTTs, its
-# combination and the H MSM on the device, h never leaving it: host/groth16_h_device.c).
+# combination and the H MSM on the device, h never leaving it: host/groth16/groth16_h_device.c).
 # Then the Poseidon2 kernels (kernels_cl/poseidon2.cl), every instance: 67 permutations, the
 # row digests of 67 rows of 9 columns and of 3 rows of 0 to 25 columns, 67 compressions (two
 # work-groups, the second partial), run by the test binary next to hyprove in the build tree

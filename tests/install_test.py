@@ -3,7 +3,8 @@
 
 `cmake --install` puts the libraries (shared, versioned, and static), hyprove.h, rapidsnark's
 prover.h, the CLI with its hyprove-prover name, the pkg-config files, the CMake package and
-the LICENSE under the prefix. Then, with nothing but the prefix:
+the LICENSE, README.md and docs/ under the prefix (every link of those pages resolving to an
+installed file). Then, with nothing but the prefix:
   - pkg-config: a consumer of hyprove.h built against the shared library and against the
     static one (no libhyprove.so needed to run it), and the rapidsnark client
     (tests/rapidsnark_compat.c) against libhyprove-rapidsnark, whose proof snarkjs accepts;
@@ -16,6 +17,7 @@ the LICENSE under the prefix. Then, with nothing but the prefix:
 usage: install_test.py BUILD_DIR SOURCE_DIR C_COMPILER SNARKJS
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -63,6 +65,28 @@ def check_layout(prefix, libdir):
     check(os.path.islink(link) and os.readlink(link) == "hyprove", "installed bin/hyprove-prover -> hyprove")
     so = os.path.join(prefix, libdir, "libhyprove.so")
     check(os.path.realpath(so).endswith(f"libhyprove.so.{version()}"), "libhyprove.so links to the versioned file")
+
+
+LINK = re.compile(r"\]\(([^)#]+)(#[^)]*)?\)")
+
+
+def check_installed_docs(prefix):
+    """The installed README and docs/ link only to files that are installed beside them."""
+    docdir = os.path.join(prefix, "share", "doc", "hyprove")
+    docs = os.path.join(docdir, "docs")
+    pages = [os.path.join(docdir, "README.md")]
+    if os.path.isdir(docs):
+        pages += sorted(os.path.join(docs, n) for n in os.listdir(docs) if n.endswith(".md"))
+    check(len(pages) > 10, f"installed README.md and docs/ ({len(pages)} pages)")
+    for page in pages:
+        if not os.path.exists(page):
+            check(False, f"installed {os.path.relpath(page, prefix)}")
+            continue
+        for target, _ in LINK.findall(open(page, encoding="utf-8").read()):
+            if "://" in target:
+                continue
+            path = os.path.normpath(os.path.join(os.path.dirname(page), target))
+            check(os.path.exists(path), f"{os.path.relpath(page, docdir)} links to {target}, which is installed")
 
 
 def with_pkg_config(prefix, libdir, work):
@@ -140,6 +164,7 @@ def main():
             os.path.relpath(os.path.dirname(os.path.dirname(
                 next(os.path.join(d, f) for d, _, fs in os.walk(prefix) for f in fs if f == "hyprove.pc"))), prefix)
         check_layout(prefix, libdir)
+        check_installed_docs(prefix)
         with_pkg_config(prefix, libdir, work)
         with_cmake(prefix, work)
         installed_cli(prefix, work)

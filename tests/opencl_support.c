@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
 
-#include "host/context.h"
+#include "host/core/context.h"
 
 #include <string.h>
 
@@ -32,7 +32,7 @@ hpr_ctx *ocl_hybrid_ctx(void)
 
 cl_runtime *ocl_runtime_open(void)
 {
-    ctx_knobs knobs; /* the options a context takes from the environment (host/knobs.c) */
+    ctx_knobs knobs; /* the options a context takes from the environment (host/core/knobs.c) */
     cl_runtime *rt = NULL;
     knobs_read(&knobs);
     ck_assert_int_eq(cl_runtime_open(&rt, &knobs.cl), 0);

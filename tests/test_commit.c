@@ -23,8 +23,8 @@
 #include "poseidon2_vectors.h"
 #include "test_support.h"
 
-#include "host/context.h"
-#include "host/merkle.h"
+#include "host/core/context.h"
+#include "host/commit/merkle.h"
 #include "hyprove.h"
 
 #include <string.h>

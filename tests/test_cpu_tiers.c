@@ -19,7 +19,7 @@
 #include "test_support.h"
 #include "msm_test_inputs.h"
 
-#include "host/msm_engine.h"
+#include "host/msm/msm_engine.h"
 #include "kernels_cpu/ntt_cpu.h"
 #include "arith/compat.h"
 #include "arith/constants_gen.h"
@@ -28,23 +28,14 @@
 
 static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512", "neon"};
 
-static int tier_runs(int t)
-{
-    const char *why;
-    if (hpr_cpu_tier_check(tier_names[t], &why) == HPR_OK)
-        return 1;
-    printf("tier %s skipped on this machine: %s\n", tier_names[t], why);
-    return 0;
-}
-
 /* tier_runs, and the tier has MSM kernels of its own (the avx2 tier runs the adx tier's: the
  * MSM tests of adx cover them, and dispatch_picks_the_fastest_and_honours_requests checks
  * that an avx2 context uses them). */
 static int tier_runs_own_msm(int t)
 {
-    if (!tier_runs(t))
+    if (!test_tier_runs(t))
         return 0;
-    return msm_g1_ops(HPR_CURVE_BN254)->kernels[t] != NULL;
+    return msm_g1_ops(HPR_CURVE_BN254)->tiers->kernels[t] != NULL;
 }
 
 static hpr_ctx *tier_ctx(const char *tier, unsigned threads)
@@ -270,9 +261,9 @@ START_TEST(field_arithmetic_matches_gmp)
         printf("tier %s: no field kernels of its own to test\n", tier_names[t]);
         return;
     }
-    ck_assert_ptr_nonnull(ops->kernels[t]);
-    ck_assert_str_eq(ops->kernels[t]->tier, tier_names[t]);
-    check_field_ops(ops, ops->kernels[t], 100 + (uint64_t)_i);
+    ck_assert_ptr_nonnull(ops->tiers->kernels[t]);
+    ck_assert_str_eq(ops->tiers->kernels[t]->tier, tier_names[t]);
+    check_field_ops(ops, ops->tiers->kernels[t], 100 + (uint64_t)_i);
 }
 END_TEST
 
@@ -514,7 +505,7 @@ START_TEST(dispatch_picks_the_fastest_and_honours_requests)
 
     rt_cpu_features f;
     rt_cpu_features_detect(&f);
-    if (f.avx512ifma && f.avx512f && f.adx && f.bmi2 && msm_g1_ops(HPR_CURVE_BN254)->kernels[RT_CPU_AVX512])
+    if (f.avx512ifma && f.avx512f && f.adx && f.bmi2 && msm_g1_ops(HPR_CURVE_BN254)->tiers->kernels[RT_CPU_AVX512])
         ck_assert_str_eq(tier_names[best], "avx512"); /* this project's CI machine: IFMA is picked */
 
     setenv("HPR_CPU", "portable", 1);
@@ -555,15 +546,15 @@ END_TEST
  * curve and group, and gets the portable bits. */
 START_TEST(avx2_tier_msm_runs_the_adx_kernels)
 {
-    if (!tier_runs(RT_CPU_AVX2))
+    if (!test_tier_runs(RT_CPU_AVX2))
         return;
     hpr_ctx *ref = tier_ctx("portable", 1), *ctx = tier_ctx("avx2", 2);
     for (size_t k = 0; k < sizeof curves / sizeof curves[0]; k++) {
         const curve_t *c = &curves[k];
         const msm_curve_ops *ops = msm_ops(c->curve, c->group);
         unsigned char want[MAXP];
-        ck_assert_ptr_null(ops->kernels[RT_CPU_AVX2]);
-        ck_assert_ptr_eq(msm_kernel_for(ops, RT_CPU_AVX2), ops->kernels[RT_CPU_ADX]);
+        ck_assert_ptr_null(ops->tiers->kernels[RT_CPU_AVX2]);
+        ck_assert_ptr_eq(msm_kernel_for(ops, RT_CPU_AVX2), ops->tiers->kernels[RT_CPU_ADX]);
         inputs in = make_inputs(ref, c, 700, 7400 + (uint64_t)k, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1);
         ck_assert_int_eq(hpr_msm(ref, c->curve, c->group, in.points, in.scalars, in.n, want), HPR_OK);
         expect_msm(ctx, c, &in, want, NULL, "avx2");
@@ -704,8 +695,8 @@ START_TEST(tiers_fall_back_within_their_architecture)
     ck_assert_int_eq(rt_cpu_tier_fallback(RT_CPU_PORTABLE), RT_CPU_PORTABLE);
     for (size_t k = 0; k < sizeof curves / sizeof curves[0]; k++) {
         const msm_curve_ops *ops = msm_ops(curves[k].curve, curves[k].group);
-        ck_assert_ptr_null(ops->kernels[RT_CPU_NEON]);
-        ck_assert_ptr_eq(msm_kernel_for(ops, RT_CPU_NEON), ops->kernels[RT_CPU_PORTABLE]);
+        ck_assert_ptr_null(ops->tiers->kernels[RT_CPU_NEON]);
+        ck_assert_ptr_eq(msm_kernel_for(ops, RT_CPU_NEON), ops->tiers->kernels[RT_CPU_PORTABLE]);
         ck_assert_str_eq(msm_kernel_for(ops, RT_CPU_NEON)->tier, "portable");
     }
     for (int field = 1; field <= 5; field++) {

@@ -10,8 +10,8 @@
 #include "test_support.h"
 
 #include "arith/curves.h"
-#include "host/decimal.h"
-#include "host/zkey.h"
+#include "host/core/decimal.h"
+#include "host/groth16/zkey.h"
 
 #include <string.h>
 

@@ -8,12 +8,12 @@
  * points (alpha1, beta1, delta1, beta2, gamma2, delta2) are infinity, out of range, off the
  * curve or outside the subgroup when its prover is made.
  * (That snarkjs's verifier accepts random proofs, and rejects the proof of a corrupted
- * witness, is tests/groth16_verify.py: it runs the real snarkjs.)
+ * witness, is tests/cli/groth16_verify.py: it runs the real snarkjs.)
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "test_support.h"
 
-#include "host/groth16.h"
+#include "host/groth16/groth16.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -32,16 +32,6 @@ static hpr_ctx *make_ctx(unsigned threads, const char *tier)
     cfg.cpu_tier = tier;
     ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
     return ctx;
-}
-
-static hpr_groth16_prover *open_prover(hpr_ctx *ctx, const char *fixture)
-{
-    char path[1024];
-    hpr_groth16_prover *p = NULL;
-    fixture_path(path, sizeof path, fixture, "circuit.zkey");
-    hpr_status st = hpr_groth16_prover_create(ctx, path, &p);
-    ck_assert_msg(st == HPR_OK, "%s: %s (%s)", fixture, hpr_status_str(st), hpr_ctx_error_detail(ctx));
-    return p;
 }
 
 /* The r = s = 0 proof of the fixture's witness, as JSON, compared with snarkjs's files. */
@@ -82,7 +72,7 @@ START_TEST(r0s0_proof_equals_snarkjs)
         for (unsigned threads = 1; threads <= 2; threads++) {
             char what[64];
             hpr_ctx *ctx = make_ctx(threads, tiers[t]);
-            hpr_groth16_prover *p = open_prover(ctx, fixture);
+            hpr_groth16_prover *p = test_open_prover(ctx, fixture);
             snprintf(what, sizeof what, "%s, %u thread(s)", tiers[t], threads);
             ck_assert_uint_eq(g16_prover_validated(p), 0);
             expect_r0s0(ctx, p, fixture, what);
@@ -108,7 +98,7 @@ START_TEST(random_proofs_are_blinded)
     char *want_public = read_fixture_text(fixture, "public.json");
     char *r0s0 = read_fixture_text(fixture, "proof_r0s0.json");
     hpr_ctx *ctx = make_ctx(2, NULL);
-    hpr_groth16_prover *p = open_prover(ctx, fixture);
+    hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     hpr_groth16_proof proofs[2];
     char *pj[2], *uj[2];
     fixture_path(path, sizeof path, fixture, "witness.wtns");
@@ -154,7 +144,7 @@ static void *prove_in_thread(void *arg)
 START_TEST(one_prover_serves_several_threads)
 {
     hpr_ctx *ctx = make_ctx(1, NULL);
-    hpr_groth16_prover *p = open_prover(ctx, "bn128_2e10");
+    hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     pthread_t th[3];
     thread_arg arg = {p, "bn128_2e10"};
     for (int i = 0; i < 3; i++)
@@ -180,7 +170,7 @@ static void expect_refused(hpr_ctx *ctx, const hpr_groth16_prover *p, const unsi
 START_TEST(refuses_bad_witnesses_and_arguments)
 {
     hpr_ctx *ctx = make_ctx(2, NULL);
-    hpr_groth16_prover *bn = open_prover(ctx, "bn128_2e10"), *bls = open_prover(ctx, "bls12381_2e12"), *q = NULL;
+    hpr_groth16_prover *bn = test_open_prover(ctx, "bn128_2e10"), *bls = test_open_prover(ctx, "bls12381_2e12"), *q = NULL;
     hpr_groth16_proof proof;
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
     file_buf bls_wt = read_fixture("bls12381_2e12", "witness.wtns");
@@ -222,7 +212,7 @@ START_TEST(prover_from_a_buffer)
     const char *fixture = fixtures[_i];
     hpr_ctx *ctx = make_ctx(2, NULL);
     file_buf zk = read_fixture(fixture, "circuit.zkey");
-    hpr_groth16_prover *mapped = open_prover(ctx, fixture), *copied = NULL;
+    hpr_groth16_prover *mapped = test_open_prover(ctx, fixture), *copied = NULL;
     hpr_curve curve = 0;
     size_t dom[2], vars[2], pub[2];
     hpr_status st = hpr_groth16_prover_create_from_buffer(ctx, zk.data, zk.len, &copied);
@@ -277,7 +267,7 @@ static void write_temp(char *path, const unsigned char *data, size_t len)
 START_TEST(refuses_a_witness_whose_w0_is_not_one)
 {
     hpr_ctx *ctx = make_ctx(2, NULL);
-    hpr_groth16_prover *p = open_prover(ctx, "bn128_2e10");
+    hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
     unsigned char *w0 = bin_section(wt.data, wt.len, 2);
     hpr_groth16_proof proof;
@@ -437,7 +427,7 @@ START_TEST(precomputed_sections_prove_the_same)
             char what[64];
             size_t bytes = 0;
             hpr_ctx *ctx = make_ctx(2, tiers[t]);
-            hpr_groth16_prover *p = open_prover(ctx, fixture);
+            hpr_groth16_prover *p = test_open_prover(ctx, fixture);
             hpr_groth16_proof proof;
             ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), 1);
             ck_assert_uint_eq(bytes, 0);
@@ -469,7 +459,7 @@ START_TEST(precompute_refuses_misuse)
     const char *fixture = "bn128_2e10";
     hpr_ctx *ctx = make_ctx(2, NULL);
     file_buf key = read_fixture(fixture, "circuit.zkey");
-    hpr_groth16_prover *p = open_prover(ctx, fixture);
+    hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     size_t bytes = 1;
     ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 17), HPR_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "precompute = 17 is out of range"), "%s", hpr_ctx_error_detail(ctx));

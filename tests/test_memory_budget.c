@@ -1,6 +1,6 @@
 /*
  * test_memory_budget.c: the memory budget (hpr_config.memory_limit, HPR_MAX_MEMORY;
- * host/memory_budget.c). A limit below a call's estimated need refuses an MSM, an NTT, an
+ * host/core/memory_budget.c). A limit below a call's estimated need refuses an MSM, an NTT, an
  * LDE and a proof with HPR_ERR_OUT_OF_MEMORY and a detail naming need and limit, before
  * anything is written (out, data and the proof as they were: the proof empty); a generous
  * limit runs them (the proof verifies); an MSM over the limit whose pieces fit runs in
@@ -12,8 +12,11 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_support.h"
 
-#include "host/groth16.h"
-#include "host/memory_budget.h"
+#include "host/groth16/groth16.h"
+#include "host/core/memory_budget.h"
+#include "host/groth16/proof_memory.h"
+#include "host/msm/msm_memory.h"
+#include "host/ntt/ntt_memory.h"
 
 #include <string.h>
 
@@ -119,11 +122,11 @@ START_TEST(msm_in_pieces_gives_the_same_bytes)
     ck_assert_int_eq(hpr_msm(free_ctx, curve, group, pts, sc, n, want), HPR_OK);
     /* the limit: the whole MSM's need less one byte (two pieces fit), then the smallest
      * piece's (as many pieces as the halving gives) */
-    cl_points whole = {pts, n, 0, 0, 0};
+    msm_points whole = {pts, n, 0, 0, 0};
     size_t half = (n + 1) / 2, smallest = half;
     while ((smallest + 1) / 2 >= 4096)
         smallest = (smallest + 1) / 2;
-    cl_points small = {pts, smallest, 0, 0, 0};
+    msm_points small = {pts, smallest, 0, 0, 0};
     const msm_curve_ops *ops = msm_ops(curve, group);
     size_t limits[2] = {mem_msm_need(free_ctx, ops, &whole, sc, n, NULL) - 1,
                         mem_msm_need(free_ctx, ops, &small, sc, smallest, NULL)};
@@ -162,7 +165,7 @@ START_TEST(msm_pieces_name_bad_inputs_by_their_index)
     hpr_ctx *free_ctx = limited_ctx(0, "cpu");
     unsigned char *pts = malloc(n * ps), *sc = malloc(n * 32), out[64];
     ck_assert_int_eq(hpr_random_msm_inputs(free_ctx, HPR_CURVE_BN254, HPR_G1, n, test_seed, pts, sc), HPR_OK);
-    cl_points whole = {pts, n, 0, 0, 0};
+    msm_points whole = {pts, n, 0, 0, 0};
     size_t limit = mem_msm_need(free_ctx, msm_ops(HPR_CURVE_BN254, HPR_G1), &whole, sc, n, NULL) - 1;
     hpr_ctx *ctx = limited_ctx(limit, "cpu");
     memset(pts + 10001 * ps, 0xff, 32); /* x >= p in the second piece */
@@ -214,16 +217,6 @@ START_TEST(ntt_and_lde_refused_before_writing)
 }
 END_TEST
 
-static hpr_groth16_prover *open_prover(hpr_ctx *ctx, const char *fixture)
-{
-    char path[1024];
-    hpr_groth16_prover *p = NULL;
-    fixture_path(path, sizeof path, fixture, "circuit.zkey");
-    hpr_status st = hpr_groth16_prover_create(ctx, path, &p);
-    ck_assert_msg(st == HPR_OK, "%s: %s (%s)", fixture, hpr_status_str(st), hpr_ctx_error_detail(ctx));
-    return p;
-}
-
 static int proof_is_empty(const hpr_groth16_proof *pf)
 {
     static const unsigned char zero[192];
@@ -238,7 +231,7 @@ START_TEST(proof_refused_then_proved)
     const char *fixture = _i ? "bls12381_2e12" : "bn128_2e10";
     char wpath[1024];
     hpr_ctx *ctx = limited_ctx(64 << 10, "cpu");
-    hpr_groth16_prover *p = open_prover(ctx, fixture);
+    hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     file_buf wt = read_fixture(fixture, "witness.wtns");
     hpr_groth16_proof proof;
     size_t full, least, full_file, least_file;
@@ -257,7 +250,7 @@ START_TEST(proof_refused_then_proved)
     hpr_ctx_destroy(ctx);
 
     ctx = limited_ctx(full_file, "cpu"); /* exactly the estimate (of the proof from a file: the larger) */
-    p = open_prover(ctx, fixture);
+    p = test_open_prover(ctx, fixture);
     st = hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof);
     ck_assert_msg(st == HPR_OK, "%s at its estimate: %s (%s)", fixture, hpr_status_str(st), hpr_ctx_error_detail(ctx));
     ck_assert_int_eq(hpr_groth16_verify(ctx, p, &proof), HPR_OK);
@@ -346,7 +339,7 @@ START_TEST(precomputed_proof_counts_its_slices)
 {
     const char *fixture = "bn128_2e10";
     hpr_ctx *ctx = limited_ctx((size_t)1 << 40, "cpu");
-    hpr_groth16_prover *p = open_prover(ctx, fixture);
+    hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     const zkey_file *zk = g16_prover_zkey(p);
     file_buf wt = read_fixture(fixture, "witness.wtns");
     hpr_groth16_proof proof;
@@ -361,7 +354,7 @@ START_TEST(precomputed_proof_counts_its_slices)
     hpr_groth16_prover_destroy(p);
     hpr_ctx_destroy(ctx);
     ctx = limited_ctx(full_pre, "cpu");
-    p = open_prover(ctx, fixture);
+    p = test_open_prover(ctx, fixture);
     ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 2), HPR_OK);
     hpr_status st = hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof);
     ck_assert_msg(st == HPR_OK, "at its estimate: %s (%s)", hpr_status_str(st), hpr_ctx_error_detail(ctx));

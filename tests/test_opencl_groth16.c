@@ -10,7 +10,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "opencl_support.h"
 
-#include "host/groth16.h"
+#include "host/groth16/groth16.h"
 
 #include <string.h>
 

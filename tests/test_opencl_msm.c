@@ -21,8 +21,9 @@
 #include "opencl_support.h"
 #include "msm_test_inputs.h"
 
-#include "host/devices.h"
-#include "host/msm_engine.h"
+#include "host/core/devices.h"
+#include "host/msm/msm_devices.h"
+#include "host/msm/msm_engine.h"
 #include "runtime/opencl/cl_msm.h"
 
 #include <gmp.h>
@@ -388,7 +389,7 @@ START_TEST(device_bit_slices_match_the_scalars_they_stand_for)
     inputs in = make_inputs(ctx, c, 300, 1300 + (uint64_t)_i, EDGE_ZEROS | EDGE_R_MINUS_1 | EDGE_ONES);
     unsigned char *shifted = malloc(in.n * 32);
     ck_assert_ptr_nonnull(shifted);
-    cl_points pts = {in.points, in.n, 0, 0, 0};
+    msm_points pts = {in.points, in.n, 0, 0, 0};
     for (int j = 0; j < 12; j++) {
         unsigned b0 = slices[j][0], b1 = slices[j][1];
         unsigned char want[MAXP], got[MAXP];
@@ -433,7 +434,7 @@ START_TEST(msm_over_scalars_on_the_device_matches_the_cpu)
     cl_mem scalars = ctx->cl->api.clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in.n * 32,
                                                  in.scalars, &rc);
     ck_assert_int_eq(rc, CL_SUCCESS);
-    cl_points pts = {in.points, in.n, 0, 0, 0};
+    msm_points pts = {in.points, in.n, 0, 0, 0};
     ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
     uint64_t before = dev->bytes_sent;
     ck_assert_msg(cl_msm_device_scalars(ctx->cl, dev, (int)c->curve, ops, &pts, scalars, in.n, got, &bad, &kind,

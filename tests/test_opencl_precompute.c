@@ -18,8 +18,8 @@
 #include "opencl_support.h"
 #include "msm_test_inputs.h"
 
-#include "host/msm_engine.h"
-#include "host/resident.h"
+#include "host/msm/msm_engine.h"
+#include "host/msm/resident.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
- * test_pairing.c: the optimal ate pairings of BN254 and BLS12-381 (host/pairing.c) and the
- * JSON reader of verification (host/json_read.c).
+ * test_pairing.c: the optimal ate pairings of BN254 and BLS12-381 (host/groth16/pairing.c) and the
+ * JSON reader of verification (host/core/json_read.c).
  *
  * Pairing: bilinearity with seeded random scalars a, b (GMP computes a b mod r):
  * e(aP, bQ) = e(abP, Q) = e(P, abQ); the product e(aP, Q) e(-aP, Q) = 1 and
@@ -10,10 +10,10 @@
  * (EIP-197) test set, "jeff1" and "jeff2" of go-ethereum's
  * core/vm/testdata/precompiles/bn256Pairing.json (two pairs each, product 1), and their first
  * pairs alone (a single pairing, not 1); the Groth16 fixtures' snarkjs proofs, which
- * tests/groth16_verify.py checks, are the end-to-end known answers on both curves.
+ * tests/cli/groth16_verify.py checks, are the end-to-end known answers on both curves.
  */
-#include "host/json_read.h"
-#include "host/pairing.h"
+#include "host/core/json_read.h"
+#include "host/groth16/pairing.h"
 #include "arith/curves.h"
 #include "test_support.h"
 

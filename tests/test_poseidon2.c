@@ -28,16 +28,6 @@
 
 static const char *const tier_names[RT_CPU_TIERS] = {"portable", "adx", "avx2", "avx512", "neon"};
 
-/* Whether tier t runs here (processor, OS and build); says so when it does not. */
-static int tier_runs(int t)
-{
-    const char *why;
-    if (hpr_cpu_tier_check(tier_names[t], &why) == HPR_OK)
-        return 1;
-    printf("tier %s skipped on this machine: %s\n", tier_names[t], why);
-    return 0;
-}
-
 static const p2_params *instance(int id)
 {
     const p2_params *prm = p2_params_get((p2_instance_id)id);
@@ -119,7 +109,7 @@ START_TEST(plonky3_known_answers_every_tier)
     unsigned w = prm->width;
     static const size_t counts[] = {1, 8, 16, 37}; /* 37: full SIMD groups and a tail */
     for (int t = 0; t < RT_CPU_TIERS; t++) {
-        if (!tier_runs(t))
+        if (!test_tier_runs(t))
             continue;
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
             uint32_t *states = malloc(counts[c] * w * sizeof *states);
@@ -153,7 +143,7 @@ END_TEST
 START_TEST(oracle_permutations_every_tier)
 {
     for (int t = 0; t < RT_CPU_TIERS; t++) {
-        if (!tier_runs(t))
+        if (!test_tier_runs(t))
             continue;
         const p2_kernels *kern = p2_kernels_for((rt_cpu_tier)t);
         for (size_t v = 0; v < P2_N_PERM_VECTORS; v++) {
@@ -183,7 +173,7 @@ START_TEST(oracle_sponges_every_tier)
     test_rng rng;
     test_rng_init(&rng, 200);
     for (int t = 0; t < RT_CPU_TIERS; t++) {
-        if (!tier_runs(t))
+        if (!test_tier_runs(t))
             continue;
         const p2_kernels *kern = p2_kernels_for((rt_cpu_tier)t);
         for (size_t v = 0; v < P2_N_SPONGE_VECTORS; v++) {
@@ -207,7 +197,7 @@ START_TEST(oracle_compressions_every_tier)
 {
     enum { COUNT = 21 };
     for (int t = 0; t < RT_CPU_TIERS; t++) {
-        if (!tier_runs(t))
+        if (!test_tier_runs(t))
             continue;
         const p2_kernels *kern = p2_kernels_for((rt_cpu_tier)t);
         for (size_t v = 0; v < P2_N_COMPRESS_VECTORS; v++) {
@@ -412,7 +402,7 @@ START_TEST(every_tier_gives_the_portable_bits)
     test_rng rng;
     test_rng_init(&rng, 400 + (uint64_t)_i);
     for (int t = 1; t < RT_CPU_TIERS; t++) {
-        if (!tier_runs(t))
+        if (!test_tier_runs(t))
             continue;
         const p2_kernels *kern = p2_kernels_for((rt_cpu_tier)t);
         printf("%s, tier %s: %s\n", prm->name, tier_names[t],
@@ -435,7 +425,7 @@ START_TEST(absorb_in_pieces_is_hash_rows_every_tier)
     test_rng rng;
     test_rng_init(&rng, 500 + (uint64_t)_i);
     for (int t = 0; t < RT_CPU_TIERS; t++) {
-        if (!tier_runs(t))
+        if (!test_tier_runs(t))
             continue;
         const p2_kernels *kern = p2_kernels_for((rt_cpu_tier)t);
         for (size_t trial = 0; trial < test_size(12, 4); trial++) {

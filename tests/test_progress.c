@@ -250,16 +250,6 @@ START_TEST(ntt_and_lde_report_and_match_the_calls_without_a_callback)
 }
 END_TEST
 
-static hpr_groth16_prover *open_prover(hpr_ctx *ctx)
-{
-    char path[1024];
-    hpr_groth16_prover *p = NULL;
-    fixture_path(path, sizeof path, "bn128_2e10", "circuit.zkey");
-    hpr_status st = hpr_groth16_prover_create(ctx, path, &p);
-    ck_assert_msg(st == HPR_OK, "%s (%s)", hpr_status_str(st), hpr_ctx_error_detail(ctx));
-    return p;
-}
-
 /* Whether some record from first on has phase. */
 static int saw_phase(const recorder *r, size_t first, const char *phase)
 {
@@ -276,7 +266,7 @@ START_TEST(a_proof_reports_its_phases)
     hpr_groth16_proof proof;
     recorder *r = recorder_new();
     hpr_ctx *ctx = progress_ctx("cpu", 2, r, 1e-6);
-    hpr_groth16_prover *p = open_prover(ctx);
+    hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     fixture_path(wtns, sizeof wtns, "bn128_2e10", "witness.wtns");
     hpr_status st = hpr_groth16_prove_file(ctx, p, wtns, &proof);
     ck_assert_msg(st == HPR_OK, "%s (%s)", hpr_status_str(st), hpr_ctx_error_detail(ctx));
@@ -433,7 +423,7 @@ START_TEST(a_proof_cancelled_midway_stops_and_the_next_one_verifies)
     hpr_groth16_proof proof;
     recorder *r = recorder_new();
     hpr_ctx *ctx = progress_ctx("cpu", 2, r, 1e-6);
-    hpr_groth16_prover *p = open_prover(ctx);
+    hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     fixture_path(wtns, sizeof wtns, "bn128_2e10", "witness.wtns");
     r->cancel_phase = "msm B1";
     ck_assert_int_eq(hpr_groth16_prove_file(ctx, p, wtns, &proof), HPR_ERR_CANCELLED);

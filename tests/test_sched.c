@@ -132,7 +132,7 @@ START_TEST(speed_ratios_finish_near_the_ideal)
 }
 END_TEST
 
-/* The hybrid MSM's grid (host/msm_hybrid.c): 17 windows x 8 blocks, tiles from one item, aligned
+/* The hybrid MSM's grid (host/msm/msm_hybrid.c): 17 windows x 8 blocks, tiles from one item, aligned
  * to whole windows; speeds in items/s as measured there (CPU about 130, POCL about 12) and
  * the other ratios. Tiles of a window or more end on a window; the run ends near the ideal. */
 START_TEST(grid_tiles_align_to_windows_and_finish_near_the_ideal)

@@ -115,3 +115,22 @@ void reference_string(const char *json, const char *key, unsigned nth, char *out
     }
     ck_assert_msg(sscanf(p, "\"%199[0-9]\"", out) == 1, "%s: string %u is not a decimal", key, nth);
 }
+
+int test_tier_runs(unsigned t)
+{
+    const char *why, *name = hpr_cpu_tier_name(t);
+    if (name && hpr_cpu_tier_check(name, &why) == HPR_OK)
+        return 1;
+    printf("tier %s skipped on this machine: %s\n", name ? name : "?", name ? why : "no such tier");
+    return 0;
+}
+
+hpr_groth16_prover *test_open_prover(hpr_ctx *ctx, const char *fixture)
+{
+    char path[1024];
+    hpr_groth16_prover *p = NULL;
+    fixture_path(path, sizeof path, fixture, "circuit.zkey");
+    hpr_status st = hpr_groth16_prover_create(ctx, path, &p);
+    ck_assert_msg(st == HPR_OK, "%s: %s (%s)", fixture, hpr_status_str(st), hpr_ctx_error_detail(ctx));
+    return p;
+}

@@ -104,4 +104,12 @@ char *read_fixture_text(const char *fixture, const char *file);
  * at least 200 bytes; the test fails when the key or the string is missing. */
 void reference_string(const char *json, const char *key, unsigned nth, char *out);
 
+/* Whether CPU tier t (hpr_cpu_tier_name(t)) runs here (processor, OS and build); prints why
+ * not when it does not. */
+int test_tier_runs(unsigned t);
+
+/* The prover of a fixture's circuit.zkey on ctx; fails the test with the detail if it cannot
+ * be made. */
+hpr_groth16_prover *test_open_prover(hpr_ctx *ctx, const char *fixture);
+
 #endif

@@ -1,17 +1,17 @@
 /*
- * test_zkey.c: the strict .zkey and .wtns readers (host/zkey.h) on the snarkjs fixtures
+ * test_zkey.c: the strict .zkey and .wtns readers (host/groth16/zkey.h) on the snarkjs fixtures
  * (tests/fixtures) and on malformed copies of them: truncated at every offset up to 8 KiB and
  * every 97th beyond (copies of exactly the truncated length up to 16 KiB), wrong magic, version and protocol, sizes that
  * disagree with the header counts, counts that would overflow, repeated sections, trailing
  * bytes, coefficient entries out of range, witnesses of another curve, length or value
  * range. Each must be a clear error (never a crash: the suite runs under ASan and UBSan).
- * Then the prover's H scalars (host/groth16_h.c) against snarkjs's reference values.
+ * Then the prover's H scalars (host/groth16/groth16_h.c) against snarkjs's reference values.
  */
 #include "test_support.h"
 
-#include "host/decimal.h"
-#include "host/groth16_h.h"
-#include "host/zkey.h"
+#include "host/core/decimal.h"
+#include "host/groth16/groth16_h.h"
+#include "host/groth16/zkey.h"
 
 #include <string.h>
 

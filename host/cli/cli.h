@@ -56,14 +56,9 @@ int cmd_commit(int argc, char **argv);
 int cmd_bench_commit(int argc, char **argv);
 int cmd_bench_poseidon2(int argc, char **argv);
 int cmd_groth16(int argc, char **argv);
-/* A context for proofs from the CLI's --devices, --threads and --cpu-tier values (each may
- * be NULL): 0, or the exit code after printing the error (cmd names the command). */
-int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd, hpr_ctx **ctx);
-/* A proof's proof.json and public.json (as snarkjs writes them) as one group
- * (cli_output_commit_all): both written or neither; *human: where a report goes, stderr when
- * either file is stdout. 0, or CLI_EXIT_FAILURE after printing the error. */
-int cli_groth16_write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path,
-                              FILE **human);
+/* `hyprove groth16 verify VK PUBLIC PROOF` (cmd_groth16_verify.c) and its help. */
+int cmd_groth16_verify(int argc, char **argv);
+extern const char cli_verify_help[];
 /* `hyprove groth16 prove-batch ZKEY WTNS_LIST OUTDIR` (cmd_groth16_batch.c) and its help. */
 int cmd_groth16_prove_batch(int argc, char **argv);
 extern const char cli_prove_batch_help[];

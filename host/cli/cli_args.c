@@ -12,7 +12,7 @@
  * Every command also takes --max-memory SIZE (like --help, not in its table): the memory
  * limit of the library's calls, checked here ("512M", "2G", bytes; a malformed value is a
  * usage error naming the option) and passed on as HPR_MAX_MEMORY, which every context the
- * command makes reads (hpr_config.memory_limit, host/memory_budget.c). A malformed
+ * command makes reads (hpr_config.memory_limit, host/core/memory_budget.c). A malformed
  * HPR_MAX_MEMORY in the environment is named here too, before any context refuses it.
  *
  * HPR_LIST_OPTIONS (environment, any value) makes a command print the options it accepts, one

@@ -6,7 +6,7 @@
  *     error: "hyprove: warning: cl:0.0 failed (ERROR) and was dropped; its work was redone
  *     on the CPU";
  *   - per record, the list of faulted devices for --report tables and the JSON records'
- *     "faults" array: [{"device", "error", "tiles_failed", "dropped"}] (README, "JSON output").
+ *     "faults" array: [{"device", "error", "tiles_failed", "dropped"}] (docs/cli.md, "JSON output").
  * Where from: the run report of an MSM or NTT (hpr_ctx_last_report: the entries with failures
  * or dropped) and a proof's report (hpr_groth16_report.failed).
  */

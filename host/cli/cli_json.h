@@ -7,7 +7,7 @@
  *             "cores", "threads", "opencl_devices": [{"id", "name", "type", "usable"}]},
  *    "records": [...]}
  *
- * README ("JSON output") documents each command's records; bench/plot.py reads them.
+ * docs/cli.md ("JSON output") documents each command's records; bench/plot.py reads them.
  */
 #ifndef HOST_CLI_CLI_JSON_H
 #define HOST_CLI_CLI_JSON_H

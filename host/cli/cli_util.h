@@ -72,7 +72,7 @@ int cli_read_file(const char *path, unsigned char **data, size_t *len);
 
 /* A memory size: bytes, or a number with K, M, G or T (powers of 1024, an optional "B" or
  * "iB", any case: "512M", "1.5G", "64KiB"), above 0. Returns 0 or -1. The library reads
- * HPR_MAX_MEMORY with the same rules (host/memory_budget.c). */
+ * HPR_MAX_MEMORY with the same rules (host/core/memory_budget.c). */
 int cli_parse_size(const char *s, unsigned long long *bytes);
 
 double cli_now_seconds(void);

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_bench.h"
 #include "cli_json.h"
 #include "cli_progress.h"
 
@@ -31,7 +32,7 @@ static const char *calibrate_help =
     "  --devices D,.. cpu and OpenCL devices cl:P.D (default: cpu and every usable device)\n"
     "  --json FILE   also write the figures as JSON (atomically; - is stdout, the table then\n"
     "                goes to stderr): op calibrate, kind msm|ntt, curve or field, log_n,\n"
-    "                device, threads, items_per_s (README: \"JSON output\")\n"
+    "                device, threads, items_per_s (docs/cli.md: \"JSON output\")\n"
     "  --progress    progress lines on stderr even when it is not a terminal\n";
 
 /* Every OpenCL device id of a CPU-only context, after "cpu". */
@@ -120,7 +121,7 @@ int cmd_calibrate(int argc, char **argv)
     hpr_field fields[5];
     unsigned log_n[MAX_SIZES] = {12, 14, 16};
     size_t ndev;
-    unsigned long long threads = 0;
+    unsigned threads = 0;
     char ids[MAX_DEVICES][CLI_DEVICE_NAME_LEN];
     calibration_plan cp = {curves, 2, fields, 0, log_n, 3};
     int rc = 0;
@@ -136,8 +137,8 @@ int cmd_calibrate(int argc, char **argv)
         cp.ncurves = 0; /* --field alone: the NTT only */
     if (log_n_s && cli_parse_uint_list(log_n_s, 1, 24, log_n, MAX_SIZES, &cp.nlog))
         return cli_usage_error("calibrate ", "--log-n '%s': expected comma-separated integers in 1..24", log_n_s);
-    if (threads_s && cli_parse_uint(threads_s, 1, 1024, &threads))
-        return cli_usage_error("calibrate ", "--threads '%s' is not an integer in 1..1024", threads_s);
+    if ((rc = cli_parse_threads("calibrate ", threads_s, &threads)) != 0)
+        return rc;
     if (devices_s) {
         if (cli_parse_device_list(devices_s, 0, ids, MAX_DEVICES, &ndev))
             return cli_usage_error("calibrate ", "--devices '%s': expected a comma-separated list of at most %d devices, "

@@ -21,7 +21,7 @@ static const char *devices_help =
     "                The cache lives in $HPR_CACHE_DIR, else $XDG_CACHE_HOME/hyprove, else\n"
     "                ~/.cache/hyprove.\n"
     "  --json FILE   also write the listing as JSON (atomically; - is stdout, the text then\n"
-    "                goes to stderr): a record per device (README: \"JSON output\")\n";
+    "                goes to stderr): a record per device (docs/cli.md: \"JSON output\")\n";
 
 static const char *yes_no(int v)
 {

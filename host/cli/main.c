@@ -42,7 +42,7 @@ static const char *main_help =
     "\n"
     "Across processes and machines (Open MPI): mpirun -np N hyprove msm|ntt|groth16 prove|\n"
     "  groth16 prove-batch|bench msm|bench ntt|bench groth16 ...: every rank runs the same command,\n"
-    "  rank 0 prints and writes the outputs (README, \"Several machines (MPI)\").\n"
+    "  rank 0 prints and writes the outputs (docs/cluster.md).\n"
     "\n"
     "'hyprove COMMAND --help' describes each command.\n";
 

@@ -11,7 +11,7 @@
  *     the same Montgomery form: 128 bytes (BN254), 192 (BLS12-381); infinity all zero.
  *   - a scalar is 32 bytes, the canonical integer (< r, not Montgomery), little-endian, as in
  *     snarkjs .wtns files.
- * Not constant-time: see README (threat model).
+ * Not constant-time: see docs/threat-model.md.
  */
 #ifndef HYPROVE_H
 #define HYPROVE_H
@@ -142,7 +142,7 @@ typedef struct {
     const volatile int *cancel;
     /* The memory budget of one call, in bytes. Before an MSM, an NTT, an LDE or a proof
      * allocates, its peak working memory is estimated from the sizes (buffers, per-thread
-     * scratch, the host memory of OpenCL devices that run on the CPU; README, "Memory") and
+     * scratch, the host memory of OpenCL devices that run on the CPU; docs/memory.md) and
      * compared with the limit: a call over it fails with HPR_ERR_OUT_OF_MEMORY before writing
      * anything, the detail naming both ("the proof needs about 1.2 GiB; the memory limit is
      * 512 MiB (hpr_config.memory_limit)"), except that an MSM runs in pieces of its points
@@ -205,7 +205,7 @@ HPR_API void hpr_config_default(hpr_config *cfg);
  * a prover handle serves any number of threads and contexts at once. Only
  * hpr_ctx_destroy must not overlap another call on the same context, and a progress
  * callback must not call into its own context (it runs while the call holds it).
- * The environment knobs (README) are read here: one set to a malformed value fails the call
+ * The environment knobs (docs/api.md) are read here: one set to a malformed value fails the call
  * with HPR_ERR_INVALID_ARGUMENT ("HPR_CPU='bogus': unknown CPU tier (expected portable,
  * adx, avx2 or avx512)"). Why a call failed: hpr_ctx_error_detail(NULL) on the same thread. */
 HPR_API hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out);
@@ -725,7 +725,7 @@ HPR_API hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char *
  * (a rank that calls another one fails the job with HPR_ERR_RANK), and rank 0 gets the result.
  * Rank 0 deals the work to the ranks by their throughput (calibrated where the profile has a
  * figure, else measured by a first probe) and rebalances as ranks finish: a rank asks for its
- * next tile when it is done, as a device does under the hybrid scheduler (README, "Several
+ * next tile when it is done, as a device does under the hybrid scheduler (docs/cluster.md, "Several
  * machines"). Results are added on rank 0 in a fixed order, so every rank count and split
  * gives the same bits as one process. Every message goes between rank 0 and another rank.
  *
@@ -774,7 +774,7 @@ HPR_API hpr_status hpr_cluster_agree(hpr_ctx *ctx, const hpr_cluster *cluster, h
 
 /* hpr_msm_ex across the ranks: each passes the same points and scalars (compared by digest;
  * every rank reads them, none are sent), out is written on rank 0. The window grid of the MSM
- * (windows x blocks of points, host/msm_hybrid.c) is dealt to the ranks; each runs its tiles
+ * (windows x blocks of points, host/msm/msm_hybrid.c) is dealt to the ranks; each runs its tiles
  * on its own devices (opts->device, or the context's). report may be NULL. */
 HPR_API hpr_status hpr_cluster_msm(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve curve, hpr_group group,
                                    const void *points, const void *scalars, size_t n, void *out,

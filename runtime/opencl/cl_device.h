@@ -38,7 +38,7 @@ typedef struct {
 } cl_build_report;
 
 /* What the caller sets for the whole runtime (hyprove reads them from the environment once,
- * when a context is created: see host/knobs.c). */
+ * when a context is created: see host/core/knobs.c). */
 typedef struct {
     char library[512];     /* the ICD loader to open; "" for libOpenCL.so.1 / libOpenCL.so */
     int words;             /* CL_WORDS_* forced for new programs (int128 only on POCL); -1: none */

@@ -19,7 +19,7 @@
  * chunk across a slab's end, and only the scalars are sent.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cl_msm.h"
+#include "cl_msm_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,7 +248,7 @@ static const cl_msm_family owner_family = {owner_open, owner_enqueue, owner_clos
  * returned): plan->chunk_points at most each, and with a resident copy, none across a slab's
  * end. */
 static unsigned list_chunks(const cl_msm_plan *plan, const msm_curve_ops *ops, const cl_resident *res,
-                            const cl_points *pts, size_t first, const cl_msm_scalars *scalars, size_t n,
+                            const msm_points *pts, size_t first, const cl_msm_scalars *scalars, size_t n,
                             cl_msm_chunk *list)
 {
     unsigned count = 0;
@@ -273,7 +273,7 @@ static unsigned list_chunks(const cl_msm_plan *plan, const msm_curve_ops *ops, c
 /* Every chunk of the plan through one kernel design: two queues in turn, each with its own
  * buffers, so that one chunk's transfers overlap the other's compute. */
 static cl_msm_result run_chunks(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                                const cl_msm_family *family, const cl_resident *res, const cl_points *pts,
+                                const cl_msm_family *family, const cl_resident *res, const msm_points *pts,
                                 size_t first, const cl_msm_scalars *scalars, size_t n, const cl_msm_plan *planned,
                                 unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
@@ -334,7 +334,7 @@ out:
 /* The planned kernel over pts' resident copy where it has one; a device that cannot run the
  * sorted kernels' work-groups runs the owner-computes kernel instead (same window grid, so a
  * hybrid split stays valid). */
-static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const msm_points *pts,
                               size_t first, const cl_msm_scalars *scalars, size_t n, const cl_msm_plan *plan,
                               unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
@@ -354,7 +354,7 @@ static cl_msm_result run_plan(cl_runtime *rt, cl_dev *dev, int curve, const msm_
                       bad_kind, detail);
 }
 
-cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const msm_points *pts,
                      size_t first, const unsigned char *scalars, size_t n, unsigned c, unsigned char *out,
                      size_t *bad_index, msm_point_check *bad_kind, cl_msm_plan *plan_out, char *detail)
 {
@@ -368,7 +368,7 @@ cl_msm_result cl_msm(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops
 }
 
 cl_msm_result cl_msm_device_scalars(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops,
-                                    const cl_points *pts, cl_mem scalars, size_t n, unsigned char *out,
+                                    const msm_points *pts, cl_mem scalars, size_t n, unsigned char *out,
                                     size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {
     cl_msm_plan plan;
@@ -377,7 +377,7 @@ cl_msm_result cl_msm_device_scalars(cl_runtime *rt, cl_dev *dev, int curve, cons
     return run_plan(rt, dev, curve, ops, pts, 0, &sc, n, &plan, out, bad_index, bad_kind, detail);
 }
 
-cl_msm_result cl_msm_slice(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+cl_msm_result cl_msm_slice(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const msm_points *pts,
                            size_t first, const unsigned char *scalars, size_t n, unsigned b0, unsigned b1,
                            unsigned char *out, size_t *bad_index, msm_point_check *bad_kind, char *detail)
 {

@@ -3,7 +3,7 @@
  * owner-computes, cl_msm_sorted.c for the sorted buckets): the device's allocation limits,
  * the chunks' bad-point results and the combination of the chunks' window sums.
  */
-#include "cl_msm.h"
+#include "cl_msm_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

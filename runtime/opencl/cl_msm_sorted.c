@@ -14,7 +14,7 @@
  * buckets are reduced in G segments so that nwin * G items run at once.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cl_msm.h"
+#include "cl_msm_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * cl_ntt.h: the NTT's layers on one OpenCL device (kernels_cl/ntt.cl). The host converts
- * elements, computes twiddles and scales (host/ntt_pipeline.c); the device runs the butterflies and
+ * elements, computes twiddles and scales (host/ntt/ntt_pipeline.c); the device runs the butterflies and
  * the bit reversals next to them, on the same twiddle table, so its results are the CPU's.
  */
 #ifndef RUNTIME_OPENCL_CL_NTT_H

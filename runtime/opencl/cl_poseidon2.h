@@ -15,7 +15,7 @@
 #ifndef RUNTIME_OPENCL_CL_POSEIDON2_H
 #define RUNTIME_OPENCL_CL_POSEIDON2_H
 
-#include "kernels_cpu/poseidon2_cpu.h"
+#include "arith/poseidon2_params.h"
 #include "runtime/base/rt_check.h"
 
 #include "cl_device.h"

@@ -6,7 +6,7 @@
  * once, they cost the bus nothing afterwards: each later MSM sends 32 bytes of scalar per
  * point instead of 96 (BN254 G1: 64 bytes of point and 32 of scalar), and skips the device's
  * point check.
- * What: a set is keyed by its caller (cl_points.key, unique for the process's life) and
+ * What: a set is keyed by its caller (msm_points.key, unique for the process's life) and
  * stored on the device in the interchange form, which is what the kernels read: slabs of at
  * most the device's max allocation (the last may be shorter), checked once by the kernel
  * that checks uploaded chunks. The chunk driver (cl_msm.c) reads a chunk's points from its
@@ -20,13 +20,13 @@
  * zkey) or the runtime closes.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cl_msm.h"
+#include "cl_msm_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static cl_resident *find(cl_dev *dev, const cl_points *pts, int curve)
+static cl_resident *find(cl_dev *dev, const msm_points *pts, int curve)
 {
     for (cl_resident *r = dev->resident; r; r = r->next)
         if (r->key == pts->key && r->curve == curve && r->count == pts->count)
@@ -92,7 +92,7 @@ out:
     return ret;
 }
 
-int cl_resident_get(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const cl_points *pts,
+int cl_resident_get(cl_runtime *rt, cl_dev *dev, int curve, const msm_curve_ops *ops, const msm_points *pts,
                     cl_resident **out, char *detail)
 {
     const cl_api *api = &rt->api;

@@ -47,7 +47,7 @@ typedef struct {
 
 /* Tile sizes in items: min_tile (the tail's), probe_tile (a device of unknown speed starts
  * with it), align: tiles of at least align items end on a multiple of align (or at n), so a
- * caller whose items come in groups (host/msm_hybrid.c: the blocks of a window) gets whole groups
+ * caller whose items come in groups (host/msm/msm_hybrid.c: the blocks of a window) gets whole groups
  * where tiles are large; 0 or 1: no alignment. */
 typedef struct {
     size_t min_tile, probe_tile, align;

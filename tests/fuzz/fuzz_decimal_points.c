@@ -1,6 +1,6 @@
 /*
  * fuzz_decimal_points.c: libFuzzer target for the decimal side of the point API:
- * hpr_point_from_decimal, the internal decimal parser and printer (host/decimal.h) and
+ * hpr_point_from_decimal, the internal decimal parser and printer (host/core/decimal.h) and
  * hpr_point_to_json.
  *
  * Input: one control byte (bit 0: the curve, BN254 or BLS12-381; bit 1: G2 instead of G1;
@@ -23,7 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fuzz_support.h"
-#include "host/decimal.h"
+#include "host/core/decimal.h"
 
 #define MAX_LIMBS 12
 #define MAX_DIGITS 240

@@ -1,5 +1,5 @@
 /*
- * fuzz_json_readers.c: libFuzzer target for the JSON reader (host/json_read.h) and the
+ * fuzz_json_readers.c: libFuzzer target for the JSON reader (host/core/json_read.h) and the
  * Groth16 verifier's readers of snarkjs's verification_key.json, public.json and proof.json
  * (hpr_groth16_verify_json).
  *
@@ -17,7 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fuzz_support.h"
-#include "host/json_read.h"
+#include "host/core/json_read.h"
 
 typedef struct {
     char *s;

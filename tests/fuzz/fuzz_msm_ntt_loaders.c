@@ -38,7 +38,7 @@
 #define MAX_FILE (1u << 20)
 
 /* Not called by the commands fuzzed here (they are the CLI's other entry points, which
- * cmd_msm.c names): defined so that the target links without cmd_groth16.c. */
+ * cmd_bench_msm.c names): defined so that the target links without the Groth16 commands. */
 int cmd_bench_groth16(int argc, char **argv)
 {
     (void)argc;

@@ -1,0 +1,85 @@
+/*
+ * host/api/devices.c: the public entries for devices, CPU tiers, device preparation and calibration.
+ * Thin: each takes the call lock where it reaches a context, then calls one engine entry.
+ */
+#include "host/calibrate/calibrate_calls.h"
+#include "host/core/core_calls.h"
+#include "host/msm/msm_calls.h"
+
+hpr_status hpr_cpu_tier_check(const char *name, const char **why)
+{
+    return cpu_tier_check(name, why);
+}
+
+void hpr_cpu_info_get(hpr_cpu_info *info)
+{
+    cpu_info_get(info);
+}
+
+unsigned hpr_cpu_tier_count(void)
+{
+    return cpu_tier_count();
+}
+
+const char * hpr_cpu_tier_name(unsigned index)
+{
+    return cpu_tier_name(index);
+}
+
+unsigned hpr_device_count(hpr_ctx *ctx)
+{
+    ctx_enter(ctx);
+    unsigned r = device_count_call(ctx);
+    ctx_leave(ctx, HPR_OK);
+    return r;
+}
+
+const char *hpr_opencl_notice(hpr_ctx *ctx)
+{
+    ctx_enter(ctx);
+    const char * r = opencl_notice_call(ctx);
+    ctx_leave(ctx, HPR_OK);
+    return r;
+}
+
+hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, device_get_info_call(ctx, index, info));
+}
+
+double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve curve, unsigned log_n)
+{
+    ctx_enter(ctx);
+    double r = calibrated_speed_call(ctx, device, curve, log_n);
+    ctx_leave(ctx, HPR_OK);
+    return r;
+}
+
+double hpr_calibrated_ntt_speed(hpr_ctx *ctx, const char *device, hpr_field field, unsigned log_n)
+{
+    ctx_enter(ctx);
+    double r = calibrated_ntt_speed_call(ctx, device, field, log_n);
+    ctx_leave(ctx, HPR_OK);
+    return r;
+}
+
+hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve, hpr_device_report *report)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, device_prepare_call(ctx, device, curve, report));
+}
+
+hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
+                         double *points_per_s)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, calibrate_call(ctx, device, curve, log_n, count, points_per_s));
+}
+
+hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
+                             double *elements_per_s)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, calibrate_ntt_call(ctx, device, field, log_n, count, elements_per_s));
+}

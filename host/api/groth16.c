@@ -1,0 +1,89 @@
+/*
+ * host/api/groth16.c: the public entries for Groth16 prover handles, proofs and verification.
+ * Thin: each takes the call lock where it reaches a context, then calls one engine entry.
+ */
+#include "host/groth16/groth16_calls.h"
+
+hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json)
+{
+    return g16_proof_json(proof, proof_json, public_json);
+}
+
+hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
+                             hpr_groth16_proof *proof)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, g16_prove_call(ctx, prover, wtns, wtns_len, proof));
+}
+
+hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
+                                  hpr_groth16_proof *proof)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_prove_file_call(ctx, prover, wtns_path, proof));
+}
+
+void hpr_groth16_proof_free(hpr_groth16_proof *proof)
+{
+    g16_proof_free(proof);
+}
+
+hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_prover_create_call(ctx, zkey_path, out));
+}
+
+hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey, size_t len,
+                                                 hpr_groth16_prover **out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_prover_create_from_buffer_call(ctx, zkey, len, out));
+}
+
+void hpr_groth16_prover_destroy(hpr_groth16_prover *prover)
+{
+    g16_prover_destroy(prover);
+}
+
+hpr_curve hpr_groth16_prover_curve(const hpr_groth16_prover *prover)
+{
+    return g16_prover_curve(prover);
+}
+
+void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_size, size_t *n_vars, size_t *n_public)
+{
+    g16_prover_sizes(prover, domain_size, n_vars, n_public);
+}
+
+hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve, size_t *domain_size,
+                                  size_t *n_vars, size_t *n_public)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_zkey_sizes_call(ctx, zkey, len, curve, domain_size, n_vars, n_public));
+}
+
+hpr_status hpr_groth16_prover_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, unsigned precompute)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, prover_precompute_call(ctx, prover, precompute));
+}
+
+unsigned hpr_groth16_prover_precomputed(const hpr_groth16_prover *prover, size_t *bytes)
+{
+    return g16_prover_precomputed_bytes(prover, bytes);
+}
+
+hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_verify_call(ctx, prover, proof));
+}
+
+hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,
+                                   size_t public_len, const char *proof_json, size_t proof_len)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_verify_json_call(ctx, vk_json, vk_len, public_json, public_len, proof_json,
+                                                   proof_len));
+}

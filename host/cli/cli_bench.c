@@ -1,0 +1,94 @@
+/*
+ * cli_bench.c: a context from a command's options and the statistics of timed runs (see
+ * cli_bench.h). One copy, so that every command reports a bad device, thread count, repeat
+ * count or CPU tier with the same words and computes its median the same way.
+ */
+#include "cli_bench.h"
+#include "cli_progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_unknown_device_error(const char *device)
+{
+    hpr_config cfg;
+    hpr_ctx *probe = NULL;
+    char list[256] = "";
+    size_t used = 0;
+    hpr_config_default(&cfg);
+    cfg.devices = "cpu";
+    cfg.threads = 1;
+    if (hpr_ctx_create(&cfg, &probe) != HPR_OK)
+        return cli_error("device '%s' is not available", device);
+    unsigned count = hpr_device_count(probe);
+    for (unsigned i = 0; i < count && used + 20 < sizeof list; i++) {
+        hpr_device_info info;
+        if (hpr_device_get_info(probe, i, &info) == HPR_OK)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", info.id);
+    }
+    if (count == 0)
+        cli_error("device '%s' is not available: %s", device, hpr_opencl_notice(probe));
+    else
+        cli_error("device '%s' is not available (OpenCL devices: %s)", device, list);
+    hpr_ctx_destroy(probe);
+    return CLI_EXIT_FAILURE;
+}
+
+int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const char *progress_what, hpr_ctx **ctx)
+{
+    hpr_config cfg;
+    const char *why;
+    hpr_config_default(&cfg);
+    cfg.threads = threads;
+    cfg.devices = devices;
+    cfg.cpu_tier = tier;
+    if (progress_what)
+        cli_progress_attach(&cfg, progress_what);
+    hpr_status st = hpr_ctx_create(&cfg, ctx);
+    if (st == HPR_ERR_UNKNOWN_DEVICE)
+        return cli_unknown_device_error(devices);
+    if (st == HPR_ERR_CPU_TIER || st == HPR_ERR_INVALID_ARGUMENT) {
+        const char *name = tier ? tier : getenv("HPR_CPU");
+        if (name && hpr_cpu_tier_check(name, &why) != HPR_OK)
+            return cli_error("CPU tier '%s'%s: %s", name, tier ? "" : " (from HPR_CPU)", why);
+    }
+    return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
+}
+
+int cli_parse_threads(const char *cmd, const char *s, unsigned *threads)
+{
+    unsigned long long v = 0;
+    if (s && cli_parse_uint(s, 1, 1024, &v) != 0)
+        return cli_usage_error(cmd, "--threads '%s' is not an integer in 1..1024", s);
+    *threads = (unsigned)v;
+    return 0;
+}
+
+int cli_parse_repeat(const char *cmd, const char *repeat_s, const char *reps_s, unsigned *repeat)
+{
+    unsigned long long v = 5;
+    const char *s = repeat_s ? repeat_s : reps_s;
+    if (repeat_s && reps_s)
+        return cli_usage_error(cmd, "give --repeat or --reps (the same option), not both");
+    if (s && cli_parse_uint(s, 1, 1000, &v) != 0)
+        return cli_usage_error(cmd, "--%s '%s' is not an integer in 1..1000", repeat_s ? "repeat" : "reps", s);
+    *repeat = (unsigned)v;
+    return 0;
+}
+
+void cli_stats_of(double *ms, unsigned count, cli_stats *s)
+{
+    double sum = 0, squares = 0;
+    qsort(ms, count, sizeof *ms, cli_compare_doubles);
+    for (unsigned i = 0; i < count; i++)
+        sum += ms[i];
+    s->mean = sum / count;
+    for (unsigned i = 0; i < count; i++)
+        squares += (ms[i] - s->mean) * (ms[i] - s->mean);
+    s->median = count % 2 ? ms[count / 2] : 0.5 * (ms[count / 2 - 1] + ms[count / 2]);
+    s->min = ms[0];
+    s->max = ms[count - 1];
+    s->sd = count > 1 ? sqrt(squares / (count - 1)) : 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * cli_bench.h: the scaffolding that the CLI's commands share to make a context from their
+ * options and to time repeated runs (host/cli/cli_bench.c): msm and bench msm, ntt and bench
+ * ntt, commit, bench commit and bench poseidon2, groth16 prove, prove-batch, serve and bench
+ * groth16. The JSON envelope of their records is cli_json.h.
+ */
+#ifndef HOST_CLI_CLI_BENCH_H
+#define HOST_CLI_CLI_BENCH_H
+
+#include "cli.h"
+
+/* A context of threads (0: every core) on devices ("cpu", "all", "cl:P.D") and CPU tier (NULL:
+ * HPR_CPU, else the fastest), with the progress display for progress_what (NULL: none). 0, or
+ * the exit code after printing the error: an unknown device is named with the devices there
+ * are, a tier that cannot run with why (HPR_CPU named when it chose the tier). */
+int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const char *progress_what, hpr_ctx **ctx);
+
+/* Explains why a device name did not resolve, listing the OpenCL devices there are (or why
+ * there are none). Returns CLI_EXIT_FAILURE. */
+int cli_unknown_device_error(const char *device);
+
+/* --threads T (NULL: 0, every core): 0 or the exit code of a usage error naming cmd. */
+int cli_parse_threads(const char *cmd, const char *s, unsigned *threads);
+
+/* --repeat R or its alias --reps R (default 5, 1..1000): 0 or the exit code of a usage error. */
+int cli_parse_repeat(const char *cmd, const char *repeat_s, const char *reps_s, unsigned *repeat);
+
+/* The statistics of count timed runs (count >= 1), in the runs' unit. */
+typedef struct {
+    double median, min, max, mean, sd; /* sd: the sample standard deviation (0 for one run) */
+} cli_stats;
+
+/* s from ms[0..count) (sorted in place). */
+void cli_stats_of(double *ms, unsigned count, cli_stats *s);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * cli_groth16.h: what the CLI's Groth16 commands share (host/cli/cli_groth16.c).
+ */
+#ifndef HPR_CLI_GROTH16_H
+#define HPR_CLI_GROTH16_H
+
+#include "cli.h"
+#include "cli_faults.h"
+
+#include <stdio.h>
+
+/* A context for proofs from the CLI's --devices, --threads and --cpu-tier values (each may
+ * be NULL), with the progress display for progress_what (NULL: none, as the server wants):
+ * 0, or the exit code after printing the error (cmd names the command). */
+int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd,
+                    const char *progress_what, hpr_ctx **ctx);
+/* A proof's proof.json and public.json (as snarkjs writes them) as one group
+ * (cli_output_commit_all): both written or neither; *human: where a report goes, stderr when
+ * either file is stdout. 0, or CLI_EXIT_FAILURE after printing the error. */
+int cli_groth16_write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path,
+                              FILE **human);
+/* The phases of a proof as tables name them. */
+extern const char *const cli_g16_phase_names[HPR_G16_PHASES];
+
+/* The phases' times and devices; under a phase that a device failed in, its faults; then the
+ * devices that failed (none: no such line). */
+void cli_groth16_print_report(const hpr_groth16_report *r, FILE *to);
+
+/* The proof checked against the prover's key before anything is written: 0, or the exit code
+ * after an error naming the devices that computed it. */
+int cli_groth16_verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof);
+
+/* One JSON record of a proof (or of the medians of several: seconds[], total and min). */
+void cli_groth16_json_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
+                             unsigned repeat, double setup_s, const double *seconds, double total_s,
+                             double min_total_s, const hpr_groth16_report *last, const cli_faults *faults,
+                             const hpr_cluster_report *cluster);
+
+#endif

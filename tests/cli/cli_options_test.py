@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""The CLI synopsis (docs/cli.md), the help texts and the option parser agree, and the parser keeps its
+rules (issue 20 item 3).
+
+For every command of the synopsis block in docs/cli.md ("## Commands"), the options it lists must be
+exactly those the command accepts (HPR_LIST_OPTIONS=1 makes a command print its option table
+and exit), and its --help must mention each of them and no option it does not accept. Then the
+parser's rules: options anywhere among the positional arguments, "--" ends the options,
+"--name=VALUE", a repeated single-value option refused, a repeated list option accumulated, a
+flag given a value refused, unknown and ambiguous options named.
+
+usage: cli_options_test.py HYPROVE docs/cli.md FIXTURE_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+COMMANDS = ["devices", "msm", "bench msm", "calibrate", "ntt", "bench ntt", "commit", "bench commit",
+            "bench poseidon2", "groth16 prove", "groth16 prove-batch", "groth16 verify", "bench groth16", "serve"]
+OPTION = re.compile(r"--[a-z][a-z0-9-]*")
+failures = []
+
+
+def check(ok, what, result=None):
+    if ok:
+        return
+    detail = ""
+    if result is not None:
+        detail = f"\n  command: {' '.join(result.args)}\n  exit: {result.returncode}\n  stdout: {result.stdout!r}" \
+                 f"\n  stderr: {result.stderr!r}"
+    failures.append(what + detail)
+    print("FAIL:", what + detail)
+
+
+def run(args, env=None, cwd=None):
+    return subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+
+
+def synopsis(readme):
+    """{command: set of options} from docs/cli.md's ```-block under "## Commands"."""
+    text = open(readme).read()
+    start = text.index("## Commands")
+    block = text[text.index("```\n", start) + 4:]
+    block = block[:block.index("```")]
+    found, current = {}, None
+    for line in block.splitlines():
+        if line.startswith("hyprove "):
+            words = line.split()
+            two = " ".join(words[1:3])
+            current = two if two in COMMANDS else words[1] if words[1] in COMMANDS else None
+            if current:
+                found.setdefault(current, set())
+        elif not line.startswith(" "):
+            current = None
+        if current:
+            found[current] |= set(OPTION.findall(line.split("  ")[0] if line.startswith("hyprove") else line))
+    return found
+
+
+def accepted(hyprove, command):
+    r = run([hyprove] + command.split(), env=dict(os.environ, HPR_LIST_OPTIONS="1"))
+    check(r.returncode == 0, f"HPR_LIST_OPTIONS for '{command}' exits 0", r)
+    return {line.split()[0] for line in r.stdout.splitlines() if line.strip()}
+
+
+def help_options(hyprove, command):
+    r = run([hyprove] + command.split() + ["--help"])
+    check(r.returncode == 0 and r.stdout, f"'{command} --help' prints help", r)
+    return set(OPTION.findall(r.stdout)) - {"--help"}
+
+
+def check_docs(hyprove, readme):
+    documented = synopsis(readme)
+    for command in COMMANDS:
+        check(command in documented, f"docs/cli.md's synopsis lists '{command}'")
+        ok = accepted(hyprove, command)
+        docs = documented.get(command, set())
+        check(docs == ok, f"'{command}': docs/cli.md lists {sorted(docs - ok)} that the CLI refuses and leaves out "
+                          f"{sorted(ok - docs)} that it accepts")
+        helped = help_options(hyprove, command)
+        check(ok <= helped, f"'{command} --help' does not mention {sorted(ok - helped)}")
+        check(helped <= ok, f"'{command} --help' mentions {sorted(helped - ok)}, which it does not accept")
+
+
+def check_rules(hyprove, fixtures):
+    msm = [hyprove, "msm", "--curve", "bn254", "--device", "cpu"]
+    base = run(msm + ["--log-n", "4"])
+    check(base.returncode == 0 and base.stdout.startswith("["), "msm runs", base)
+    for variant in (["--log-n=4"], ["--log-n", "4", "--progress"]):
+        r = run(msm + variant)
+        check(r.returncode == 0 and r.stdout == base.stdout, f"msm with {variant} gives the same result", r)
+    r = run(msm + ["--log-n", "4", "--log-n", "5"])
+    check(r.returncode == 2 and "--log-n given twice" in r.stderr, "a repeated single-value option is refused", r)
+    r = run(msm + ["--log-n", "12", "--progress"])
+    check(r.returncode == 0 and "hyprove: progress msm" in r.stderr and "100%" in r.stderr.splitlines()[-2],
+          "--progress prints plain progress lines ending at 100% on stderr (not a terminal)", r)
+    r = run(msm + ["--log-n", "12"])
+    check(r.returncode == 0 and "progress" not in r.stderr, "no progress lines without --progress off a terminal", r)
+    r = run(msm + ["--log-n", "4", "--progress", "--progress"])
+    check(r.returncode == 2 and "--progress given twice" in r.stderr, "a repeated flag is refused", r)
+    r = run(msm + ["--log-n", "4", "--progress=yes"])
+    check(r.returncode == 2 and "--progress takes no value" in r.stderr, "a flag with a value is refused", r)
+    r = run(msm + ["--log-n", "4", "--bogus", "1"])
+    check(r.returncode == 2 and "unknown option '--bogus'" in r.stderr, "an unknown option is named", r)
+    r = run([hyprove, "bench", "msm", "--de", "cpu"])
+    check(r.returncode == 2 and "ambiguous option '--de'" in r.stderr, "an ambiguous prefix is named", r)
+    r = run(msm + ["--log-n", "4", "-x"])
+    check(r.returncode == 2 and "unknown option '-x'" in r.stderr, "an unknown short option is named", r)
+    r = run(msm + ["--log-n"])
+    check(r.returncode == 2 and "--log-n needs a value" in r.stderr, "a missing value is named", r)
+    r = run(msm + ["--log-n", "4", "stray"])
+    check(r.returncode == 2 and "unexpected argument 'stray'" in r.stderr, "a stray argument is refused", r)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bench = [hyprove, "bench", "msm", "--curve", "bn254", "--devices", "cpu", "--repeat", "1"]
+        r = run(bench + ["--log-n", "3", "--log-n", "4", "--json", "-"])
+        check(r.returncode == 0, "a repeated list option runs", r)
+        if r.returncode == 0:
+            import json
+            sizes = [rec["log_n"] for rec in json.loads(r.stdout)["records"]]
+            check(sizes == [3, 4], f"--log-n 3 --log-n 4 accumulates to 3,4 (got {sizes})", r)
+
+        zkey, wtns = os.path.join(fixtures, "circuit.zkey"), os.path.join(fixtures, "witness.wtns")
+        proof, public = os.path.join(tmp, "p.json"), os.path.join(tmp, "u.json")
+        for order in ([zkey, "--devices", "cpu", wtns, "--threads", "1", proof, public],
+                      ["--devices=cpu", "--", zkey, wtns, proof, public],
+                      [zkey, wtns, proof, public, "--devices", "cpu", "--report"]):
+            for path in (proof, public):
+                if os.path.exists(path):
+                    os.unlink(path)
+            r = run([hyprove, "groth16", "prove"] + order)
+            check(r.returncode == 0 and os.path.exists(proof) and os.path.exists(public),
+                  f"groth16 prove takes options anywhere: {order}", r)
+        r = run([hyprove, "groth16", "prove", zkey, wtns, proof, public, "extra"])
+        check(r.returncode == 2 and "unexpected argument 'extra'" in r.stderr, "a fifth file is refused", r)
+        r = run([hyprove, "serve", "--zkey", zkey, "--zkey", zkey, "--listen", "127.0.0.1:0", "--listen", "x"])
+        check(r.returncode == 2 and "--listen given twice" in r.stderr, "serve refuses --listen twice", r)
+
+
+def main():
+    hyprove, readme, fixtures = sys.argv[1:4]
+    check_docs(hyprove, readme)
+    check_rules(hyprove, fixtures)
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        sys.exit(1)
+    print("cli options: docs/cli.md, help texts and parser agree; parser rules hold")
+
+
+if __name__ == "__main__":
+    main()
