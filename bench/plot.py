@@ -55,7 +55,29 @@ import textwrap
 from dataclasses import dataclass, replace
 from typing import Optional
 
-import matplotlib
+
+def _matplotlib_or_another_python():
+    """matplotlib, or this script run again by a python3 that has it: the python3 first on
+    PATH may lack it (a pyenv or venv interpreter) while Debian's /usr/bin/python3 has
+    python3-matplotlib. Without one, a line that says what to install, exit status 2."""
+    try:
+        import matplotlib as mpl
+        return mpl
+    except ImportError:
+        pass
+    if not os.environ.get("HPR_PLOT_REEXEC"):
+        for other in ("/usr/bin/python3", "/usr/local/bin/python3"):
+            if os.path.realpath(other) != os.path.realpath(sys.executable) and os.access(other, os.X_OK):
+                probe = os.spawnv(os.P_WAIT, other, [other, "-c", "import matplotlib"])
+                if probe == 0:
+                    os.environ["HPR_PLOT_REEXEC"] = "1"
+                    os.execv(other, [other, os.path.abspath(__file__)] + sys.argv[1:])
+    sys.stderr.write(f"plot.py: matplotlib is missing for {sys.executable} (Debian: apt-get install "
+                     "python3-matplotlib; elsewhere: pip install matplotlib)\n")
+    sys.exit(2)
+
+
+matplotlib = _matplotlib_or_another_python()
 
 matplotlib.use("Agg")
 from matplotlib import colormaps  # noqa: E402  (after the backend is chosen)

@@ -3,11 +3,35 @@
 # whole test suite (ctest over the Check suites, the CLI tests, the constants and OpenCL C
 # checks) in both builds; then the ThreadSanitizer build of the concurrency suites, the fuzz
 # targets for a short while each (scripts/fuzz.sh), and the aarch64 cross build and its suites
-# under qemu-user (scripts/test-aarch64.sh, reduced sizes).
+# under qemu-user (scripts/test-aarch64.sh, reduced sizes). The release and ASan suites run with
+# HPR_CI_REQUIRE naming what this machine has (CPU tiers, OpenCL, MPI, oclgrind, snarkjs): a
+# test that would skip for want of one of them fails instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs="$(nproc)"
+# What this machine has, from /proc/cpuinfo and the tools installed (not from hyprove's own
+# detection): each test that would skip for want of one of these fails instead
+# (tests/test_support.h, test_required), so a skip that should not happen fails CI. Set
+# HPR_CI_REQUIRE yourself (empty: nothing required) to override.
+required_here() {
+  local flags req="portable"
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+  has() { [[ "$flags" == *" $1 "* ]]; }
+  if has adx && has bmi2; then
+    req+=",adx"
+    has avx2 && req+=",avx2"
+    has avx512f && has avx512ifma && req+=",avx512"
+  fi
+  [ "$(uname -m)" = aarch64 ] && req+=",neon"
+  dpkg -s pocl-opencl-icd >/dev/null 2>&1 && req+=",opencl"
+  command -v mpirun >/dev/null 2>&1 && req+=",mpi"
+  command -v oclgrind >/dev/null 2>&1 && req+=",oclgrind"
+  [ -x .deps/snarkjs/node_modules/.bin/snarkjs ] && req+=",snarkjs"
+  echo "$req"
+}
+export HPR_CI_REQUIRE="${HPR_CI_REQUIRE-$(required_here)}"
+echo "=== required of the tests (HPR_CI_REQUIRE): ${HPR_CI_REQUIRE:-nothing}"
 for preset in release asan; do
   echo "=== $preset: configure and build"
   cmake --preset "$preset"
@@ -23,6 +47,9 @@ for preset in release asan; do
   echo "=== $preset: tests"
   ctest --preset "$preset" -j "$jobs"
 done
+# The steps below run elsewhere than this machine's devices (TSan without OpenCL, the fuzz
+# targets, qemu): nothing is required of them.
+unset HPR_CI_REQUIRE
 echo "=== tsan: the concurrency suites under ThreadSanitizer (CPU only, reduced sizes)"
 cmake --preset tsan
 cmake --build --preset tsan -j "$jobs"

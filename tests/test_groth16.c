@@ -323,6 +323,93 @@ static void bls_g1_outside_subgroup(unsigned char *out)
     mpz_clears(p, x, rhs, y, e, NULL);
 }
 
+/* x^2 = a in Fq2 = Fq[u]/(u^2 + 1), p = 3 mod 4, a.c1 != 0: 1 with x, or 0 when a is not a square
+ * (the norm's square root gamma, then x0^2 = (a0 +- gamma) / 2 and x1 = a1 / (2 x0)). */
+static int fq2_sqrt(mpz_t x0, mpz_t x1, const mpz_t a0, const mpz_t a1, const mpz_t p)
+{
+    mpz_t n, g, d, e, t;
+    int ok = 0;
+    mpz_inits(n, g, d, e, t, NULL);
+    mpz_mul(n, a0, a0);
+    mpz_addmul(n, a1, a1);
+    mpz_mod(n, n, p);
+    mpz_add_ui(e, p, 1);
+    mpz_fdiv_q_2exp(e, e, 2); /* (p + 1) / 4 */
+    if (mpz_legendre(n, p) != 1)
+        goto out;
+    mpz_powm(g, n, e, p);
+    for (int sign = 0; sign < 2 && !ok; sign++) {
+        (sign ? mpz_sub : mpz_add)(d, a0, g);
+        mpz_mul_ui(t, p, 1);
+        mpz_add_ui(t, t, 1);
+        mpz_fdiv_q_2exp(t, t, 1); /* 1/2 = (p + 1) / 2 */
+        mpz_mul(d, d, t);
+        mpz_mod(d, d, p);
+        if (mpz_legendre(d, p) != 1)
+            continue;
+        mpz_powm(x0, d, e, p);
+        mpz_mul_2exp(t, x0, 1);
+        mpz_invert(t, t, p);
+        mpz_mul(x1, a1, t);
+        mpz_mod(x1, x1, p);
+        mpz_mul(t, x0, x1); /* check: (x0 + x1 u)^2 = (x0^2 - x1^2) + 2 x0 x1 u */
+        mpz_mul_2exp(t, t, 1);
+        mpz_sub(t, t, a1);
+        mpz_mod(t, t, p);
+        mpz_mul(d, x0, x0);
+        mpz_submul(d, x1, x1);
+        mpz_sub(d, d, a0);
+        mpz_mod(d, d, p);
+        ok = mpz_sgn(t) == 0 && mpz_sgn(d) == 0;
+    }
+out:
+    mpz_clears(n, g, d, e, t, NULL);
+    return ok;
+}
+
+/* A point of curve's twist E'(Fq2) (BN254: y^2 = x^3 + 3/(9 + u); BLS12-381: y^2 = x^3 +
+ * 4(1 + u)) outside the prime-order subgroup: the twists' cofactors are about p, so the first
+ * x = k (k = 1, 2, ...) whose x^3 + b' is a square gives one. Interchange form: Montgomery
+ * (R = 2^(8 n8q)), little-endian x.c0, x.c1, y.c0, y.c1 of n8q bytes each. */
+static void twist_point_outside_subgroup(hpr_curve curve, unsigned char *out)
+{
+    int bls = curve == HPR_CURVE_BLS12_381;
+    size_t n8q = bls ? 48 : 32, count;
+    mpz_t p, b0, b1, x, r0, r1, y0, y1, t;
+    mpz_inits(p, b0, b1, x, r0, r1, y0, y1, t, NULL);
+    if (bls) {
+        mpz_set_str(p, "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab", 16);
+        mpz_set_ui(b0, 4);
+        mpz_set_ui(b1, 4);
+    } else { /* 3 / (9 + u) = 3 (9 - u) / 82 */
+        mpz_set_str(p, "21888242871839275222246405745257275088696311157297823662689037894645226208583", 10);
+        mpz_set_ui(t, 82);
+        mpz_invert(t, t, p);
+        mpz_mul_ui(b0, t, 27);
+        mpz_mod(b0, b0, p);
+        mpz_mul_ui(b1, t, 3);
+        mpz_sub(b1, p, b1);
+        mpz_mod(b1, b1, p);
+    }
+    for (mpz_set_ui(x, 1);; mpz_add_ui(x, x, 1)) { /* x real: x^3 + b' = (x^3 + b0) + b1 u */
+        mpz_powm_ui(r0, x, 3, p);
+        mpz_add(r0, r0, b0);
+        mpz_mod(r0, r0, p);
+        mpz_set(r1, b1);
+        if (fq2_sqrt(y0, y1, r0, r1, p))
+            break;
+    }
+    mpz_t *coords[4] = {&x, &t, &y0, &y1};
+    mpz_set_ui(t, 0); /* x.c1 */
+    memset(out, 0, 4 * n8q);
+    for (int i = 0; i < 4; i++) {
+        mpz_mul_2exp(r0, *coords[i], (mp_bitcnt_t)(8 * n8q));
+        mpz_mod(r0, r0, p);
+        mpz_export(out + i * n8q, &count, -1, 1, 0, 0, r0);
+    }
+    mpz_clears(p, b0, b1, x, r0, r1, y0, y1, t, NULL);
+}
+
 /* The prover made from key's bytes is refused with want, the detail naming needle. */
 static void expect_key_refused(hpr_ctx *ctx, const file_buf *key, hpr_status want, const char *needle, const char *what)
 {
@@ -337,8 +424,8 @@ static void expect_key_refused(hpr_ctx *ctx, const file_buf *key, hpr_status wan
 
 /* _i: 0 bn128_2e10, 1 bls12381_2e12. Each fixed point of the key at infinity (all zero, as an
  * all-zero alpha1 once went through), with a coordinate >= p, or off the curve: refused when
- * the prover is made, naming the point; from a file too; BLS12-381's alpha1 outside the
- * subgroup as well. */
+ * the prover is made, naming the point; from a file too; beta2 outside the subgroup of the
+ * twist (both curves; hpr_point_check says so too) and BLS12-381's alpha1 outside G1's as well. */
 START_TEST(refuses_a_key_with_bad_fixed_points)
 {
     const char *fixture = _i ? "bls12381_2e12" : "bn128_2e10";
@@ -372,6 +459,15 @@ START_TEST(refuses_a_key_with_bad_fixed_points)
         expect_key_refused(ctx, &key, HPR_ERR_COORDINATE_OUT_OF_RANGE, needle, needle);
         memcpy(pt, saved, pts[i].size);
     }
+    unsigned char *beta2 = key.data + (h.beta2 - key.data), twisted[192];
+    memcpy(saved, beta2, g2);
+    twist_point_outside_subgroup(h.curve, twisted);
+    ck_assert_int_eq(hpr_point_check(ctx, h.curve, HPR_G2, twisted), HPR_ERR_POINT_NOT_IN_SUBGROUP);
+    ck_assert_int_eq(hpr_point_check(ctx, h.curve, HPR_G2, saved), HPR_OK);
+    memcpy(beta2, twisted, g2);
+    expect_key_refused(ctx, &key, HPR_ERR_POINT_NOT_IN_SUBGROUP, "beta2 is not in the prime-order subgroup",
+                       "beta2 outside the subgroup");
+    memcpy(beta2, saved, g2);
     unsigned char *alpha1 = key.data + (h.alpha1 - key.data);
     memcpy(saved, alpha1, g1);
     if (_i) {

@@ -189,6 +189,10 @@ int main(void)
 {
     const char *tier = getenv("HPR_CPU"), *why;
     if (tier && hpr_cpu_tier_check(tier, &why) != HPR_OK) {
+        if (test_required(tier)) {
+            printf("HPR_CPU=%s is required here (HPR_CI_REQUIRE) but cannot run: %s\n", tier, why);
+            return 1;
+        }
         printf("HPR_CPU=%s cannot run here (%s): skipped\n", tier, why);
         return 77; /* ctest: skipped */
     }

@@ -4,6 +4,8 @@
  *    2^10, forward and inverse, every order (NN, NR, RN, RR), with and without a coset shift,
  *    the standard generator and an explicit one (snarkjs's 5 for BLS12-381 Fr);
  *  - inverse after forward is the identity up to 2^20; edge sizes 1, 2, 4;
+ *  - 2^12, 2^16 and 2^20 on every CPU tier at some outputs against the polynomial evaluated
+ *    directly (forward, forward on a coset, inverse on a coset; orders mixed);
  *  - batches: row-major and column-major columns equal the columns one by one, 1 and 2
  *    threads give the same bits;
  *  - LDE at rates 2, 4, 8 equals explicit evaluation of the polynomial on the larger coset;
@@ -384,11 +386,9 @@ START_TEST(every_cpu_tier_gives_the_portable_bits)
     test_rng_init(&rng, 600 + (uint64_t)_i);
     hpr_ctx *ref = tier_ctx("portable");
     for (unsigned t = 1; t < hpr_cpu_tier_count(); t++) { /* every tier the library knows but portable */
-        const char *why, *tier = hpr_cpu_tier_name(t);
-        if (hpr_cpu_tier_check(tier, &why) != HPR_OK) {
-            printf("tier %s skipped on this machine: %s\n", tier, why);
+        const char *tier = hpr_cpu_tier_name(t);
+        if (!test_tier_runs(t))
             continue;
-        }
         hpr_ctx *ctx = tier_ctx(tier);
         for (unsigned k = 0; k < 16; k++) { /* log_n 0..4, 8, 12, 16, both directions */
             unsigned log_n = k / 2 <= 4 ? k / 2 : 4 * (k / 2 - 3);
@@ -406,6 +406,146 @@ START_TEST(every_cpu_tier_gives_the_portable_bits)
         hpr_ctx_destroy(ctx);
     }
     hpr_ctx_destroy(ref);
+}
+END_TEST
+
+/* ---- large transforms against direct evaluation ---- */
+
+/* sum_i c_i x^i over the n coefficients at c, reduced mod p: Horner, in 128-bit integers for
+ * the fields below 2^64, else GMP. */
+static void eval_poly(mpz_t acc, const field_t *f, const unsigned char *c, size_t n, const mpz_t x, const mpz_t p)
+{
+    if (f->size <= 8) {
+        uint64_t xv = mpz_get_ui(x), pv = mpz_get_ui(p);
+        unsigned __int128 a = 0;
+        for (size_t i = n; i-- > 0;) {
+            uint64_t ci = 0;
+            memcpy(&ci, c + i * f->size, f->size); /* little-endian, canonical */
+            a = (a * xv + ci) % pv;
+        }
+        mpz_set_ui(acc, (unsigned long)(uint64_t)a);
+        return;
+    }
+    mpz_t t;
+    mpz_init(t);
+    mpz_set_ui(acc, 0);
+    for (size_t i = n; i-- > 0;) {
+        mpz_mul(acc, acc, x);
+        get_elem(t, c + i * f->size, f->size);
+        mpz_add(acc, acc, t);
+        mpz_mod(acc, acc, p);
+    }
+    mpz_clear(t);
+}
+
+/* The transform's output element at got equals scale * P(x), P the n coefficients at c. */
+static void expect_value(const field_t *f, const unsigned char *c, size_t n, const mpz_t x, const mpz_t scale,
+                         const mpz_t p, const unsigned char *got, const char *what, size_t k)
+{
+    mpz_t want, have;
+    mpz_inits(want, have, NULL);
+    eval_poly(want, f, c, n, x, p);
+    mpz_mul(want, want, scale);
+    mpz_mod(want, want, p);
+    get_elem(have, got, f->size);
+    ck_assert_msg(mpz_cmp(want, have) == 0, SEED_FMT "%s %s: output %zu of %zu differs from the direct evaluation",
+                  test_seed, f->name, what, k, n);
+    mpz_clears(want, have, NULL);
+}
+
+/* The outputs checked: 0, 1, n/2, n - 1, then random ones, count in all. */
+static size_t probe_index(size_t j, size_t n, test_rng *rng)
+{
+    static const int fixed = 4;
+    if (j < (size_t)fixed)
+        return j == 0 ? 0 : j == 1 ? 1 % n : j == 2 ? n / 2 : n - 1;
+    return (size_t)(test_rng_next(rng) % n);
+}
+
+/* One size on one context: forward NN (A_k = P(w^k)), forward NR on the coset s<w>
+ * (out[rev k] = P(s w^k)) and inverse RN on that coset (evaluations E given bit-reversed;
+ * c_k = n^-1 s^-k E(w^-k)), each at `points` outputs. */
+static void check_large(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigned points, const char *tier,
+                        test_rng *rng)
+{
+    size_t n = (size_t)1 << log_n, bytes = n * f->size;
+    unsigned char *coeffs = random_elems(f, n, rng), *work = malloc(bytes), *evals = random_elems(f, n, rng);
+    mpz_t p, w, winv, s, sinv, ninv, x, scale, e;
+    char what[96];
+    mpz_inits(p, w, winv, s, sinv, ninv, x, scale, e, NULL);
+    mpz_set_str(p, f->p_dec, 10);
+    mpz_sub_ui(e, p, 1);
+    mpz_divexact_ui(e, e, (unsigned long)n);
+    mpz_set_ui(w, f->gen);
+    mpz_powm(w, w, e, p);
+    mpz_invert(winv, w, p);
+    mpz_set_ui(s, 7);
+    mpz_invert(sinv, s, p);
+    mpz_set_ui(ninv, (unsigned long)n);
+    mpz_invert(ninv, ninv, p);
+    hpr_ntt_opts plain = {0, HPR_NTT_NN, NULL, NULL, 1, 0, NULL}, coset = {0, HPR_NTT_NR, "7", NULL, 1, 0, NULL},
+                 inverse = {1, HPR_NTT_RN, "7", NULL, 1, 0, NULL};
+
+    memcpy(work, coeffs, bytes);
+    ck_assert_msg(hpr_ntt(ctx, f->field, log_n, work, &plain) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    snprintf(what, sizeof what, "tier %s, forward 2^%u", tier, log_n);
+    mpz_set_ui(scale, 1);
+    for (size_t j = 0; j < points; j++) {
+        size_t k = probe_index(j, n, rng);
+        mpz_powm_ui(x, w, (unsigned long)k, p);
+        expect_value(f, coeffs, n, x, scale, p, work + k * f->size, what, k);
+    }
+
+    memcpy(work, coeffs, bytes);
+    ck_assert_msg(hpr_ntt(ctx, f->field, log_n, work, &coset) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    snprintf(what, sizeof what, "tier %s, forward 2^%u on the coset 7<w>, output bit-reversed", tier, log_n);
+    for (size_t j = 0; j < points; j++) {
+        size_t k = probe_index(j, n, rng);
+        mpz_powm_ui(x, w, (unsigned long)k, p);
+        mpz_mul(x, x, s);
+        mpz_mod(x, x, p);
+        expect_value(f, coeffs, n, x, scale, p, work + reverse_bits(k, log_n) * f->size, what, k);
+    }
+
+    permute(work, evals, n, f->size, 1);
+    ck_assert_msg(hpr_ntt(ctx, f->field, log_n, work, &inverse) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
+    snprintf(what, sizeof what, "tier %s, inverse 2^%u on the coset 7<w>, input bit-reversed", tier, log_n);
+    for (size_t j = 0; j < points; j++) {
+        size_t k = probe_index(j, n, rng);
+        mpz_powm_ui(x, winv, (unsigned long)k, p);
+        mpz_powm_ui(scale, sinv, (unsigned long)k, p);
+        mpz_mul(scale, scale, ninv);
+        mpz_mod(scale, scale, p);
+        expect_value(f, evals, n, x, scale, p, work + k * f->size, what, k);
+    }
+    mpz_clears(p, w, winv, s, sinv, ninv, x, scale, e, NULL);
+    free(coeffs);
+    free(evals);
+    free(work);
+}
+
+/* _i = field: transforms of 2^12, 2^16 and 2^20 (across and beyond every field's cache block;
+ * reduced: 2^12 and 2^13), on every CPU tier that runs here, checked at some outputs against the
+ * polynomial evaluated directly (O(n) each): a partner independent of the library above the
+ * O(n^2) DFT's 2^10, which sees a twiddle that forward and inverse would get wrong alike and
+ * needs no second tier to compare with. */
+START_TEST(large_transforms_match_direct_evaluation)
+{
+    const field_t *f = &fields[_i];
+    static const unsigned sizes[] = {12, 16, 20}, reduced[] = {12, 13};
+    test_rng rng;
+    test_rng_init(&rng, 700 + (uint64_t)_i);
+    for (unsigned t = 0; t < hpr_cpu_tier_count(); t++) {
+        if (!test_tier_runs(t))
+            continue;
+        hpr_ctx *ctx = tier_ctx(hpr_cpu_tier_name(t));
+        for (size_t k = 0; k < (test_reduced() ? 2 : 3); k++) {
+            unsigned log_n = test_reduced() ? reduced[k] : sizes[k];
+            if (log_n <= f->adicity)
+                check_large(ctx, f, log_n, log_n >= 20 ? 6 : 12, hpr_cpu_tier_name(t), &rng);
+        }
+        hpr_ctx_destroy(ctx);
+    }
 }
 END_TEST
 
@@ -492,6 +632,7 @@ int main(void)
     tcase_add_loop_test(tc, lde_equals_explicit_evaluation, 0, NFIELDS);
     tcase_add_loop_test(tc, large_lde_equals_the_padded_coset_ntt, 0, NFIELDS);
     tcase_add_loop_test(tc, every_cpu_tier_gives_the_portable_bits, 0, NFIELDS);
+    tcase_add_loop_test(tc, large_transforms_match_direct_evaluation, 0, NFIELDS);
     tcase_add_test(tc, bad_inputs_are_refused_and_leave_data_unchanged);
     tcase_add_test(tc, small_field_constants_match_gmp);
     suite_add_tcase(s, tc);

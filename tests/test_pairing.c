@@ -201,6 +201,29 @@ START_TEST(eip197_pairing_checks)
 }
 END_TEST
 
+/* Every escape of RFC 8259 decodes to its own character (each alone and all in one string),
+ * \u in either case of hex digits; an escape of anything else is refused. */
+START_TEST(json_reader_decodes_every_escape)
+{
+    static const struct {
+        const char *json, *want;
+    } cases[] = {{"\"\\\"\"", "\""},   {"\"\\\\\"", "\\"},   {"\"\\/\"", "/"},      {"\"\\b\"", "\b"},
+                 {"\"\\f\"", "\f"},    {"\"\\n\"", "\n"},    {"\"\\r\"", "\r"},     {"\"\\t\"", "\t"},
+                 {"\"\\u0041\"", "A"}, {"\"\\u00E9\"", "\xc3\xa9"}, {"\"\\u20ac\"", "\xe2\x82\xac"},
+                 {"\"a\\tb\\rc\\nd\\fe\\bf\\\"g\\\\h\\/i\"", "a\tb\rc\nd\fe\bf\"g\\h/i"}};
+    char err[200];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_value *v = json_parse(cases[i].json, strlen(cases[i].json), err, sizeof err);
+        ck_assert_msg(v != NULL && v->type == JSON_STRING, "%s refused: %s", cases[i].json, err);
+        ck_assert_msg(strcmp(v->text, cases[i].want) == 0, "%s decoded wrongly", cases[i].json);
+        json_free(v);
+    }
+    static const char *const bad[] = {"\"\\a\"", "\"\\v\"", "\"\\0\"", "\"\\x41\"", "\"\\u12\"", "\"\\u12g4\""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(json_parse(bad[i], strlen(bad[i]), err, sizeof err) == NULL, "%s accepted", bad[i]);
+}
+END_TEST
+
 START_TEST(json_reader_accepts_and_refuses)
 {
     char err[200];
@@ -219,7 +242,7 @@ START_TEST(json_reader_accepts_and_refuses)
     json_free(v);
     const char *bad[] = {"", "{", "[1,]", "[1 2]", "{\"a\" 1}", "{a: 1}", "\"abc", "\"\\q\"", "01", "-", "1.",
                          "[1] x", "\"\\ud800\"", "\"\x01\"", "tru", "{\"a\": [}", "1e",
-                         "\"a\\u0000b\""};
+                         "\"a\\u0000b\"", "{\"a\": 1, \"b\": 2, \"a\": 1}", "[{\"k\": {\"x\": 1, \"x\": 2}}]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         v = json_parse(bad[i], strlen(bad[i]), err, sizeof err);
@@ -242,6 +265,7 @@ int main(void)
     tcase_add_loop_test(tc, pairing_is_bilinear_and_nondegenerate, 0, 2);
     tcase_add_loop_test(tc, eip197_pairing_checks, 0, 2);
     tcase_add_test(tc, json_reader_accepts_and_refuses);
+    tcase_add_test(tc, json_reader_decodes_every_escape);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -455,6 +455,8 @@ START_TEST(the_hybrid_msm_reports_and_cancels)
     setenv("HPR_SCHED_EVERY_DEVICE", "1", 1);
     hpr_ctx *ctx = progress_ctx("all", 1, r, 1e-6);
     if (hpr_device_count(ctx) == 0) {
+        ck_assert_msg(!test_required("opencl"), "an OpenCL device is required here (HPR_CI_REQUIRE): %s",
+                      hpr_opencl_notice(ctx));
         printf("the_hybrid_msm_reports_and_cancels: no OpenCL device (%s): skipped\n", hpr_opencl_notice(ctx));
         hpr_ctx_destroy(ctx);
         recorder_free(r);

@@ -116,11 +116,27 @@ void reference_string(const char *json, const char *key, unsigned nth, char *out
     ck_assert_msg(sscanf(p, "\"%199[0-9]\"", out) == 1, "%s: string %u is not a decimal", key, nth);
 }
 
+int test_required(const char *capability)
+{
+    const char *list = getenv("HPR_CI_REQUIRE");
+    size_t len = strlen(capability);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, capability, len) == 0)
+            return 1;
+        p = end ? end + 1 : p + n;
+    }
+    return 0;
+}
+
 int test_tier_runs(unsigned t)
 {
     const char *why, *name = hpr_cpu_tier_name(t);
     if (name && hpr_cpu_tier_check(name, &why) == HPR_OK)
         return 1;
+    ck_assert_msg(!name || !test_required(name), "tier %s is required here (HPR_CI_REQUIRE) but cannot run: %s", name,
+                  why);
     printf("tier %s skipped on this machine: %s\n", name ? name : "?", name ? why : "no such tier");
     return 0;
 }

@@ -104,8 +104,13 @@ char *read_fixture_text(const char *fixture, const char *file);
  * at least 200 bytes; the test fails when the key or the string is missing. */
 void reference_string(const char *json, const char *key, unsigned nth, char *out);
 
+/* Whether HPR_CI_REQUIRE (a comma-separated list that scripts/test.sh sets from what the machine
+ * has: CPU tiers by name, "opencl", "mpi", "oclgrind", "snarkjs") names capability: a test that
+ * would skip for want of it fails instead, so that CI sees a skip that should not happen. */
+int test_required(const char *capability);
+
 /* Whether CPU tier t (hpr_cpu_tier_name(t)) runs here (processor, OS and build); prints why
- * not when it does not. */
+ * not when it does not, and fails the test when HPR_CI_REQUIRE names the tier. */
 int test_tier_runs(unsigned t);
 
 /* The prover of a fixture's circuit.zkey on ctx; fails the test with the detail if it cannot

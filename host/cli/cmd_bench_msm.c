@@ -91,7 +91,7 @@ typedef struct {
 typedef struct {
     hpr_curve curve;
     unsigned log_n, threads, repeat;
-    const char *device;
+    char device[CLI_DEVICE_NAME_LEN]; /* a copy: the main job reuses its device list for each device */
     const char *tier; /* the CPU kernel tier ("-" for an OpenCL device alone) */
     double median_ms, min_ms;
     double efficiency; /* "all" records: hybrid throughput / sum of the single devices'; < 0: none */
@@ -274,9 +274,10 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
         hpr_ctx_destroy(ctx);
         return rc;
     }
-    *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, device,
+    *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, "",
                         strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident || factor,
                         factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0};
+    snprintf(r->device, sizeof r->device, "%s", device);
     double t0 = cli_now_seconds();
     hpr_status st = r->resident ? hpr_bases_create_precomputed(ctx, curve, cli_msm_group, points, n, factor, &bases) : HPR_OK;
     r->setup_ms = r->resident ? (cli_now_seconds() - t0) * 1e3 : 0;

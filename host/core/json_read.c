@@ -204,6 +204,31 @@ static int read_number(reader *r, char **out)
 
 static int read_value(reader *r, json_value *v, int depth);
 
+static int compare_keys(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An object whose keys repeat is refused: readers differ on which value wins (snarkjs's
+ * JSON.parse takes the last, a first-match reader the first), so one file could verify in one
+ * tool and not in another. Sorted copies of the keys, adjacent ones compared: n log n. */
+static int check_unique_keys(reader *r, const json_value *v)
+{
+    if (v->count < 2)
+        return 0;
+    char **sorted = malloc(v->count * sizeof *sorted);
+    if (!sorted)
+        return fail(r, "out of memory");
+    memcpy(sorted, v->keys, v->count * sizeof *sorted);
+    qsort(sorted, v->count, sizeof *sorted, compare_keys);
+    int rc = 0;
+    for (size_t i = 1; i < v->count && rc == 0; i++)
+        if (strcmp(sorted[i - 1], sorted[i]) == 0)
+            rc = fail(r, "key \"%.60s\" repeated in an object ending", sorted[i]);
+    free(sorted);
+    return rc;
+}
+
 /* Items of an array (keys NULL) or object up to the closing bracket. */
 static int read_items(reader *r, json_value *v, int depth, char close)
 {
@@ -256,7 +281,7 @@ static int read_items(reader *r, json_value *v, int depth, char close)
         }
         if (r->pos < r->len && r->s[r->pos] == close) {
             r->pos++;
-            return 0;
+            return v->type == JSON_OBJECT ? check_unique_keys(r, v) : 0;
         }
         return fail(r, "',' or '%c' expected", close);
     }

@@ -20,11 +20,12 @@ struct json_value {
 
 /* Parses len bytes of text (no NUL needed). Returns the root, or NULL with a one-line reason
  * (naming the byte offset) in err. Nesting is limited to 64 levels; a string holding U+0000
- * (\u0000) is refused, as the tree's strings end at NUL. Release with json_free. */
+ * (\u0000) is refused, as the tree's strings end at NUL; an object whose keys repeat is
+ * refused (readers differ on which value wins). Release with json_free. */
 json_value *json_parse(const char *text, size_t len, char *err, size_t err_len);
 void json_free(json_value *v);
 
-/* The value of key in an object (the first, if repeated), or NULL. */
+/* The value of key in an object (keys are unique), or NULL. */
 const json_value *json_get(const json_value *obj, const char *key);
 
 #endif

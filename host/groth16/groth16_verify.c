@@ -234,13 +234,17 @@ static json_value *parse(json_src *s, const char *text, size_t len)
     return v;
 }
 
-/* protocol "groth16" and the curve ("bn128" or "bls12381"; must equal *curve when set). */
+/* protocol "groth16" and the curve ("bn128" or "bls12381"; must equal *curve when set). A
+ * proof may leave the curve out (rapidsnark writes none; snarkjs takes the verification
+ * key's): then *curve, already set from the key, stands. */
 static hpr_status json_curve(json_src *s, const json_value *root, hpr_curve *curve)
 {
     const json_value *p = json_get(root, "protocol"), *c = json_get(root, "curve");
     hpr_curve got;
     if (!p || p->type != JSON_STRING || strcmp(p->text, "groth16") != 0)
         return bad(s, "%s is not \"groth16\"", "protocol");
+    if (!c && *curve)
+        return HPR_OK;
     if (!c || c->type != JSON_STRING)
         return bad(s, "%s is missing", "curve");
     if (strcmp(c->text, "bn128") == 0 || strcmp(c->text, "bn254") == 0)

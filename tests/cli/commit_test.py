@@ -203,6 +203,8 @@ def main():
     check("the oracle's self-test", ref.self_test(verbose=False))
     rng = random.Random(SEED)
     devices = ["cpu", "all"] + opencl_devices()
+    check("OpenCL device required here (HPR_CI_REQUIRE) is listed", "cl:0.0" in devices
+          or "opencl" not in os.environ.get("HPR_CI_REQUIRE", "").split(","), "hyprove devices lists no cl:0.0")
     with tempfile.TemporaryDirectory(prefix="hpr-commit-") as tmp:
         test_commits(tmp, rng, devices)
         test_errors(tmp)

@@ -356,6 +356,9 @@ def main():
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
+    if skip and "opencl" in os.environ.get("HPR_CI_REQUIRE", "").split(","):
+        print(f"FAIL: an OpenCL device is required here (HPR_CI_REQUIRE), but the fault checks cannot run: {skip}")
+        sys.exit(1)
     if skip:
         print(f"SKIP: the fault reporting checks: {skip} (the witness and key checks passed)")
         sys.exit(77)

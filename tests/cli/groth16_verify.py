@@ -190,14 +190,53 @@ def bls_g1_outside_subgroup():
         x += 1
 
 
+BN254_P = 21888242871839275222246405745257275088696311157297823662689037894645226208583
+
+
+def fq2_sqrt(a0, a1, p):
+    """A square root of a0 + a1 u in Fq[u]/(u^2 + 1) (p = 3 mod 4, a1 != 0), or None."""
+    norm = (a0 * a0 + a1 * a1) % p
+    gamma = pow(norm, (p + 1) // 4, p)
+    if gamma * gamma % p != norm:
+        return None
+    half = (p + 1) // 2
+    for delta in ((a0 + gamma) * half % p, (a0 - gamma) * half % p):
+        x0 = pow(delta, (p + 1) // 4, p)
+        if x0 * x0 % p != delta or x0 == 0:
+            continue
+        x1 = a1 * pow(2 * x0, p - 2, p) % p
+        if (x0 * x0 - x1 * x1) % p == a0 % p and 2 * x0 * x1 % p == a1 % p:
+            return x0, x1
+    return None
+
+
+def twist_point_outside_subgroup(curve):
+    """A point of the twist E'(Fq2) (BN254: y^2 = x^3 + 3/(9 + u); BLS12-381: y^2 = x^3 + 4(1 + u))
+    outside the order-r subgroup, as snarkjs writes pi_b: the twists' cofactors are about p, so
+    the first real x whose x^3 + b' is a square gives one."""
+    if curve == "bls12381":
+        p, b0, b1 = BLS12_381_P, 4, 4
+    else:  # 3 / (9 + u) = 3 (9 - u) / 82
+        p = BN254_P
+        inv82 = pow(82, p - 2, p)
+        b0, b1 = 27 * inv82 % p, (-3 * inv82) % p
+    x = 1
+    while True:
+        y = fq2_sqrt((x ** 3 + b0) % p, b1, p)
+        if y:
+            return [[str(x), "0"], [str(y[0]), str(y[1])], ["1", "0"]]
+        x += 1
+
+
 def verify(vk, public, proof):
     return run([HYPROVE, "groth16", "verify", vk, public, proof])
 
 
 def verify_checks(name, fixture):
     """`hyprove groth16 verify` (and `prove --verify`) against snarkjs's files: snarkjs's
-    proofs verify; tampered ones are rejected with exit 1 (a valid form that fails the
-    equation) or 2 (malformed, off the curve, outside the subgroup)."""
+    proofs verify, and rapidsnark's (compact, no curve); tampered ones are rejected with exit 1
+    (a valid form that fails the equation) or 2 (malformed, a key repeated, off the curve,
+    outside the subgroup of G1 or G2)."""
     import json
     vk = os.path.join(fixture, "verification_key.json")
     public = os.path.join(fixture, "public.json")
@@ -235,6 +274,26 @@ def verify_checks(name, fixture):
         expect(off, pub, 2, "A off the curve", "not on the")
         expect(dict(good, pi_b=[good["pi_b"][1], good["pi_b"][0], good["pi_b"][2]]), pub, 2, "B off the curve",
                "not on the")
+        rapidsnark = os.path.join(fixture, "proof_rapidsnark.json")
+        if os.path.exists(rapidsnark):  # rapidsnark's own output: compact, no curve
+            r = verify(vk, public, rapidsnark)
+            check(r.returncode == 0 and "OK" in r.stdout,
+                  f"{name}: verify accepts rapidsnark's proof.json ({r.stderr.strip()[-160:]})")
+        compact = {k: v for k, v in good.items() if k != "curve"}
+        pf, uf = os.path.join(out, "c_proof.json"), os.path.join(out, "c_public.json")
+        open(pf, "w").write(json.dumps(compact, separators=(",", ":")))
+        open(uf, "w").write(json.dumps(pub, separators=(",", ":")))
+        r = verify(vk, uf, pf)
+        check(r.returncode == 0, f"{name}: a proof in rapidsnark's form (compact, no curve) verifies "
+                                 f"({r.stderr.strip()[-160:]})")
+        dup = json.dumps(good)[:-1] + ', "pi_a": ' + json.dumps(good["pi_c"]) + "}"
+        open(pf, "w").write(dup)
+        r = verify(vk, os.path.join(out, "u.json"), pf)
+        check(r.returncode == 2 and "repeated" in r.stderr,
+              f"{name}: a proof with pi_a twice is refused, not read either way (exit {r.returncode}: "
+              f"{r.stderr.strip()[-160:]})")
+        expect(dict(good, pi_b=twist_point_outside_subgroup(good["curve"])), pub, 2,
+               "B on the twist but outside the prime-order subgroup", "subgroup")
         if good["curve"] == "bls12381":
             expect(dict(good, pi_c=bls_g1_outside_subgroup()), pub, 2, "C outside the prime-order subgroup",
                    "subgroup")
@@ -291,6 +350,8 @@ def main_job_checks(fixture):
 
 def main():
     cl = opencl_devices()
+    check(cl or "opencl" not in os.environ.get("HPR_CI_REQUIRE", "").split(","),
+          "an OpenCL device is required here (HPR_CI_REQUIRE): `hyprove devices` lists none usable")
     devices = ["cpu"] + cl + ["all"] + ([GRAPH] if cl else [])
     print("devices:", ", ".join(devices))
     names = []

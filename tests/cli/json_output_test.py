@@ -156,6 +156,15 @@ def main():
             with open(main_job) as fh:
                 recs = records(document(fh.read(), "bench msm", "hyprove --json"), "msm", "main job")
             check({r.get("curve") for r in recs} == {"bn254", "bls12-381"}, "main job: both curves", recs)
+            # record by record: the CPU's runs (one thread, then every core, on each curve) come
+            # first and say so, then each OpenCL device's; each names its own device and tier
+            cpu = recs[:4]
+            check(len(cpu) == 4 and all(r.get("device") == "cpu" and r.get("cpu_tier") not in (None, "-") for r in cpu)
+                  and [r.get("threads") for r in cpu][0::2] == [1, 1],
+                  "main job: the first four records are the CPU's, with their threads and tier", cpu)
+            for r in recs[4:]:
+                check(str(r.get("device", "")).startswith("cl:") and r.get("cpu_tier") == "-",
+                      "main job: the later records are an OpenCL device's, with no CPU tier", r)
         check(os.listdir(jobdir) == ["tmp"] and os.listdir(os.path.join(jobdir, "tmp")) == [],
               "the main job leaves nothing behind (working directory, TMPDIR)", os.listdir(jobdir))
     if failures:

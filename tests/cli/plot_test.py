@@ -336,8 +336,22 @@ def test_errors(tmp):
     check(not glob.glob(os.path.join(work, ".plot-*")), "errors: temporary files left")
 
 
+def test_as_readme_runs_it(tmp):
+    """bench/plot.py run as docs/cli.md runs it: by its own shebang (python3 first on PATH,
+    which may lack matplotlib: the script then finds an interpreter that has it, or says in one
+    line what to install)."""
+    check(os.access(PLOT, os.X_OK), "bench/plot.py is executable")
+    out = os.path.join(tmp, "shebang.png")
+    r = subprocess.run([PLOT, MSM, "--out", out], capture_output=True, text=True, timeout=300)
+    check((r.returncode == 0 and os.path.exists(out)) or
+          (r.returncode == 2 and "matplotlib is missing" in r.stderr and len(r.stderr.strip().splitlines()) == 1),
+          f"bench/plot.py by its shebang draws, or names what to install in one line (exit {r.returncode}: "
+          f"{r.stderr.strip()[-200:]})")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        test_as_readme_runs_it(tmp)
         test_render(tmp)
         test_module()
         test_errors(tmp)
