@@ -327,9 +327,11 @@ static void bls_g1_outside_subgroup(unsigned char *out)
  * (the norm's square root gamma, then x0^2 = (a0 +- gamma) / 2 and x1 = a1 / (2 x0)). */
 static int fq2_sqrt(mpz_t x0, mpz_t x1, const mpz_t a0, const mpz_t a1, const mpz_t p)
 {
-    mpz_t n, g, d, e, t;
+    mpz_t n, g, d, e, t, half;
     int ok = 0;
-    mpz_inits(n, g, d, e, t, NULL);
+    mpz_inits(n, g, d, e, t, half, NULL);
+    mpz_add_ui(half, p, 1);
+    mpz_fdiv_q_2exp(half, half, 1); /* 1/2 = (p + 1) / 2 */
     mpz_mul(n, a0, a0);
     mpz_addmul(n, a1, a1);
     mpz_mod(n, n, p);
@@ -340,10 +342,7 @@ static int fq2_sqrt(mpz_t x0, mpz_t x1, const mpz_t a0, const mpz_t a1, const mp
     mpz_powm(g, n, e, p);
     for (int sign = 0; sign < 2 && !ok; sign++) {
         (sign ? mpz_sub : mpz_add)(d, a0, g);
-        mpz_mul_ui(t, p, 1);
-        mpz_add_ui(t, t, 1);
-        mpz_fdiv_q_2exp(t, t, 1); /* 1/2 = (p + 1) / 2 */
-        mpz_mul(d, d, t);
+        mpz_mul(d, d, half);
         mpz_mod(d, d, p);
         if (mpz_legendre(d, p) != 1)
             continue;
@@ -363,7 +362,7 @@ static int fq2_sqrt(mpz_t x0, mpz_t x1, const mpz_t a0, const mpz_t a1, const mp
         ok = mpz_sgn(t) == 0 && mpz_sgn(d) == 0;
     }
 out:
-    mpz_clears(n, g, d, e, t, NULL);
+    mpz_clears(n, g, d, e, t, half, NULL);
     return ok;
 }
 

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cli_unknown_device_error(const char *device)
+/* Why a device name did not resolve, listing the OpenCL devices there are (or why there are
+ * none). Returns CLI_EXIT_FAILURE. */
+static int unknown_device_error(const char *device)
 {
     hpr_config cfg;
     hpr_ctx *probe = NULL;
@@ -48,13 +50,25 @@ int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const 
         cli_progress_attach(&cfg, progress_what);
     hpr_status st = hpr_ctx_create(&cfg, ctx);
     if (st == HPR_ERR_UNKNOWN_DEVICE)
-        return cli_unknown_device_error(devices);
+        return unknown_device_error(devices);
     if (st == HPR_ERR_CPU_TIER || st == HPR_ERR_INVALID_ARGUMENT) {
         const char *name = tier ? tier : getenv("HPR_CPU");
         if (name && hpr_cpu_tier_check(name, &why) != HPR_OK)
             return cli_error("CPU tier '%s'%s: %s", name, tier ? "" : " (from HPR_CPU)", why);
     }
     return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
+}
+
+int cli_ctx_from_options(const char *devices, const char *threads_s, const char *tier, const char *cmd,
+                         const char *progress_what, hpr_ctx **ctx)
+{
+    unsigned threads = 0;
+    int rc = cli_parse_threads(cmd, threads_s, &threads);
+    if (rc != 0)
+        return rc;
+    if (devices && cli_parse_device(devices, 1) != 0)
+        return cli_usage_error(cmd, "--devices '%s' is not cpu, all or cl:P.D", devices);
+    return cli_make_ctx(threads, devices ? devices : "all", tier, progress_what, ctx);
 }
 
 int cli_parse_threads(const char *cmd, const char *s, unsigned *threads)

@@ -15,9 +15,11 @@
  * are, a tier that cannot run with why (HPR_CPU named when it chose the tier). */
 int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const char *progress_what, hpr_ctx **ctx);
 
-/* Explains why a device name did not resolve, listing the OpenCL devices there are (or why
- * there are none). Returns CLI_EXIT_FAILURE. */
-int cli_unknown_device_error(const char *device);
+/* cli_make_ctx from a command's option strings: --devices (NULL: "all"; refused unless cpu,
+ * all or cl:P.D) and --threads (NULL: every core), with cmd naming the command in a usage
+ * error. 0, or the exit code after printing the error. */
+int cli_ctx_from_options(const char *devices, const char *threads_s, const char *tier, const char *cmd,
+                         const char *progress_what, hpr_ctx **ctx);
 
 /* --threads T (NULL: 0, every core): 0 or the exit code of a usage error naming cmd. */
 int cli_parse_threads(const char *cmd, const char *s, unsigned *threads);

@@ -1,7 +1,7 @@
 /*
  * cli_groth16.c: what the Groth16 commands share (groth16 prove and bench groth16 in
  * cmd_groth16.c, groth16 prove-batch in cmd_groth16_batch.c, serve in cmd_serve.c): a
- * context from the CLI's options, a proof's two output files written as one group, a proof
+ * proof's two output files written as one group, a proof
  * verified before it is written, its JSON record, and the main job's example proof.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -12,18 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd,
-                    const char *progress_what, hpr_ctx **ctx)
-{
-    unsigned threads;
-    int rc = cli_parse_threads(cmd, threads_s, &threads);
-    if (rc != 0)
-        return rc;
-    if (devices && cli_parse_device(devices, 1) != 0)
-        return cli_usage_error(cmd, "--devices '%s' is not cpu, all or cl:P.D", devices);
-    return cli_make_ctx(threads, devices ? devices : "all", tier, progress_what, ctx);
-}
 
 int cli_groth16_write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path, FILE **human)
 {
@@ -168,7 +156,7 @@ int cli_example_proof(void)
 {
     hpr_ctx *ctx = NULL;
     hpr_groth16_prover *prover = NULL;
-    int rc = cli_groth16_ctx("all", NULL, NULL, "", NULL, &ctx);
+    int rc = cli_ctx_from_options("all", NULL, NULL, "", NULL, &ctx);
     if (rc)
         return rc;
     printf("Groth16 example: a proof of the bundled circuit (BN254, 2^10 constraints) on every device\n");

@@ -9,11 +9,6 @@
 
 #include <stdio.h>
 
-/* A context for proofs from the CLI's --devices, --threads and --cpu-tier values (each may
- * be NULL), with the progress display for progress_what (NULL: none, as the server wants):
- * 0, or the exit code after printing the error (cmd names the command). */
-int cli_groth16_ctx(const char *devices, const char *threads_s, const char *tier, const char *cmd,
-                    const char *progress_what, hpr_ctx **ctx);
 /* A proof's proof.json and public.json (as snarkjs writes them) as one group
  * (cli_output_commit_all): both written or neither; *human: where a report goes, stderr when
  * either file is stdout. 0, or CLI_EXIT_FAILURE after printing the error. */

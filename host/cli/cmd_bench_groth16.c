@@ -185,7 +185,7 @@ int cmd_bench_groth16(int argc, char **argv)
         hpr_ctx *ctx = NULL;
         hpr_groth16_prover *prover = NULL;
         double setup_s = 0;
-        rc = cli_groth16_ctx(device, threads_s, tier, "bench groth16 ", "groth16 prove", &ctx);
+        rc = cli_ctx_from_options(device, threads_s, tier, "bench groth16 ", "groth16 prove", &ctx);
         hpr_status st = rc ? HPR_OK : hpr_groth16_prover_create(ctx, pos[0], &prover);
         if (st != HPR_OK)
             rc = cli_status_error("reading the proving key", st, ctx);

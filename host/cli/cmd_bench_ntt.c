@@ -219,9 +219,7 @@ int cmd_bench_ntt(int argc, char **argv)
             return cli_usage_error("bench ntt ", "--lde runs on the CPU only (device '%s')", devices[d]);
     if (lde && cli_cluster())
         return cli_usage_error("bench ntt ", "--lde is not across ranks: run it without mpirun");
-    unsigned threads;
-    if ((rc = cli_parse_threads("bench ntt ", threads_s, &threads)) == 0)
-        rc = cli_make_ctx(threads, "cpu", NULL, "ntt", &ctx);
+    rc = cli_ctx_from_options("cpu", threads_s, NULL, "bench ntt ", "ntt", &ctx);
     if ((rc = cli_cluster_agree(ctx, rc)) != 0) /* alone: the context's error */
         return rc;
     fprintf(cli_table, "%-4s %-13s %5s %6s %4s %-7s %7s %6s %11s %11s %12s %8s\n", "op", "field", "log_n", "batch", "lde",

@@ -137,7 +137,7 @@ static int prove_across(const char *const *pos, const prove_options *po)
     int leader = cli_cluster_leader();
     int rc = leader ? check_output_paths(pos, po->json) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
-        rc = cli_groth16_ctx(po->devices, po->threads, po->tier, "groth16 prove ", leader ? "groth16 prove" : NULL, &ctx);
+        rc = cli_ctx_from_options(po->devices, po->threads, po->tier, "groth16 prove ", leader ? "groth16 prove" : NULL, &ctx);
     if (rc == CLI_EXIT_OK) {
         hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
         if (st != HPR_OK)
@@ -173,7 +173,7 @@ static int prove(const char *const *pos, const prove_options *po)
     FILE *human = stdout;
     int rc = check_output_paths(pos, po->json);
     if (rc == CLI_EXIT_OK)
-        rc = cli_groth16_ctx(po->devices, po->threads, po->tier, "groth16 prove ", "groth16 prove", &ctx);
+        rc = cli_ctx_from_options(po->devices, po->threads, po->tier, "groth16 prove ", "groth16 prove", &ctx);
     if (rc)
         return rc;
     hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);

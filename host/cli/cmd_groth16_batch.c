@@ -23,6 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_bench.h"
 #include "cli_groth16.h"
 #include "cli_json.h"
 #include "cli_mpi.h"
@@ -304,9 +305,9 @@ static int run_batch(const char *const *pos, const batch_options *o)
     hpr_cluster_report report = {0};
     int rc = prepare(pos, &list);
     if (!rc)
-        rc = cli_groth16_ctx(o->devices, o->threads, o->tier, CMD, NULL, &ctx);
+        rc = cli_ctx_from_options(o->devices, o->threads, o->tier, CMD, NULL, &ctx);
     if (!rc && o->verify && cli_cluster_leader())
-        rc = cli_groth16_ctx("cpu", "1", NULL, CMD, NULL, &verify_ctx);
+        rc = cli_ctx_from_options("cpu", "1", NULL, CMD, NULL, &verify_ctx);
     if (!rc) {
         hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
         if (st != HPR_OK)

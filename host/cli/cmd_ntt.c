@@ -50,17 +50,6 @@ static int parse_order(const char *s, hpr_ntt_order *order)
     return -1;
 }
 
-/* A CPU context for ntt and bench ntt: -1 when it is made (the caller goes on to its next
- * step), else the exit code after printing the error. */
-static int make_ntt_ctx(const char *threads_s, const char *cmd, hpr_ctx **ctx)
-{
-    unsigned threads;
-    int rc = cli_parse_threads(cmd, threads_s, &threads);
-    if (rc == 0)
-        rc = cli_make_ctx(threads, "cpu", NULL, "ntt", ctx);
-    return rc == 0 ? -1 : rc;
-}
-
 /* log2 of count / columns, when it is a power of two. */
 static int size_of_columns(size_t count, size_t columns, unsigned *log_n)
 {
@@ -133,9 +122,9 @@ int cmd_ntt(int argc, char **argv)
     opts.device = device ? device : "cpu";
     opts.coset_shift = coset;
     opts.generator = gen;
-    rc = make_ntt_ctx(threads_s, "ntt ", &ctx);
-    if (rc < 0) /* rank 0 alone reads the data */
-        rc = cli_cluster_leader() ? read_columns(in, field_s, field, opts.columns, &data, &len, &log_n) : 0;
+    rc = cli_ctx_from_options("cpu", threads_s, NULL, "ntt ", "ntt", &ctx);
+    if (rc == 0 && cli_cluster_leader()) /* rank 0 alone reads the data */
+        rc = read_columns(in, field_s, field, opts.columns, &data, &len, &log_n);
     if ((rc = cli_cluster_agree(ctx, rc)) != 0) /* alone: rc */
         goto out;
     if (cli_cluster_share(&log_n, sizeof log_n) != 0) {

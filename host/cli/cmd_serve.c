@@ -18,6 +18,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_bench.h"
 #include "cli_groth16.h"
 #include "cli_faults.h"
 
@@ -422,7 +423,7 @@ int cmd_serve(int argc, char **argv)
     if (precompute_s && cli_parse_uint(precompute_s, 1, 16, &precompute) != 0)
         return cli_usage_error("serve ", "--precompute '%s' is not an integer in 1..16", precompute_s);
     s.max_request = (size_t)max_request;
-    if ((rc = cli_groth16_ctx(devices, threads_s, tier, "serve ", NULL, &s.ctx)) != 0)
+    if ((rc = cli_ctx_from_options(devices, threads_s, tier, "serve ", NULL, &s.ctx)) != 0)
         return rc;
     pthread_mutex_init(&s.prove_lock, NULL);
     pthread_mutex_init(&s.stats_lock, NULL);

@@ -100,7 +100,7 @@ int dev_oversubscribes(const hpr_ctx *ctx, const cl_dev *dev)
 
 unsigned dev_pick_opencl(hpr_ctx *ctx, dev_ready_fn ready, const void *what, cl_dev **picked, unsigned max)
 {
-    unsigned count = 0, cores = rt_online_cpus();
+    unsigned count = 0;
     char why[CL_DETAIL_LEN];
     if (dev_runtime(ctx) != HPR_OK)
         return 0;
@@ -114,7 +114,7 @@ unsigned dev_pick_opencl(hpr_ctx *ctx, dev_ready_fn ready, const void *what, cl_
             snprintf(why, sizeof why,
                      "left out: it runs on the same %u cores as the native pool (%u threads), which is faster per "
                      "core; limit both (threads, POCL_MAX_PTHREAD_COUNT) to combine them",
-                     cores, ctx->threads);
+                     rt_online_cpus(), ctx->threads);
             report_note(ctx, dev->id, why);
             continue;
         }
