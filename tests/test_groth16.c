@@ -238,7 +238,7 @@ START_TEST(prover_from_a_buffer)
 END_TEST
 
 /* The payload of section id in a snarkjs binary file (FORMATS.md section 1), or NULL. */
-static unsigned char *bin_section(unsigned char *d, size_t len, uint32_t id)
+static unsigned char *find_section(unsigned char *d, size_t len, uint32_t id)
 {
     for (size_t off = 12; off + 12 <= len;) {
         uint32_t sid;
@@ -269,7 +269,7 @@ START_TEST(refuses_a_witness_whose_w0_is_not_one)
     hpr_ctx *ctx = make_ctx(2, NULL);
     hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
-    unsigned char *w0 = bin_section(wt.data, wt.len, 2);
+    unsigned char *w0 = find_section(wt.data, wt.len, 2);
     hpr_groth16_proof proof;
     char path[32];
     ck_assert_ptr_nonnull(w0);

@@ -235,10 +235,14 @@ START_TEST(proof_refused_then_proved)
     file_buf wt = read_fixture(fixture, "witness.wtns");
     hpr_groth16_proof proof;
     size_t full, least, full_file, least_file;
-    mem_proof_need(ctx, g16_prover_zkey(p), NULL, 0, &full, &least);
-    mem_proof_need(ctx, g16_prover_zkey(p), NULL, 1, &full_file, &least_file);
-    ck_assert_msg(full > (64 << 10) && least <= full && full < full_file, "the proof's need (%zu) is above 64 KiB",
+    const zkey_file *zk = g16_prover_zkey(p);
+    mem_proof_need(ctx, zk, NULL, 0, &full, &least);
+    size_t held_file = mem_proof_need(ctx, zk, NULL, 1, &full_file, &least_file);
+    ck_assert_msg(full > (64 << 10) && least <= full && full <= full_file, "the proof's need (%zu) is above 64 KiB",
                   full);
+    /* a witness file's bytes sit beside the values until parsed (then freed): counted then */
+    ck_assert_msg(full_file >= held_file + (size_t)zk->n_vars * zk->n8r, "the file's bytes are counted (%zu)",
+                  full_file);
     hpr_status st = hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof);
     expect_refusal(ctx, st, "the proof", "64 KiB (hpr_config.memory_limit)");
     ck_assert_msg(proof_is_empty(&proof), "a refused proof is empty");

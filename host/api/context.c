@@ -154,6 +154,11 @@ unsigned hpr_ctx_threads(const hpr_ctx *ctx)
     return ctx ? ctx->threads : 0;
 }
 
+const char *hpr_ctx_devices(const hpr_ctx *ctx)
+{
+    return ctx ? ctx->device : "";
+}
+
 const char *hpr_ctx_notice(const hpr_ctx *ctx)
 {
     return ctx ? ctx_result_notice(ctx) : "";

@@ -87,3 +87,22 @@ hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_
     return ctx_leave(ctx, groth16_verify_json_call(ctx, vk_json, vk_len, public_json, public_len, proof_json,
                                                    proof_len));
 }
+
+hpr_status hpr_groth16_verification_key_json(hpr_ctx *ctx, const hpr_groth16_prover *prover, char **vk_json)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, g16_verification_key_json_call(ctx, prover, vk_json));
+}
+
+hpr_status hpr_groth16_setup(hpr_ctx *ctx, const char *r1cs_path, unsigned flags, const char *seed,
+                             hpr_write_fn write_zkey, void *user, char **vk_json)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_setup_call(ctx, r1cs_path, flags, seed, write_zkey, user, vk_json));
+}
+
+hpr_status hpr_groth16_prover_memory(hpr_ctx *ctx, const hpr_groth16_prover *prover, int from_file, size_t *bytes)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, groth16_memory_call(ctx, prover, from_file, bytes));
+}

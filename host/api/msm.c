@@ -86,3 +86,10 @@ hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
     ctx_enter(ctx);
     return ctx_leave(ctx, random_msm_inputs_call(ctx, curve, group, n, seed, points, scalars));
 }
+
+hpr_status hpr_fixed_base_mul(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *base, const void *scalars,
+                              size_t n, void *out)
+{
+    ctx_enter(ctx);
+    return ctx_leave(ctx, fixed_base_mul_call(ctx, curve, group, base, scalars, n, out));
+}

@@ -59,6 +59,9 @@ int cmd_groth16(int argc, char **argv);
 /* `hyprove groth16 verify VK PUBLIC PROOF` (cmd_groth16_verify.c) and its help. */
 int cmd_groth16_verify(int argc, char **argv);
 extern const char cli_verify_help[];
+/* `hyprove groth16 setup --insecure-dev ... R1CS ZKEY` (cmd_groth16_setup.c) and its help. */
+int cmd_groth16_setup(int argc, char **argv);
+extern const char cli_setup_help[];
 /* `hyprove groth16 prove-batch ZKEY WTNS_LIST OUTDIR` (cmd_groth16_batch.c) and its help. */
 int cmd_groth16_prove_batch(int argc, char **argv);
 extern const char cli_prove_batch_help[];

@@ -41,9 +41,11 @@ static const char *default_tier(void)
     return "portable";
 }
 
+/* The OpenCL devices of the run: none under --devices cpu, where listing them would load the
+ * OpenCL platforms (POCL: some 60 MiB and 50 ms) into a run that never uses them. */
 static void write_devices(FILE *fp, hpr_ctx *ctx)
 {
-    unsigned count = ctx ? hpr_device_count(ctx) : 0;
+    unsigned count = ctx && strcmp(hpr_ctx_devices(ctx), "cpu") != 0 ? hpr_device_count(ctx) : 0;
     fputs("[", fp);
     for (unsigned i = 0; i < count; i++) {
         hpr_device_info d;

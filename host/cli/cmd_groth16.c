@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 static const char *prove_help =
@@ -101,6 +102,17 @@ static int prove_witness(hpr_ctx *ctx, const hpr_groth16_prover *prover, const c
     free(data);
     cli_progress_clear(); /* a failed call leaves its line: erased before the message */
     return st == HPR_OK ? CLI_EXIT_OK : cli_status_error("proving", st, ctx);
+}
+
+/* --report's memory line: the budget's estimate of the proof beside the process's peak RSS. */
+static void print_memory(hpr_ctx *ctx, const hpr_groth16_prover *prover, FILE *to)
+{
+    size_t bytes;
+    struct rusage ru;
+    if (hpr_groth16_prover_memory(ctx, prover, 1, &bytes) != HPR_OK || getrusage(RUSAGE_SELF, &ru) != 0)
+        return;
+    fprintf(to, "memory: estimate %.1f MiB (the proof's working memory), peak RSS %.1f MiB (the whole process)\n",
+            (double)bytes / (1 << 20), (double)ru.ru_maxrss / 1024);
 }
 
 /* Rank 0's part after a proof across the ranks: verify (--verify), write, report. */
@@ -187,8 +199,10 @@ static int prove(const char *const *pos, const prove_options *po)
     rc = po->verify ? cli_groth16_verify_before_writing(ctx, prover, &proof) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
         rc = cli_groth16_write_outputs(&proof, pos[2], pos[3], &human);
-    if (rc == CLI_EXIT_OK && po->report)
+    if (rc == CLI_EXIT_OK && po->report) {
         cli_groth16_print_report(&proof.report, cli_table == stderr ? stderr : human); /* --json - */
+        print_memory(ctx, prover, cli_table == stderr ? stderr : human);
+    }
     if (rc == CLI_EXIT_OK && po->json)
         rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof.report, &faults, NULL);
     hpr_groth16_proof_free(&proof);
@@ -209,6 +223,8 @@ int cmd_groth16(int argc, char **argv)
         return cli_cluster_refuse("groth16 verify") >= 0 ? CLI_EXIT_USAGE : cmd_groth16_verify(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "prove-batch") == 0)
         return cmd_groth16_prove_batch(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "setup") == 0)
+        return cli_cluster_refuse("groth16 setup") >= 0 ? CLI_EXIT_USAGE : cmd_groth16_setup(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "prove") != 0) {
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
             fputs(prove_help, stdout);
@@ -216,11 +232,13 @@ int cmd_groth16(int argc, char **argv)
             fputs(cli_prove_batch_help, stdout);
             fputs("\n", stdout);
             fputs(cli_verify_help, stdout);
+            fputs("\n", stdout);
+            fputs(cli_setup_help, stdout);
             return CLI_EXIT_OK;
         }
         return cli_usage_error("groth16 ",
-                               argc < 2 ? "missing subcommand (prove, prove-batch, verify)"
-                                        : "unknown subcommand '%s' (prove, prove-batch, verify)",
+                               argc < 2 ? "missing subcommand (prove, prove-batch, verify, setup)"
+                                        : "unknown subcommand '%s' (prove, prove-batch, verify, setup)",
                                argc < 2 ? "" : argv[1]);
     }
     argc--, argv++;

@@ -32,6 +32,8 @@ static const char *main_help =
     "  groth16 prove  a Groth16 proof from snarkjs/circom files (zkey, wtns -> proof, public)\n"
     "  groth16 prove-batch  a proof per witness of a list, into a folder (proofs/s)\n"
     "  groth16 verify check a proof as snarkjs does (verification key, public, proof)\n"
+    "  groth16 setup --insecure-dev  a development zkey and vk from a circom .r1cs (INSECURE:\n"
+    "               tests and benchmarks only, one process knows the toxic waste)\n"
     "  bench groth16  time whole proofs, per phase\n"
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
     "  serve        a Groth16 proving server over HTTP (zkeys kept loaded; POST /prove)\n"

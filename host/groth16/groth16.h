@@ -210,4 +210,9 @@ RT_MUST_CHECK hpr_status g16_prove_values(hpr_ctx *ctx, const hpr_groth16_prover
                                           const unsigned char *r, const unsigned char *s,
                                           hpr_groth16_proof *proof);
 
+/* snarkjs's verification_key.json of zk (zkey export verificationkey, byte for byte): only the
+ * header points and IC are read. *vk_json is malloc'd. HPR_ERR_FORMAT when a point does not
+ * decode, HPR_ERR_OUT_OF_MEMORY. */
+hpr_status g16_vk_json(hpr_ctx *ctx, const zkey_file *zk, char **vk_json);
+
 #endif

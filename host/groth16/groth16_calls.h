@@ -13,6 +13,10 @@
 
 hpr_status g16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
 void g16_proof_free(hpr_groth16_proof *proof);
+hpr_status groth16_memory_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, int from_file, size_t *bytes);
+hpr_status g16_verification_key_json_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, char **vk_json);
+hpr_status groth16_setup_call(hpr_ctx *ctx, const char *r1cs_path, unsigned flags, const char *seed,
+                              hpr_write_fn write, void *user, char **vk_json);
 void g16_prover_destroy(hpr_groth16_prover *prover);
 hpr_curve g16_prover_curve(const hpr_groth16_prover *prover);
 void g16_prover_sizes(const hpr_groth16_prover *prover, size_t *domain_size, size_t *n_vars, size_t *n_public);

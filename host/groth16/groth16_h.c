@@ -133,7 +133,10 @@ hpr_status g16_h_evaluations(hpr_ctx *ctx, const zkey_file *zk, const unsigned c
     *abc = job.abc;
     if (!job.abc)
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16: no memory for 3 x %zu evaluations", n);
+    size_t coef_bytes = (size_t)zk->n_coef * (12 + zk->n8r);
+    zkey_pages_hold(zk, zk->coef, coef_bytes); /* resident while read (zkey.h) */
     rt_pool_run(ctx->pool, 2 * job.slices, bn ? bn254_fr_accumulate_task : bls12_381_fr_accumulate_task, &job);
+    zkey_pages_release(zk, zk->coef, coef_bytes);
     rt_pool_run(ctx->pool, chunks, bn ? bn254_fr_product_task : bls12_381_fr_product_task, &job);
     return HPR_OK;
 }

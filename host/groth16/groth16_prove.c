@@ -356,11 +356,17 @@ hpr_status g16_random_blinding(hpr_ctx *ctx, hpr_curve curve, unsigned char *r, 
 }
 
 /* The witness bytes (name labels the errors) checked against the key, then the proof. */
+/* owned: data's buffer when the proof may free it once parsed (a witness read from a file:
+ * the values are copied, so the file's bytes need not be held through the proof), else NULL. */
 static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, const unsigned char *data, size_t len,
-                              const char *name, double t0, hpr_groth16_proof *proof)
+                              const char *name, double t0, hpr_groth16_proof *proof, unsigned char **owned)
 {
     wtns_data w;
     hpr_status st = g16_parse_witness(ctx, prover, data, len, name, &w);
+    if (owned) {
+        free(*owned);
+        *owned = NULL;
+    }
     if (st != HPR_OK)
         return st;
     progress_add(ctx, g16_witness_units(g16_prover_zkey(prover)));
@@ -388,7 +394,7 @@ hpr_status g16_prove_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, const 
         return st;
     progress_begin_proof(ctx, prover);
     if ((st = progress_check(ctx)) == HPR_OK)
-        st = prove_bytes(ctx, prover, wtns, wtns_len, "witness", t0, proof);
+        st = prove_bytes(ctx, prover, wtns, wtns_len, "witness", t0, proof, NULL);
     return progress_end(ctx, mem_proof_end(ctx, st));
 }
 
@@ -411,7 +417,7 @@ hpr_status groth16_prove_file_call(hpr_ctx *ctx, const hpr_groth16_prover *prove
     else if (len == 0)
         st = ctx_fail(ctx, HPR_ERR_FORMAT, "witness '%s' is empty", wtns_path);
     else if ((st = progress_check(ctx)) == HPR_OK)
-        st = prove_bytes(ctx, prover, data, len, wtns_path, t0, proof);
+        st = prove_bytes(ctx, prover, data, len, wtns_path, t0, proof, &data);
     free(data);
     return progress_end(ctx, mem_proof_end(ctx, st));
 }

@@ -26,28 +26,8 @@
 
 #define MAX_SECTIONS 64
 
-typedef struct {
-    const unsigned char *p;
-    uint64_t size;
-    int present;
-} bin_section;
-
 static const uint64_t bn254_q[4] = BN254_FP_P, bn254_r[4] = BN254_FR_P;
 static const uint64_t bls_q[6] = BLS12_381_FP_P, bls_r[4] = BLS12_381_FR_P;
-
-static uint32_t u32le(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Whether the n little-endian bytes at b equal the limbs. */
-static int bytes_equal_limbs(const unsigned char *b, const uint64_t *limbs, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != (unsigned char)(limbs[i / 8] >> (8 * (i % 8))))
-            return 0;
-    return 1;
-}
 
 /* Whether the n little-endian bytes at a are below those at b. */
 static int bytes_below(const unsigned char *a, const unsigned char *b, size_t n)
@@ -58,8 +38,8 @@ static int bytes_below(const unsigned char *a, const unsigned char *b, size_t n)
     return 0;
 }
 
-static hpr_status read_container(hpr_ctx *ctx, const unsigned char *d, size_t len, const char *name,
-                                 const char *magic, uint32_t version, bin_section *secs, uint32_t max_id)
+hpr_status binfile_sections(hpr_ctx *ctx, const unsigned char *d, size_t len, const char *name, const char *magic,
+                            uint32_t version, bin_section *secs, uint32_t max_id)
 {
     size_t off = 12;
     memset(secs, 0, (max_id + 1) * sizeof *secs);
@@ -67,17 +47,17 @@ static hpr_status read_container(hpr_ctx *ctx, const unsigned char *d, size_t le
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %zu bytes, shorter than the 12-byte header", name, len);
     if (memcmp(d, magic, 4) != 0)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: not a .%s file (the magic is not '%s')", name, magic, magic);
-    if (u32le(d + 4) != version)
-        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: version %u (expected %u)", name, u32le(d + 4), version);
-    uint32_t n = u32le(d + 8);
+    if (binfile_u32(d + 4) != version)
+        return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: version %u (expected %u)", name, binfile_u32(d + 4), version);
+    uint32_t n = binfile_u32(d + 8);
     if (n > MAX_SECTIONS)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: %u sections (at most %d)", name, n, MAX_SECTIONS);
     for (uint32_t i = 0; i < n; i++) {
         if (len - off < 12)
             return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: the header of section record %u runs past the end (offset %zu)",
                             name, i, off);
-        uint32_t id = u32le(d + off);
-        uint64_t size = u32le(d + off + 4) | (uint64_t)u32le(d + off + 8) << 32;
+        uint32_t id = binfile_u32(d + off);
+        uint64_t size = binfile_u32(d + off + 4) | (uint64_t)binfile_u32(d + off + 8) << 32;
         if (size > len - off - 12)
             return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section %u (%llu bytes at offset %zu) runs past the end", name,
                             id, (unsigned long long)size, off + 12);
@@ -117,7 +97,7 @@ static hpr_status parse_header(hpr_ctx *ctx, const char *name, const bin_section
     if (s2->size < 4)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section 2 has %llu bytes, too short for n8q", name,
                         (unsigned long long)s2->size);
-    zk->n8q = u32le(p);
+    zk->n8q = binfile_u32(p);
     if (zk->n8q != 32 && zk->n8q != 48)
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: base field of %u bytes (BN254: 32, BLS12-381: 48)",
                         name, zk->n8q);
@@ -126,20 +106,20 @@ static hpr_status parse_header(hpr_ctx *ctx, const char *name, const bin_section
     if (st != HPR_OK)
         return st;
     const unsigned char *q = p + 4, *r = q + zk->n8q + 4;
-    zk->n8r = u32le(q + zk->n8q);
+    zk->n8r = binfile_u32(q + zk->n8q);
     if (zk->n8r != 32)
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: scalar field of %u bytes (expected 32)", name, zk->n8r);
-    if (zk->n8q == 32 && bytes_equal_limbs(q, bn254_q, 32) && bytes_equal_limbs(r, bn254_r, 32))
+    if (zk->n8q == 32 && binfile_equals_limbs(q, bn254_q, 32) && binfile_equals_limbs(r, bn254_r, 32))
         zk->curve = HPR_CURVE_BN254;
-    else if (zk->n8q == 48 && bytes_equal_limbs(q, bls_q, 48) && bytes_equal_limbs(r, bls_r, 32))
+    else if (zk->n8q == 48 && binfile_equals_limbs(q, bls_q, 48) && binfile_equals_limbs(r, bls_r, 32))
         zk->curve = HPR_CURVE_BLS12_381;
     else
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "%s: the primes are neither BN254's nor BLS12-381's", name);
     zk->r = r;
     const unsigned char *c = r + 32;
-    zk->n_vars = u32le(c);
-    zk->n_public = u32le(c + 4);
-    zk->domain_size = u32le(c + 8);
+    zk->n_vars = binfile_u32(c);
+    zk->n_public = binfile_u32(c + 4);
+    zk->domain_size = binfile_u32(c + 8);
     if (zk->n_vars == 0 || zk->n_public >= zk->n_vars)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: nVars %u and nPublic %u (need nPublic < nVars)", name, zk->n_vars,
                         zk->n_public);
@@ -164,14 +144,14 @@ static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_s
     if (s4->size < 4)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: section 4 has %llu bytes, too short for nCoef", name,
                         (unsigned long long)s4->size);
-    zk->n_coef = u32le(s4->p);
+    zk->n_coef = binfile_u32(s4->p);
     hpr_status st = expect_size(ctx, name, s4, 4, 4 + (uint64_t)zk->n_coef * entry, "nCoef entries");
     if (st != HPR_OK)
         return st;
     zk->coef = s4->p + 4;
     for (uint32_t i = 0; i < zk->n_coef; i++) {
         const unsigned char *e = zk->coef + i * entry;
-        uint32_t matrix = u32le(e), row = u32le(e + 4), signal = u32le(e + 8);
+        uint32_t matrix = binfile_u32(e), row = binfile_u32(e + 4), signal = binfile_u32(e + 8);
         if (matrix > 1 || row >= zk->domain_size || signal >= zk->n_vars || !bytes_below(e + 12, zk->r, zk->n8r))
             return ctx_fail(ctx, HPR_ERR_FORMAT,
                             "%s: coefficient %u is out of range (matrix %u, row %u of %u, signal %u of %u, or a value "
@@ -188,13 +168,13 @@ static hpr_status parse_front(hpr_ctx *ctx, const unsigned char *data, size_t le
 {
     hpr_status st;
     memset(zk, 0, sizeof *zk);
-    if ((st = read_container(ctx, data, len, name, "zkey", 1, s, ZKEY_SECTIONS)) != HPR_OK ||
+    if ((st = binfile_sections(ctx, data, len, name, "zkey", 1, s, ZKEY_SECTIONS)) != HPR_OK ||
         (st = require(ctx, name, s, 1, last_required)) != HPR_OK ||
         (st = expect_size(ctx, name, &s[1], 1, 4, "the protocol id")) != HPR_OK)
         return st;
-    if (u32le(s[1].p) != 1)
+    if (binfile_u32(s[1].p) != 1)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: protocol %u is not Groth16 (1; PLONK is 2, FFLONK 10)", name,
-                        u32le(s[1].p));
+                        binfile_u32(s[1].p));
     return parse_header(ctx, name, &s[2], zk);
 }
 
@@ -236,43 +216,99 @@ hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const
     return HPR_OK;
 }
 
-hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk)
+hpr_status binfile_map(hpr_ctx *ctx, const char *path, const char *what, int populate, const unsigned char **map,
+                       size_t *len)
 {
-    void *map = MAP_FAILED;
+    void *m = MAP_FAILED;
     char why[256];
     rt_input in;
-    hpr_status st;
-    memset(zk, 0, sizeof *zk);
+    hpr_status st = HPR_OK;
+    *map = NULL;
+    *len = 0;
     /* a regular file of known size only: it is mapped (a FIFO, device or /proc file is refused
      * before anything could block on it) */
     int err = rt_open_input(path, 0, &in, why, sizeof why);
     if (err != 0)
-        return ctx_fail(ctx, err == ENOMEM ? HPR_ERR_OUT_OF_MEMORY : HPR_ERR_IO, "zkey '%s' %s", path, why);
+        return ctx_fail(ctx, err == ENOMEM ? HPR_ERR_OUT_OF_MEMORY : HPR_ERR_IO, "%s '%s' %s", what, path, why);
     if (in.size == 0) {
-        st = ctx_fail(ctx, HPR_ERR_FORMAT, "zkey '%s' is empty", path);
+        st = ctx_fail(ctx, HPR_ERR_FORMAT, "%s '%s' is empty", what, path);
         goto out;
     }
-    /* every section but the header is read by every proof: map the pages in one call rather
-     * than one fault at a time */
 #ifndef MAP_POPULATE
 #define MAP_POPULATE 0
 #endif
-    map = mmap(NULL, in.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in.fd, 0);
-    if (map == MAP_FAILED) {
-        st = ctx_fail(ctx, HPR_ERR_IO, "cannot map the zkey '%s': %s", path, strerror(errno));
+    m = mmap(NULL, in.size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), in.fd, 0);
+    if (m == MAP_FAILED) {
+        st = ctx_fail(ctx, HPR_ERR_IO, "cannot map the %s '%s': %s", what, path, strerror(errno));
         goto out;
     }
-    st = zkey_parse(ctx, map, in.size, path, zk);
-    if (st == HPR_OK) {
-        zk->map = map;
-        zk->map_len = in.size;
-        map = MAP_FAILED; /* owned by zk now */
-    }
+    *map = m;
+    *len = in.size;
 out:
-    if (map != MAP_FAILED)
-        munmap(map, in.size);
     rt_input_close(&in);
     return st;
+}
+
+void binfile_unmap(const unsigned char *map, size_t len)
+{
+    if (map)
+        munmap((void *)map, len);
+}
+
+hpr_status zkey_open(hpr_ctx *ctx, const char *path, zkey_file *zk)
+{
+    const unsigned char *map;
+    size_t len;
+    memset(zk, 0, sizeof *zk);
+    hpr_status st = binfile_map(ctx, path, "zkey", 0, &map, &len);
+    if (st != HPR_OK)
+        return st;
+    st = zkey_parse(ctx, map, len, path, zk);
+    if (st != HPR_OK) {
+        binfile_unmap(map, len);
+        return st;
+    }
+    zk->map = map; /* owned by zk now */
+    zk->map_len = len;
+    zkey_pages_release(zk, map, len); /* what the parse read (the coefficients) until a proof needs it */
+    return HPR_OK;
+}
+
+/* The whole pages of the mapping that [p, p + len) touches; 0 when p is not in the mapping. */
+static int mapped_pages(const zkey_file *zk, const void *p, size_t len, unsigned char **begin, size_t *bytes)
+{
+    const unsigned char *b = p, *e = b + len;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (!zk->map || zk->heap_copy || len == 0 || b < zk->map || e > zk->map + zk->map_len)
+        return 0;
+    uintptr_t first = (uintptr_t)b & ~(page - 1), last = ((uintptr_t)e + page - 1) & ~(page - 1);
+    *begin = (unsigned char *)first;
+    *bytes = last - first;
+    return 1;
+}
+
+void zkey_pages_hold(const zkey_file *zk, const void *p, size_t len)
+{
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14; older kernels answer EINVAL and the pages fault in */
+#endif
+    unsigned char *begin;
+    size_t bytes, page = (size_t)sysconf(_SC_PAGESIZE);
+    if (!mapped_pages(zk, p, len, &begin, &bytes) || madvise(begin, bytes, MADV_POPULATE_READ) == 0)
+        return;
+    /* an older kernel: one read a page, so that the faults come now, in order (readahead) */
+    unsigned char sink = 0;
+    for (size_t off = 0; off < bytes; off += page)
+        sink |= ((volatile unsigned char *)begin)[off];
+    (void)sink;
+}
+
+void zkey_pages_release(const zkey_file *zk, const void *p, size_t len)
+{
+    unsigned char *begin;
+    size_t bytes;
+    if (mapped_pages(zk, p, len, &begin, &bytes))
+        (void)madvise(begin, bytes, MADV_DONTNEED);
 }
 
 hpr_status zkey_copy(hpr_ctx *ctx, const void *data, size_t len, zkey_file *zk)
@@ -311,10 +347,10 @@ hpr_status wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const
     bin_section s[3];
     hpr_status st;
     memset(w, 0, sizeof *w);
-    if ((st = read_container(ctx, data, len, name, "wtns", 2, s, 2)) != HPR_OK ||
+    if ((st = binfile_sections(ctx, data, len, name, "wtns", 2, s, 2)) != HPR_OK ||
         (st = require(ctx, name, s, 1, 2)) != HPR_OK)
         return st;
-    if (s[1].size < 4 || u32le(s[1].p) != zk->n8r)
+    if (s[1].size < 4 || binfile_u32(s[1].p) != zk->n8r)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: the witness field is not %u bytes like the zkey's scalar field",
                         name, zk->n8r);
     if ((st = expect_size(ctx, name, &s[1], 1, 4 + (uint64_t)zk->n8r + 4, "the witness header")) != HPR_OK)
@@ -322,7 +358,7 @@ hpr_status wtns_parse(hpr_ctx *ctx, const unsigned char *data, size_t len, const
     if (memcmp(s[1].p + 4, zk->r, zk->n8r) != 0)
         return ctx_fail(ctx, HPR_ERR_FORMAT, "%s: the witness prime is not the zkey's scalar field prime (another curve)",
                         name);
-    uint32_t n = u32le(s[1].p + 4 + zk->n8r);
+    uint32_t n = binfile_u32(s[1].p + 4 + zk->n8r);
     if (n != zk->n_vars)
         return ctx_fail(ctx, HPR_ERR_WITNESS_LENGTH, "%s: %u witness values, the zkey needs nVars = %u", name, n,
                         zk->n_vars);

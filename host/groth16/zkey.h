@@ -21,6 +21,49 @@
 
 enum { ZKEY_SECTIONS = 10 };
 
+/* A little-endian u32 of an iden3 file. */
+static inline uint32_t binfile_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether the n little-endian bytes at b equal the limbs (a prime in a header). */
+static inline int binfile_equals_limbs(const unsigned char *b, const uint64_t *limbs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != (unsigned char)(limbs[i / 8] >> (8 * (i % 8))))
+            return 0;
+    return 1;
+}
+
+/* Whether the 4-limb k is below the 4-limb m. */
+static inline int limbs4_below(const uint64_t *k, const uint64_t *m)
+{
+    for (int i = 3; i >= 0; i--)
+        if (k[i] != m[i])
+            return k[i] < m[i];
+    return 0;
+}
+
+/* One section of an iden3 binary container (.zkey, .wtns, .r1cs: FORMATS.md section 1). */
+typedef struct {
+    const unsigned char *p;
+    uint64_t size;
+    int present;
+} bin_section;
+
+/* Walks the container of len bytes at d: magic (4 characters), version, then the section
+ * table; secs[1..max_id] are filled (ids above max_id are skipped, a repeated id, a record
+ * past the end or bytes after the last section refused). name labels the errors
+ * (HPR_ERR_FORMAT). */
+RT_MUST_CHECK hpr_status binfile_sections(hpr_ctx *ctx, const unsigned char *d, size_t len, const char *name,
+                                          const char *magic, uint32_t version, bin_section *secs, uint32_t max_id);
+/* Maps path (a regular file of known size, not empty) read-only, with every page read in when
+ * populate; what names the kind of file in errors ("zkey", "r1cs"). Release with binfile_unmap. */
+RT_MUST_CHECK hpr_status binfile_map(hpr_ctx *ctx, const char *path, const char *what, int populate,
+                                     const unsigned char **map, size_t *len);
+void binfile_unmap(const unsigned char *map, size_t len);
+
 typedef struct {
     hpr_curve curve;
     uint32_t n8q, n8r;           /* base and scalar field bytes: 32/32 (BN254), 48/32 (BLS12-381) */
@@ -52,6 +95,18 @@ RT_MUST_CHECK hpr_status zkey_parse(hpr_ctx *ctx, const unsigned char *data, siz
 RT_MUST_CHECK hpr_status zkey_parse_header(hpr_ctx *ctx, const unsigned char *data, size_t len, const char *name,
                                            zkey_file *zk);
 void zkey_close(zkey_file *zk);
+
+/*
+ * The pages of a mapped zkey (zkey_open) resident only while a proof reads them: hold reads the
+ * pages of [p, p + len) in with one call (MADV_POPULATE_READ: no fault per page) before a phase
+ * reads a section; release drops them from this process after it (MADV_DONTNEED: the file's
+ * page cache keeps them, so the next hold costs a fraction of a millisecond per 100 MB here).
+ * Why: a proof's peak memory then holds the section in use, not the whole key (at 2^20 the key
+ * is 0.5 GB). Correct under any interleaving: a released page that another thread still reads
+ * is read in again from the file. Nothing for a heap copy or a range outside the mapping.
+ */
+void zkey_pages_hold(const zkey_file *zk, const void *p, size_t len);
+void zkey_pages_release(const zkey_file *zk, const void *p, size_t len);
 
 typedef struct {
     uint32_t n_values;

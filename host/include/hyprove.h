@@ -216,6 +216,8 @@ HPR_API void hpr_ctx_destroy(hpr_ctx *ctx);
 HPR_API const char *hpr_ctx_error_detail(const hpr_ctx *ctx);
 /* The context's CPU worker threads (0 for NULL). */
 HPR_API unsigned hpr_ctx_threads(const hpr_ctx *ctx);
+/* The context's device choice as configured ("all", "cpu", "cl:P.D"; "" for NULL). */
+HPR_API const char *hpr_ctx_devices(const hpr_ctx *ctx);
 /* A non-fatal event of the calling thread's last call on this context ("" if none, and for
  * a NULL ctx): an OpenCL device that failed, and that its work was redone on the CPU (the
  * result is still exact). Valid until the thread's next call into the library. */
@@ -393,6 +395,19 @@ HPR_API hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const voi
  * (HPR_ERR_UNSUPPORTED_GROUP for G2). */
 HPR_API hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *x, const char *y, const char *z,
                                   void *point);
+
+/*
+ * Many multiples of one base: out[i] = scalars[i] * base for i < n (not their sum), as
+ * interchange bytes (hpr_point_size each; all zero for infinity). For setups and for
+ * Pedersen or IPA committers with one fixed generator. base: interchange bytes of a point of
+ * the prime-order subgroup (checked: HPR_ERR_COORDINATE_OUT_OF_RANGE, _POINT_NOT_ON_CURVE,
+ * _POINT_NOT_IN_SUBGROUP; infinity gives infinity everywhere). scalars: n * 32 bytes,
+ * little-endian, each below r (HPR_ERR_SCALAR_OUT_OF_RANGE names the first that is not).
+ * Method: a window table of base sized for n (at most about 3.5 MiB), one mixed addition per
+ * window per scalar, on the context's threads; the bytes do not depend on the thread count.
+ */
+HPR_API hpr_status hpr_fixed_base_mul(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *base,
+                                      const void *scalars, size_t n, void *out);
 
 /*
  * Deterministic random MSM inputs for benchmarks and tests: n valid points of the prime-order
@@ -685,6 +700,9 @@ HPR_API hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t
  * another prover or is destroyed (see hpr_bases_create). A failing
  * OpenCL device is reported in hpr_ctx_notice and its work redone on the CPU; the proof is the
  * same either way. Release with hpr_groth16_proof_free.
+ * Memory: the zkey's pages are resident only while a phase reads them, and after each phase
+ * the library calls glibc's malloc_trim(0), which hands the free pages of the whole process's
+ * heap back to the system (glibc keeps freed blocks that are not at its heap's top).
  */
 HPR_API hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
                              hpr_groth16_proof *proof);
@@ -717,6 +735,41 @@ HPR_API hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, si
  * outputs set to NULL where given) for a NULL proof or output, an unknown curve, a point that
  * does not decode, or public_signals NULL while n_public > 0. */
 HPR_API hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
+
+/* The peak working memory one proof with prover is estimated to need on ctx (its devices and
+ * threads), in bytes: what the memory budget checks before the proof (hpr_config.memory_limit;
+ * docs/memory.md): the witness (from_file: also its file's bytes, until parsed), h, the
+ * largest phase with the zkey section it reads (the key's pages are resident only during the
+ * phase that reads them). The process's own code and libraries are not counted. */
+HPR_API hpr_status hpr_groth16_prover_memory(hpr_ctx *ctx, const hpr_groth16_prover *prover, int from_file,
+                                             size_t *bytes);
+
+/* snarkjs's verification_key.json of the prover's zkey, byte for byte what `snarkjs zkey export
+ * verificationkey` writes (vk_alphabeta_12 computed by this library's pairing). *vk_json is
+ * malloc'd; release with free. */
+HPR_API hpr_status hpr_groth16_verification_key_json(hpr_ctx *ctx, const hpr_groth16_prover *prover, char **vk_json);
+
+/*
+ * ---- A development setup: for tests and benchmarks, NEVER for production ----
+ *
+ * hpr_groth16_setup reads a circom .r1cs (either curve) and writes a Groth16 .zkey in
+ * snarkjs's layout (every section snarkjs's and rapidsnark's provers read; section 10 an empty
+ * transcript) through write_zkey, and when vk_json is not NULL returns the verification key as
+ * `snarkjs zkey export verificationkey` writes it (malloc'd; release with free). The toxic
+ * waste (tau, alpha, beta, delta; gamma is the G2 generator, as in snarkjs) is drawn in this
+ * process from getrandom, or from seed (any text: the same text gives the same bytes) and
+ * forgotten at return; whoever ran the setup could forge proofs for the key. So the call is
+ * refused (HPR_ERR_INVALID_ARGUMENT) unless flags has HPR_SETUP_INSECURE_DEV. A malformed
+ * .r1cs is HPR_ERR_FORMAT naming the section and constraint; a prime other than BN254's or
+ * BLS12-381's scalar field HPR_ERR_UNSUPPORTED_CURVE. write_zkey returns 0, or non-zero to stop
+ * (HPR_ERR_IO); it receives the file in order, in pieces. Multiples of the generators are made
+ * by hpr_fixed_base_mul's method on the context's threads. Memory: 32 (n + 3 nWires) bytes
+ * plus a few MiB, n the domain.
+ */
+#define HPR_SETUP_INSECURE_DEV 1u
+typedef int (*hpr_write_fn)(void *user, const void *bytes, size_t len);
+HPR_API hpr_status hpr_groth16_setup(hpr_ctx *ctx, const char *r1cs_path, unsigned flags, const char *seed,
+                                     hpr_write_fn write_zkey, void *user, char **vk_json);
 
 /* ---- Several processes: one call shared by the ranks of a job (Open MPI, or any transport) ----
  *

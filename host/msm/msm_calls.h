@@ -28,6 +28,11 @@ hpr_status msm_bases_call(hpr_ctx *ctx, const hpr_bases *bases, const void *scal
 hpr_status msm_ex_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                        size_t n, void *out, const hpr_msm_opts *opts);
 hpr_status point_check_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point);
+hpr_status fixed_base_mul_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *base, const void *scalars,
+                               size_t n, void *out);
+/* splitmix64: the next 64 bits of the stream whose state is *x (the seeding of
+ * hpr_random_msm_inputs' generator, and the development setup's seeded draws). */
+uint64_t msm_splitmix64(uint64_t *x);
 hpr_status random_msm_inputs_call(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
                                   void *points, void *scalars);
 

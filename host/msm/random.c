@@ -21,7 +21,7 @@ typedef struct {
     uint64_t s[4];
 } rng_state;
 
-static uint64_t splitmix64(uint64_t *x)
+uint64_t msm_splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -33,7 +33,7 @@ static void rng_seed(rng_state *r, uint64_t seed, uint64_t stream)
 {
     uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
+        r->s[i] = msm_splitmix64(&x);
 }
 
 static uint64_t rotl(uint64_t x, int k)
