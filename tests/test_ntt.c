@@ -4,8 +4,9 @@
  *    2^10, forward and inverse, every order (NN, NR, RN, RR), with and without a coset shift,
  *    the standard generator and an explicit one (snarkjs's 5 for BLS12-381 Fr);
  *  - inverse after forward is the identity up to 2^20; edge sizes 1, 2, 4;
- *  - 2^12, 2^16 and 2^20 on every CPU tier at some outputs against the polynomial evaluated
- *    directly (forward, forward on a coset, inverse on a coset; orders mixed);
+ *  - 2^12, 2^16 and 2^20 on every CPU tier, and 2^16 on the first OpenCL device, at some
+ *    outputs against the polynomial evaluated directly (forward, forward on a coset, inverse on
+ *    a coset; orders mixed);
  *  - batches: row-major and column-major columns equal the columns one by one, 1 and 2
  *    threads give the same bits;
  *  - LDE at rates 2, 4, 8 equals explicit evaluation of the polynomial on the larger coset;
@@ -465,7 +466,7 @@ static size_t probe_index(size_t j, size_t n, test_rng *rng)
 /* One size on one context: forward NN (A_k = P(w^k)), forward NR on the coset s<w>
  * (out[rev k] = P(s w^k)) and inverse RN on that coset (evaluations E given bit-reversed;
  * c_k = n^-1 s^-k E(w^-k)), each at `points` outputs. */
-static void check_large(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigned points, const char *tier,
+static void check_large(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigned points, const char *where,
                         test_rng *rng)
 {
     size_t n = (size_t)1 << log_n, bytes = n * f->size;
@@ -488,7 +489,7 @@ static void check_large(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigned
 
     memcpy(work, coeffs, bytes);
     ck_assert_msg(hpr_ntt(ctx, f->field, log_n, work, &plain) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
-    snprintf(what, sizeof what, "tier %s, forward 2^%u", tier, log_n);
+    snprintf(what, sizeof what, "%s, forward 2^%u", where, log_n);
     mpz_set_ui(scale, 1);
     for (size_t j = 0; j < points; j++) {
         size_t k = probe_index(j, n, rng);
@@ -498,7 +499,7 @@ static void check_large(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigned
 
     memcpy(work, coeffs, bytes);
     ck_assert_msg(hpr_ntt(ctx, f->field, log_n, work, &coset) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
-    snprintf(what, sizeof what, "tier %s, forward 2^%u on the coset 7<w>, output bit-reversed", tier, log_n);
+    snprintf(what, sizeof what, "%s, forward 2^%u on the coset 7<w>, output bit-reversed", where, log_n);
     for (size_t j = 0; j < points; j++) {
         size_t k = probe_index(j, n, rng);
         mpz_powm_ui(x, w, (unsigned long)k, p);
@@ -509,7 +510,7 @@ static void check_large(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigned
 
     permute(work, evals, n, f->size, 1);
     ck_assert_msg(hpr_ntt(ctx, f->field, log_n, work, &inverse) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
-    snprintf(what, sizeof what, "tier %s, inverse 2^%u on the coset 7<w>, input bit-reversed", tier, log_n);
+    snprintf(what, sizeof what, "%s, inverse 2^%u on the coset 7<w>, input bit-reversed", where, log_n);
     for (size_t j = 0; j < points; j++) {
         size_t k = probe_index(j, n, rng);
         mpz_powm_ui(x, winv, (unsigned long)k, p);
@@ -539,13 +540,53 @@ START_TEST(large_transforms_match_direct_evaluation)
         if (!test_tier_runs(t))
             continue;
         hpr_ctx *ctx = tier_ctx(hpr_cpu_tier_name(t));
+        char where[32];
+        snprintf(where, sizeof where, "tier %s", hpr_cpu_tier_name(t));
         for (size_t k = 0; k < (test_reduced() ? 2 : 3); k++) {
             unsigned log_n = test_reduced() ? reduced[k] : sizes[k];
             if (log_n <= f->adicity)
-                check_large(ctx, f, log_n, log_n >= 20 ? 6 : 12, hpr_cpu_tier_name(t), &rng);
+                check_large(ctx, f, log_n, log_n >= 20 ? 6 : 12, where, &rng);
         }
         hpr_ctx_destroy(ctx);
     }
+}
+END_TEST
+
+/* The first usable OpenCL device into id (16 bytes): 1, or 0 after saying why there is none
+ * (a failure when HPR_CI_REQUIRE names opencl). */
+static int first_opencl_device(char *id)
+{
+    hpr_ctx *ctx = test_ctx("cpu", 1);
+    hpr_device_info info;
+    int found = 0;
+    for (unsigned d = 0; d < hpr_device_count(ctx) && !found; d++)
+        if (hpr_device_get_info(ctx, d, &info) == HPR_OK && info.usable && strlen(info.id) < 16) {
+            strcpy(id, info.id);
+            found = 1;
+        }
+    hpr_ctx_destroy(ctx);
+    if (!found) {
+        ck_assert_msg(!test_required("opencl"), "no usable OpenCL device, and HPR_CI_REQUIRE names opencl");
+        printf("no usable OpenCL device: the device's large transforms are not checked here\n");
+    }
+    return found;
+}
+
+/* _i = field: the same direct-evaluation check of 2^16 transforms (2^12 reduced) on the first
+ * OpenCL device (POCL's CPU device in CI): its kernels are other code than the CPU tiers',
+ * and above 2^13 test_opencl_ntt.c compares them with nothing else. */
+START_TEST(large_transforms_on_the_opencl_device_match_direct_evaluation)
+{
+    const field_t *f = &fields[_i];
+    char id[16], what[32];
+    test_rng rng;
+    if (!first_opencl_device(id))
+        return;
+    test_rng_init(&rng, 750 + (uint64_t)_i);
+    hpr_ctx *ctx = test_ctx(id, 1);
+    snprintf(what, sizeof what, "device %s", id);
+    check_large(ctx, f, test_reduced() ? 12 : 16, 8, what, &rng);
+    hpr_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -633,6 +674,7 @@ int main(void)
     tcase_add_loop_test(tc, large_lde_equals_the_padded_coset_ntt, 0, NFIELDS);
     tcase_add_loop_test(tc, every_cpu_tier_gives_the_portable_bits, 0, NFIELDS);
     tcase_add_loop_test(tc, large_transforms_match_direct_evaluation, 0, NFIELDS);
+    tcase_add_loop_test(tc, large_transforms_on_the_opencl_device_match_direct_evaluation, 0, NFIELDS);
     tcase_add_test(tc, bad_inputs_are_refused_and_leave_data_unchanged);
     tcase_add_test(tc, small_field_constants_match_gmp);
     suite_add_tcase(s, tc);

@@ -9,7 +9,8 @@
  *  - on every CPU tier this machine runs (the tiers' own digit paths);
  *  - on the first OpenCL device with both kernels (owner, sorted), G1 and G2: the multiples
  *    are sent once (f n points), then scalars only, and resident_bytes reports them; and on
- *    "all" through the hybrid scheduler;
+ *    "all" through the hybrid scheduler, the grid forced and a tile held for each device so
+ *    that the CPU and the device both compute tiles (the run report is checked);
  *  - the window choice leaves no slice a top window under half a window wide;
  *  - bad input: a factor above 16, a bad point named by its own index, a scalar >= r named by
  *    its own index (not a slice's), more scalars than bases.
@@ -212,20 +213,39 @@ START_TEST(precomputed_bases_stay_on_the_device)
 END_TEST
 
 /* The hybrid scheduler deals the f n points' grid to the CPU and the device. */
+/* Each device of the run computed tiles (a device that only failed does not count). */
+static void expect_every_device_computed(hpr_ctx *ctx, const char *what)
+{
+    hpr_run_report rep;
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
+    ck_assert_msg(rep.ndevices == 2, "%s: %u devices in the run (%s)", what, rep.ndevices, rep.notes);
+    for (unsigned d = 0; d < rep.ndevices; d++)
+        ck_assert_msg(rep.devices[d].tiles > 0, "%s: %s computed no tile (%u failures)", what, rep.devices[d].device,
+                      rep.devices[d].failures);
+}
+
+/* The grid forced (below the hybrid minimum of 32,768 points the CPU would run alone) and a
+ * tile held for each device, so that both compute, whatever the machine's load. */
 START_TEST(precomputed_bases_on_every_device_together)
 {
     const curve_t *c = &curves[_i];
     size_t n = 3000;
+    setenv("HPR_SCHED_TILES", "1,1,4,0", 1);
+    setenv("HPR_SCHED_EVERY_DEVICE", "1", 1);
     hpr_ctx *ctx = ocl_hybrid_ctx();
     hpr_bases *b = NULL;
     unsigned char want[MAXP];
     inputs in = precomputed_case(ctx, c, n, 500 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES, 8, want, &b);
     hpr_msm_opts all = {0, 0, 0, "all"};
     expect_bases(ctx, c, b, in.scalars, n, want, &all, "all devices");
+    expect_every_device_computed(ctx, "all devices");
     expect_bases(ctx, c, b, in.scalars, n, want, &all, "all devices, again");
+    expect_every_device_computed(ctx, "all devices, again");
     hpr_bases_destroy(b);
     free_inputs(&in);
     hpr_ctx_destroy(ctx);
+    unsetenv("HPR_SCHED_TILES");
+    unsetenv("HPR_SCHED_EVERY_DEVICE");
 }
 END_TEST
 

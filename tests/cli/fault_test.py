@@ -168,7 +168,10 @@ def has_opencl(hyprove):
 # One CPU thread beside one POCL thread: the device joins "all" (it is left out when the two
 # would oversubscribe the cores); every device takes a probe tile; a small forced MSM grid.
 HYBRID = {"POCL_MAX_PTHREAD_COUNT": "1", "HPR_SCHED_EVERY_DEVICE": "1", "HPR_SCHED_TILES": "2,1,4,8"}
-SCHED_FAULT = dict(HYBRID, HPR_SCHED_INJECT_FAULT="cl:0.0")
+# every tile of the device failing: it is dropped after two failures, so two tiles are held
+# for it (with one, a CPU that finishes the rest first, as on a loaded machine, leaves it one
+# failure and not dropped)
+SCHED_FAULT = dict(HYBRID, HPR_SCHED_EVERY_DEVICE="2", HPR_SCHED_INJECT_FAULT="cl:0.0")
 CL_FAULT = dict(HYBRID, HPR_CL_INJECT_FAULT="cl:0.0")
 
 
