@@ -16,7 +16,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || ((seconds == 0)); then
   exit 2
 fi
 build=build/fuzz
-targets=(fuzz_zkey_wtns fuzz_msm_ntt_loaders fuzz_decimal_points fuzz_json_readers)
+targets=(fuzz_zkey_wtns fuzz_msm_ntt_loaders fuzz_decimal_points fuzz_json_readers fuzz_r1cs_setup)
 
 echo "=== fuzz: configure and build ($build)"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER="${HPR_FUZZ_CC:-clang}" -DCMAKE_BUILD_TYPE=Debug \

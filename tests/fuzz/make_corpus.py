@@ -19,6 +19,9 @@ the comment at the top of its .c file):
   fuzz_decimal_points   the fixtures' G1 points as decimal x, y, z (proofs and keys), edges
   fuzz_json_readers     verification_key.json, public.json, proof_r0s0.json of each fixture
                         (NUL-separated), and small JSON texts
+  fuzz_r1cs_setup       circuit.r1cs of edge_pub and edge_nopub (circuits small enough for the
+                        target to set up), and bn128_2e10's header with its first 16
+                        constraints (the counts rewritten to match)
 """
 import json
 import os
@@ -188,10 +191,31 @@ def seeds_json():
     return out
 
 
+def first_constraints(r1cs, count):
+    """The r1cs with its first count constraints (nConstraints rewritten), no wire-label map."""
+    _, _, secs = sections(r1cs)
+    hdr = bytearray(secs[1])
+    body, off = secs[2], 0
+    for _ in range(count * 3):  # A, B, C of each constraint: a u32 count, then (u32 wire, 32 bytes) terms
+        n = struct.unpack_from('<I', body, off)[0]
+        off += 4 + 36 * n
+    struct.pack_into('<I', hdr, len(hdr) - 4, count)
+    return container(b'r1cs', 1, [(1, bytes(hdr)), (2, body[:off])])
+
+
+def seeds_r1cs():
+    out = {}
+    for name in ('edge_pub', 'edge_nopub'):
+        out[name] = read(name, 'circuit.r1cs')
+    out['bn128_2e10_first16'] = first_constraints(read('bn128_2e10', 'circuit.r1cs'), 16)
+    return out
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, 'corpus')
     targets = {'fuzz_zkey_wtns': seeds_zkey_wtns(), 'fuzz_msm_ntt_loaders': seeds_msm_ntt(),
-               'fuzz_decimal_points': seeds_decimal(), 'fuzz_json_readers': seeds_json()}
+               'fuzz_decimal_points': seeds_decimal(), 'fuzz_json_readers': seeds_json(),
+               'fuzz_r1cs_setup': seeds_r1cs()}
     total = 0
     for target, seeds in targets.items():
         d = os.path.join(root, target)
