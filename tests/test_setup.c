@@ -185,6 +185,7 @@ START_TEST(verification_key_equals_snarkjs)
     char *want = read_fixture_text(fixture, "verification_key.json"), *vk = NULL;
     ck_assert_int_eq(hpr_groth16_verification_key_json(ctx, p, &vk), HPR_OK);
     ck_assert_msg(strcmp(vk, want) == 0, "%s: the verification key differs from snarkjs's:\n%s", fixture, vk);
+    free(vk);
     ck_assert_int_eq(hpr_groth16_verification_key_json(ctx, NULL, &vk), HPR_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(vk);
     free(want);
