@@ -27,9 +27,6 @@
 #include "runtime/base/rt_mem.h"
 
 #include <stdint.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,12 +169,11 @@ static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const
 /* What a task freed handed back to the system. glibc keeps freed blocks in its heap, and a
  * block that is not at the heap's top stays resident (its huge pages too): measured at 2^16,
  * the anonymous memory grew by each MSM's blocks, 23 -> 69 MiB over a proof, though no phase
- * held more than 25. malloc_trim releases the free pages anywhere in the heap. */
+ * held more than 25. malloc_trim releases the free pages anywhere in the heap
+ * (rt_release_free_memory: only where glibc's allocator is the process's). */
 static void release_freed(void)
 {
-#ifdef __GLIBC__
-    (void)malloc_trim(0);
-#endif
+    rt_release_free_memory();
 }
 
 /* The MSM of task t over its zkey section, whose pages are resident only during it (zkey.h).

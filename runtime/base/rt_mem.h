@@ -15,4 +15,11 @@
 /* Like malloc (release with free), aligned to at least 64 bytes; NULL on failure. */
 void *rt_alloc_large(size_t bytes);
 
+/* Hands the free pages of the process's heap back to the system (glibc's malloc_trim), where
+ * glibc's allocator is the process's malloc; nothing where another one is (a sanitizer's,
+ * jemalloc or tcmalloc preloaded): there glibc's malloc_trim, first called from a worker
+ * thread, initialises glibc's unused arenas as that thread's, and glibc aborts when it exits
+ * ("malloc assertion failure in __malloc_arena_thread_freeres", seen under ThreadSanitizer). */
+void rt_release_free_memory(void);
+
 #endif
