@@ -47,6 +47,7 @@ typedef struct {
      * the table of size n (which then serves every size up to n) by this entry; freed with
      * free(). The OpenCL kernels always read the table itself. */
     void *(*kernel_twiddles)(rt_pool *pool, const void *tw, size_t n);
+    size_t kernel_twiddle_bytes; /* bytes a twiddle in that table (0 without one), for the estimates */
 } ntt_field_ops;
 
 /* Tasks for `items` units of work on the pool, 4 per thread (fewer if fewer items): returns

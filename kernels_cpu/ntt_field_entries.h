@@ -119,10 +119,10 @@
     }
 
 #define NTT_OPS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD)                                    \
-    NTT_OPS_KERNELS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD, PFX##_dif, PFX##_dit, PFX##_scale, NULL)
+    NTT_OPS_KERNELS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD, PFX##_dif, PFX##_dit, PFX##_scale, NULL, 0)
 
 /* The same with the butterflies (and their twiddle table) and the scaling of another unit. */
-#define NTT_OPS_KERNELS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD, DIF, DIT, SCALE, KTW)       \
+#define NTT_OPS_KERNELS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD, DIF, DIT, SCALE, KTW, KTWB) \
     const ntt_field_ops NAME = {                                                                     \
         .name = LABEL,                                                                               \
         .elem_bytes = BYTES,                                                                         \
@@ -141,6 +141,7 @@
         .scale = SCALE,                                                                              \
         .bitrev = PFX##_bitrev,                                                                      \
         .kernel_twiddles = KTW,                                                                      \
+        .kernel_twiddle_bytes = KTWB,                                                                \
     }
 
 #endif

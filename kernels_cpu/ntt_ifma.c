@@ -45,7 +45,8 @@ BIG_FIELD_TABLES(static, bn254_fr_portable, bls12_381_fr_portable);
 
 #define IFMA_OPS(NAME, LABEL, F, ADICITY, GEN)                                                       \
     NTT_OPS_KERNELS(NAME, LABEL, ntt_##F, ntt_##F, 32, ADICITY, GEN, F##_modulus, ntt_##F##_ifma_dif,             \
-                    ntt_##F##_ifma_dit, ntt_##F##_ifma_scale, ntt_##F##_ifma_kernel_twiddles)
+                    ntt_##F##_ifma_dit, ntt_##F##_ifma_scale, ntt_##F##_ifma_kernel_twiddles, \
+                    sizeof(F##8) / 8)
 IFMA_OPS(ntt_bn254_fr_avx512_ops, "bn254-fr", bn254_fr, BN254_FR_TWO_ADICITY, BN254_FR_GENERATOR_INT);
 IFMA_OPS(ntt_bls12_381_fr_avx512_ops, "bls12-381-fr", bls12_381_fr, BLS12_381_FR_TWO_ADICITY,
          BLS12_381_FR_GENERATOR_INT);

@@ -144,7 +144,7 @@ static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsig
     if ((st = parse_shift(ctx, cp, opts ? opts->shift : NULL)) != HPR_OK)
         return st;
     cp->shortcut = rate == 2 && cp->shift_limbs[0] == 1;
-    cp->device = opts && opts->device ? opts->device : ctx->device;
+    cp->device = dev_of_call(ctx, opts ? opts->device : NULL);
     cp->all = strcmp(cp->device, "all") == 0;
     return dev_resolve(ctx, cp->device, &cp->dev);
 }
@@ -386,7 +386,7 @@ static size_t common_bytes(const commit_plan *cp)
     size_t b = mem_sat_add(mem_round(merkle_nodes_bytes(cp->rows)), MEM_COMMIT_SLACK);
     size_t col = cp->n * sizeof(uint32_t);
     if (cp->log_rate && cp->n > 1)
-        b = mem_sat_add(b, 2 * (mem_round(col) + (cp->ops->kernel_twiddles ? mem_round(2 * col) : 0)));
+        b = mem_sat_add(b, 2 * (mem_round(col) + mem_round(cp->n * cp->ops->kernel_twiddle_bytes)));
     return b;
 }
 

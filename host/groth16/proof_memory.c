@@ -70,13 +70,13 @@ size_t mem_proof_need(hpr_ctx *ctx, const zkey_file *zk, const g16_precomputed *
      * evaluations read them: zkey.h), then the NTTs' two twiddle tables (each batch's scratch
      * slots beside them). The tables stay in the context's cache (host/ntt/ntt_twiddles.c)
      * after h: resident through the MSMs too. */
-    size_t tables = mem_sat_mul(2, mem_sat_add(mem_round(n * 32), fr->kernel_twiddles ? mem_round(n * 64) : 0));
+    size_t tables = mem_sat_mul(2, mem_sat_add(mem_round(n * 32), mem_round(n * fr->kernel_twiddle_bytes)));
     size_t ntt_phase = mem_sat_add(ntt_mem_bytes(ctx, fr, n, 3, 0, dev, all), tables / 2);
     size_t coef_pages = page_round((size_t)zk->n_coef * (12 + zk->n8r));
     size_t h_order = mem_sat_add(mem_round(3 * n * 32), mem_max(coef_pages, ntt_phase));
     size_t order = h_order, pieces = h_order, spill = 0;
     size_t cpu = mem_sat_add(mem_round(3 * n * 32), ntt_mem_bytes(ctx, fr, n, 3, 0, NULL, 0));
-    cpu = mem_sat_add(cpu, mem_sat_add(mem_round(n * 32), fr->kernel_twiddles ? mem_round(n * 64) : 0));
+    cpu = mem_sat_add(cpu, mem_sat_add(mem_round(n * 32), mem_round(n * fr->kernel_twiddle_bytes)));
     if (all)
         nhost = dev_host_devices(ctx, "all", devs, HPR_REPORT_MAX_DEVICES - 1, &gpus);
     size_t dev_msm = 0, resident = 0, sections = 0;

@@ -23,8 +23,7 @@ size_t ntt_mem_bytes(hpr_ctx *ctx, const ntt_field_ops *ops, size_t n, size_t co
     if (copy)
         b = mem_sat_add(b, mem_round(total));
     b = mem_sat_add(b, mem_round(col));
-    if (ops->kernel_twiddles)
-        b = mem_sat_add(b, mem_round(mem_sat_mul(col, 2)));
+    b = mem_sat_add(b, mem_round(mem_sat_mul(n, ops->kernel_twiddle_bytes))); /* the tier's own table */
     if (dev) {
         b = mem_sat_add(b, mem_round(total)); /* the CPU's copy, to redo the columns after a fault */
         if (!dev->failed && (dev->type & CL_DEVICE_TYPE_CPU))
