@@ -67,6 +67,9 @@ START_TEST(hybrid_survives_device_faults)
     snprintf(fault, sizeof fault, k ? "cl:0.0@%u" : "cl:0.0", k);
     setenv("HPR_SCHED_INJECT_FAULT", fault, 1);
     setenv("HPR_SCHED_TILES", "2,1,4,8", 1);
+    /* two tiles held for the device until it asks, whatever the load: its k-th tile (k <= 2)
+     * exists, and with every tile failing it fails twice and is dropped */
+    setenv("HPR_SCHED_EVERY_DEVICE", "2", 1);
     hpr_ctx *ctx = ocl_hybrid_ctx();
     inputs in = make_inputs(ctx, c, 3000, 990 + k, EDGE_ONES | EDGE_ZEROS);
     unsigned char want[MAXP];
@@ -83,6 +86,7 @@ START_TEST(hybrid_survives_device_faults)
     }
     free_inputs(&in);
     hpr_ctx_destroy(ctx);
+    unsetenv("HPR_SCHED_EVERY_DEVICE");
 }
 END_TEST
 
@@ -104,7 +108,7 @@ END_TEST
 
 START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
 {
-    hpr_ctx *ctx = test_ctx(NULL, 64); /* more threads than cores: POCL cannot fit beside the pool */
+    hpr_ctx *ctx = test_ctx("all", 64); /* more threads than cores: POCL cannot fit beside the pool */
     hpr_run_report rep;
     hpr_device_info info;
     ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);

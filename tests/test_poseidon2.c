@@ -4,7 +4,8 @@
  *    BabyBear width 16), every tier, one state and batches that leave SIMD tails;
  *  - the independent Python oracle's vectors (tests/poseidon2_vectors.h, made by
  *    tests/poseidon2_ref.py from the paper): permutations, leaf sponges of 1..40 elements,
- *    2-to-1 compressions, every tier;
+ *    2-to-1 compressions, every tier, the lanes of a batch holding different vectors (the
+ *    sponge's vectors, one per length, between random rows checked against single-row calls);
  *  - the parameters: moduli and Montgomery constants, round numbers, the Montgomery tables
  *    against the canonical ones of arith/poseidon2_constants.h, the internal diagonals against
  *    their rationals (V[i] 2^k = n), p2_params_get from many threads at once;
@@ -140,6 +141,30 @@ END_TEST
 
 /* ---- the Python oracle's vectors ---- */
 
+/* The k-th vector after v (cyclically) among those of v's instance: batches whose lanes hold
+ * different oracle vectors, so that a SIMD kernel mixing lanes gives another answer. Each
+ * vector type starts with its instance (tests/poseidon2_vectors.h). */
+#define NEXT_OF_INSTANCE(vectors, count, v, k) \
+    next_of_instance((const char *)&(vectors)[0].instance, sizeof(vectors)[0], count, v, k)
+
+static int instance_at(const char *first, size_t stride, size_t i)
+{
+    int instance;
+    memcpy(&instance, first + i * stride, sizeof instance);
+    return instance;
+}
+
+static size_t next_of_instance(const char *first, size_t stride, size_t count, size_t v, size_t k)
+{
+    size_t i = v;
+    while (k > 0) {
+        i = (i + 1) % count;
+        if (instance_at(first, stride, i) == instance_at(first, stride, v))
+            k--;
+    }
+    return i;
+}
+
 START_TEST(oracle_permutations_every_tier)
 {
     for (int t = 0; t < RT_CPU_TIERS; t++) {
@@ -147,17 +172,19 @@ START_TEST(oracle_permutations_every_tier)
             continue;
         const p2_kernels *kern = p2_kernels_for((rt_cpu_tier)t);
         for (size_t v = 0; v < P2_N_PERM_VECTORS; v++) {
-            const p2_perm_vector *vec = &p2_perm_vectors[v];
-            const p2_params *prm = instance(vec->instance);
-            ck_assert_uint_eq(vec->width, prm->width);
+            const p2_params *prm = instance(p2_perm_vectors[v].instance);
+            ck_assert_uint_eq(p2_perm_vectors[v].width, prm->width);
             for (size_t count = 1; count <= 19; count += 18) { /* 19: a batch with a tail */
                 uint32_t *states = malloc(count * prm->width * sizeof *states);
                 for (size_t k = 0; k < count; k++)
-                    memcpy(states + k * prm->width, vec->in, prm->width * sizeof *states);
+                    memcpy(states + k * prm->width,
+                           p2_perm_vectors[NEXT_OF_INSTANCE(p2_perm_vectors, P2_N_PERM_VECTORS, v, k)].in,
+                           prm->width * sizeof *states);
                 kern->permute(prm, states, count);
                 for (size_t k = 0; k < count; k++)
-                    expect_same(states + k * prm->width, vec->out, prm->width, "oracle permutation", tier_names[t],
-                                prm->name);
+                    expect_same(states + k * prm->width,
+                                p2_perm_vectors[NEXT_OF_INSTANCE(p2_perm_vectors, P2_N_PERM_VECTORS, v, k)].out,
+                                prm->width, "oracle permutation", tier_names[t], prm->name);
                 free(states);
             }
         }
@@ -165,13 +192,16 @@ START_TEST(oracle_permutations_every_tier)
 }
 END_TEST
 
-/* Each sponge vector as every row of [row0, row0 + nrows) of a matrix with other rows around
- * them (so that a kernel reading the wrong row or stride gets another digest). */
+/* Each sponge vector as every third row of [row0, row0 + nrows) of a matrix, random rows
+ * between and around them (so that a kernel reading the wrong row, stride or lane gets another
+ * digest): the vector's rows give the oracle's digest; the random rows hashed in the batch give
+ * the portable tier's digest of each row hashed alone (one row a call: no lanes). */
 START_TEST(oracle_sponges_every_tier)
 {
     enum { ROW0 = 3, NROWS = 19, STRIDE = 29 };
     test_rng rng;
     test_rng_init(&rng, 200);
+    const p2_kernels *portable = p2_kernels_for(RT_CPU_PORTABLE);
     for (int t = 0; t < RT_CPU_TIERS; t++) {
         if (!test_tier_runs(t))
             continue;
@@ -180,13 +210,20 @@ START_TEST(oracle_sponges_every_tier)
             const p2_sponge_vector *vec = &p2_sponge_vectors[v];
             const p2_params *prm = instance(vec->instance);
             uint32_t *cols = random_elems(&rng, (size_t)vec->len * STRIDE, prm->p);
-            uint32_t out[NROWS * P2_DIGEST];
+            uint32_t out[NROWS * P2_DIGEST], alone[P2_DIGEST];
             for (size_t c = 0; c < vec->len; c++)
-                for (size_t r = ROW0; r < ROW0 + NROWS; r++)
+                for (size_t r = ROW0; r < ROW0 + NROWS; r += 3)
                     cols[c * STRIDE + r] = vec->row[c];
             kern->hash_rows(prm, cols, STRIDE, vec->len, ROW0, NROWS, out);
-            for (size_t r = 0; r < NROWS; r++)
-                expect_same(out + r * P2_DIGEST, vec->digest, P2_DIGEST, "oracle sponge", tier_names[t], prm->name);
+            for (size_t r = 0; r < NROWS; r++) {
+                if (r % 3 == 0) {
+                    expect_same(out + r * P2_DIGEST, vec->digest, P2_DIGEST, "oracle sponge", tier_names[t], prm->name);
+                    continue;
+                }
+                portable->hash_rows(prm, cols, STRIDE, vec->len, ROW0 + r, 1, alone);
+                expect_same(out + r * P2_DIGEST, alone, P2_DIGEST, "a random row beside the oracle's", tier_names[t],
+                            prm->name);
+            }
             free(cols);
         }
     }
@@ -204,13 +241,17 @@ START_TEST(oracle_compressions_every_tier)
             const p2_compress_vector *vec = &p2_compress_vectors[v];
             const p2_params *prm = instance(vec->instance);
             uint32_t in[COUNT * 2 * P2_DIGEST], out[COUNT * P2_DIGEST];
-            for (size_t k = 0; k < COUNT; k++) {
-                memcpy(in + k * 2 * P2_DIGEST, vec->left, sizeof vec->left);
-                memcpy(in + k * 2 * P2_DIGEST + P2_DIGEST, vec->right, sizeof vec->right);
+            for (size_t k = 0; k < COUNT; k++) { /* lanes: the instance's vectors in turn */
+                const p2_compress_vector *lane =
+                    &p2_compress_vectors[NEXT_OF_INSTANCE(p2_compress_vectors, P2_N_COMPRESS_VECTORS, v, k)];
+                memcpy(in + k * 2 * P2_DIGEST, lane->left, sizeof lane->left);
+                memcpy(in + k * 2 * P2_DIGEST + P2_DIGEST, lane->right, sizeof lane->right);
             }
             kern->compress(prm, in, out, COUNT);
             for (size_t k = 0; k < COUNT; k++)
-                expect_same(out + k * P2_DIGEST, vec->out, P2_DIGEST, "oracle compression", tier_names[t], prm->name);
+                expect_same(out + k * P2_DIGEST,
+                            p2_compress_vectors[NEXT_OF_INSTANCE(p2_compress_vectors, P2_N_COMPRESS_VECTORS, v, k)].out,
+                            P2_DIGEST, "oracle compression", tier_names[t], prm->name);
         }
     }
 }
