@@ -4,10 +4,13 @@
  * calibration profile beside it (stored per device and per CPU identity, MSM and NTT figures
  * side by side, a corrupt profile ignored and rewritten, a calibrated batch under "all" gives
  * the CPU's bits), OpenCL absent (no platform: the CPU still runs, device names are refused
- * with the reason) and device names that name no device.
+ * with the reason), device names that name no device, and the default device set auto
+ * (POCL the only driver: the CPU, OpenCL not loaded; another driver: all without POCL's CPU
+ * device; a calibration at half the CPU's speed or more: POCL joins and computes tiles).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include "opencl_support.h"
+#include "host/core/devices.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -186,6 +189,97 @@ START_TEST(unknown_device_names_are_rejected)
 }
 END_TEST
 
+/* ---- the default device set, auto ---- */
+
+/* dir/name holding text (an .icd file names its library on its first line). */
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* An MSM of 2^15 points (the hybrid's minimum) on ctx's default devices; its report. */
+static void default_msm(hpr_ctx *ctx, hpr_run_report *rep)
+{
+    size_t n = (size_t)1 << 15;
+    unsigned char *points = malloc(n * 64), *scalars = malloc(n * 32), got[64];
+    ck_assert_ptr_nonnull(points);
+    ck_assert_ptr_nonnull(scalars);
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, n, test_seed ^ 900, points, scalars), HPR_OK);
+    ck_assert_msg(hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, points, scalars, n, got) == HPR_OK, "%s",
+                  hpr_ctx_error_detail(ctx));
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, rep), HPR_OK);
+    free(points);
+    free(scalars);
+}
+
+/* Where POCL is the only OpenCL driver, auto is the CPU and OpenCL is not even loaded; with
+ * another driver installed, auto is "all" without the OpenCL CPU device; with a calibration
+ * showing that device at half the CPU's speed or more, it joins. */
+START_TEST(auto_leaves_pocl_out_unless_calibrated_to_help)
+{
+    char vendors[] = "/tmp/hpr-auto-vendors-XXXXXX", cache[] = "/tmp/hpr-auto-cache-XXXXXX", cmd[256];
+    char cpu_key[256], cl_key[256], line[1200], id[16];
+    hpr_run_report rep;
+    ck_assert_ptr_nonnull(mkdtemp(vendors));
+    ck_assert_ptr_nonnull(mkdtemp(cache));
+    setenv("POCL_MAX_PTHREAD_COUNT", "1", 1); /* 1 thread and POCL's 1: both fit 2 cores */
+    ocl_first_device(id); /* with the machine's own drivers: POCL's device */
+    setenv("OCL_ICD_VENDORS", vendors, 1);
+    setenv("HPR_CACHE_DIR", cache, 1);
+    write_text(vendors, "pocl.icd", "libpocl.so.2\n");
+
+    hpr_ctx *ctx = test_ctx(NULL, 1);
+    ck_assert_str_eq(hpr_ctx_devices(ctx), "cpu");
+    ck_assert_msg(strstr(hpr_ctx_device_choice(ctx), "POCL") && strstr(hpr_ctx_device_choice(ctx), "not loaded"), "%s",
+                  hpr_ctx_device_choice(ctx));
+    default_msm(ctx, &rep);
+    ck_assert_uint_eq(rep.ndevices, 1);
+    ck_assert_ptr_null(ctx->cl); /* the OpenCL runtime never opened: nothing loaded */
+    hpr_ctx_destroy(ctx);
+
+    write_text(vendors, "gpu.icd", "libnvidia-opencl.so.1\n"); /* another driver (absent here: not loaded) */
+    ctx = test_ctx(NULL, 1);
+    ck_assert_str_eq(hpr_ctx_devices(ctx), "all");
+    ck_assert_msg(strstr(hpr_ctx_device_choice(ctx), "besides POCL") != NULL, "%s", hpr_ctx_device_choice(ctx));
+    default_msm(ctx, &rep);
+    ck_assert_msg(rep.ndevices == 1 && strstr(rep.notes, "left out by the default device set auto"),
+                  "devices %u, notes '%s'", rep.ndevices, rep.notes);
+    ck_assert_int_eq(dev_profile_key(ctx, "cpu", cpu_key, sizeof cpu_key), HPR_OK);
+    ck_assert_int_eq(dev_profile_key(ctx, id, cl_key, sizeof cl_key), HPR_OK);
+    hpr_ctx_destroy(ctx);
+
+    /* POCL's device calibrated at 0.4 and then 0.6 of the CPU's speed: only the second joins */
+    snprintf(cmd, sizeof cmd, "%s/gpu.icd", vendors);
+    ck_assert_int_eq(unlink(cmd), 0);
+    for (int helps = 0; helps < 2; helps++) {
+        snprintf(line, sizeof line,
+                 "{\"key\": \"%s\", \"curve\": \"bn254\", \"log_n\": 15, \"points_per_s\": 1000000.0}\n"
+                 "{\"key\": \"%s\", \"curve\": \"bn254\", \"log_n\": 15, \"points_per_s\": %s}\n",
+                 cpu_key, cl_key, helps ? "600000.0" : "400000.0");
+        write_text(cache, "profile.jsonl", line);
+        setenv("HPR_SCHED_EVERY_DEVICE", "1", 1); /* a tile held for the device, whatever the load */
+        ctx = test_ctx(NULL, 1);
+        unsetenv("HPR_SCHED_EVERY_DEVICE");
+        ck_assert_str_eq(hpr_ctx_devices(ctx), helps ? "all" : "cpu");
+        default_msm(ctx, &rep);
+        ck_assert_msg(rep.ndevices == (helps ? 2u : 1u), "calibrated at %s of the CPU: %u devices, notes '%s'",
+                      helps ? "0.6" : "0.4", rep.ndevices, rep.notes);
+        if (helps)
+            ck_assert_msg(rep.devices[1].tiles >= 1, "the calibrated POCL device computed no tile");
+        hpr_ctx_destroy(ctx);
+    }
+    unsetenv("OCL_ICD_VENDORS");
+    unsetenv("POCL_MAX_PTHREAD_COUNT");
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", vendors, cache);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -196,5 +290,7 @@ int main(void)
     TCase *absent = test_case(s, "absent", 300);
     tcase_add_test(absent, without_opencl_the_cpu_still_runs);
     tcase_add_test(absent, unknown_device_names_are_rejected);
+    TCase *defaults = test_case(s, "defaults", 600);
+    tcase_add_test(defaults, auto_leaves_pocl_out_unless_calibrated_to_help);
     return run_suite(s);
 }

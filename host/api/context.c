@@ -58,7 +58,7 @@ const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx)
 
 static int is_cpu_name(const char *devices)
 {
-    return strcmp(devices, "cpu") == 0 || strcmp(devices, "all") == 0;
+    return strcmp(devices, "cpu") == 0 || strcmp(devices, "all") == 0 || strcmp(devices, "auto") == 0;
 }
 
 /* The create detail of a CPU tier that cannot be used: forced by the config (tier), else by
@@ -86,9 +86,9 @@ hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
         hpr_config_default(&defaults);
         cfg = &defaults;
     }
-    const char *devices = cfg->devices ? cfg->devices : "all";
+    const char *devices = cfg->devices ? cfg->devices : "auto";
     if (!is_cpu_name(devices) && strncmp(devices, "cl:", 3) != 0)
-        return ctx_create_fail(HPR_ERR_UNKNOWN_DEVICE, "device '%.64s': expected cpu, all or cl:P.D", devices);
+        return ctx_create_fail(HPR_ERR_UNKNOWN_DEVICE, "device '%.64s': expected auto, cpu, all or cl:P.D", devices);
     if (cfg->threads > HPR_MAX_THREADS)
         return ctx_create_fail(HPR_ERR_INVALID_ARGUMENT, "threads = %u is out of range (1..%d, 0 = every core)",
                                cfg->threads, HPR_MAX_THREADS);
@@ -115,6 +115,8 @@ hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
         goto out;
     }
     ctx->threads = cfg->threads ? cfg->threads : rt_online_cpus();
+    if (strcmp(devices, "auto") == 0) /* after the threads and the tier: the CPU's calibration key */
+        dev_auto_choose(ctx);
     if (rt_pool_create(&ctx->pool, ctx->threads) != 0) {
         st = ctx_create_fail(HPR_ERR_THREADS, "cannot start %u worker threads", ctx->threads);
         goto out;
@@ -157,6 +159,11 @@ unsigned hpr_ctx_threads(const hpr_ctx *ctx)
 const char *hpr_ctx_devices(const hpr_ctx *ctx)
 {
     return ctx ? ctx->device : "";
+}
+
+const char *hpr_ctx_device_choice(const hpr_ctx *ctx)
+{
+    return ctx ? ctx->device_choice : "";
 }
 
 const char *hpr_ctx_notice(const hpr_ctx *ctx)

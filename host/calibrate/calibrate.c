@@ -11,6 +11,7 @@
  * Each calibration is one tracked call for progress and cancellation (host/core/progress.h).
  */
 #include "host/msm/msm_engine.h"
+#include "host/core/devices.h"
 #include "host/core/speeds.h"
 #include "host/calibrate/calibrate_calls.h"
 #include "host/msm/msm_calls.h"
@@ -96,7 +97,7 @@ static hpr_status calibrate_sizes(hpr_ctx *ctx, const char *device, calibration 
                             max_allowed, cal->label);
         max_log = log_n[i] > max_log ? log_n[i] : max_log;
     }
-    if ((st = speed_device_key(ctx, device, key, sizeof key)) != HPR_OK)
+    if ((st = dev_profile_key(ctx, device, key, sizeof key)) != HPR_OK)
         return st;
     if (!dir[0])
         return ctx_fail(ctx, HPR_ERR_IO, "no directory for the profile (set HPR_CACHE_DIR or HOME)");

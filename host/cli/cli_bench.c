@@ -67,8 +67,8 @@ int cli_ctx_from_options(const char *devices, const char *threads_s, const char 
     if (rc != 0)
         return rc;
     if (devices && cli_parse_device(devices, 1) != 0)
-        return cli_usage_error(cmd, "--devices '%s' is not cpu, all or cl:P.D", devices);
-    return cli_make_ctx(threads, devices ? devices : "all", tier, progress_what, ctx);
+        return cli_usage_error(cmd, "--devices '%s' is not auto, cpu, all or cl:P.D", devices);
+    return cli_make_ctx(threads, devices ? devices : "auto", tier, progress_what, ctx);
 }
 
 int cli_parse_threads(const char *cmd, const char *s, unsigned *threads)

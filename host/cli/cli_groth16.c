@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_groth16_write_outputs(const hpr_groth16_proof *proof, const char *proof_path, const char *public_path, FILE **human)
 {
@@ -156,7 +157,7 @@ int cli_example_proof(void)
 {
     hpr_ctx *ctx = NULL;
     hpr_groth16_prover *prover = NULL;
-    int rc = cli_ctx_from_options("all", NULL, NULL, "", NULL, &ctx);
+    int rc = cli_ctx_from_options("auto", NULL, NULL, "", NULL, &ctx);
     if (rc)
         return rc;
     printf("Groth16 example: a proof of the bundled circuit (BN254, 2^10 constraints) on every device\n");
@@ -166,4 +167,49 @@ int cli_example_proof(void)
     hpr_groth16_prover_destroy(prover);
     hpr_ctx_destroy(ctx);
     return rc;
+}
+
+/* The bytes of the prover's five MSM sections (A, B1, C, H in G1, B2 in G2). */
+static size_t section_bytes(const hpr_groth16_prover *prover)
+{
+    size_t domain, nv, npub;
+    hpr_groth16_prover_sizes(prover, &domain, &nv, &npub);
+    size_t g1 = hpr_groth16_prover_curve(prover) == HPR_CURVE_BN254 ? 64 : 96;
+    return g1 * (2 * nv + (nv - npub - 1) + domain) + 2 * g1 * nv;
+}
+
+/* Whether extra bytes fit beside a proof: within HPR_MAX_MEMORY (--max-memory) when set,
+ * else within a quarter of the machine's memory. */
+static int fits_beside_a_proof(hpr_ctx *ctx, const hpr_groth16_prover *prover, size_t extra)
+{
+    const char *limit_s = getenv("HPR_MAX_MEMORY");
+    unsigned long long limit;
+    size_t proof = 0;
+    if (limit_s && limit_s[0] && cli_parse_size(limit_s, &limit) == 0)
+        return hpr_groth16_prover_memory(ctx, prover, 1, &proof) == HPR_OK && extra + proof <= limit;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 && extra <= (size_t)pages / 4 * (size_t)page;
+}
+
+int cli_groth16_default_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, size_t proofs, unsigned *factor,
+                                   char *why, size_t len)
+{
+    size_t extra = 2 * section_bytes(prover); /* f = 2: twice the sections' points */
+    *factor = 1;
+    if (strcmp(hpr_ctx_devices(ctx), "cpu") != 0)
+        snprintf(why, len, "precompute 1 (default: the devices are %s; 2 pays on the CPU tiers alone)",
+                 hpr_ctx_devices(ctx));
+    else if (proofs < CLI_PRECOMPUTE_MIN_PROOFS)
+        snprintf(why, len, "precompute 1 (default: %zu proof(s), fewer than the %d that pay for making the sections)",
+                 proofs, CLI_PRECOMPUTE_MIN_PROOFS);
+    else if (!fits_beside_a_proof(ctx, prover, extra))
+        snprintf(why, len, "precompute 1 (default: 2 would take %.1f MiB more than the memory %s)",
+                 (double)extra / (1 << 20), getenv("HPR_MAX_MEMORY") ? "limit allows" : "a quarter of this machine's");
+    else
+        *factor = 2;
+    if (*factor == 2)
+        snprintf(why, len, "precompute 2 (default on the CPU tiers: %.1f MiB more, faster proofs)",
+                 (double)extra / (1 << 20));
+    hpr_status st = hpr_groth16_prover_precompute(ctx, prover, *factor);
+    return st == HPR_OK ? 0 : cli_status_error("precomputing the proving key's sections", st, ctx);
 }

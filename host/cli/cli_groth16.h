@@ -25,6 +25,16 @@ void cli_groth16_print_report(const hpr_groth16_report *r, FILE *to);
  * after an error naming the devices that computed it. */
 int cli_groth16_verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof);
 
+/* The precompute factor of serve and prove-batch when --precompute is not given, chosen and
+ * applied (hpr_groth16_prover_precompute): 2 where it pays (the context's devices the CPU
+ * alone; for a batch, at least CLI_PRECOMPUTE_MIN_PROOFS proofs to spread its making over) and
+ * fits (the sections twice more beside a proof within the memory limit, else within a quarter
+ * of the machine's memory), else 1. why: the choice in words. 0, or the exit code after an
+ * error. */
+#define CLI_PRECOMPUTE_MIN_PROOFS 4
+int cli_groth16_default_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, size_t proofs, unsigned *factor,
+                                   char *why, size_t len);
+
 /* One JSON record of a proof (or of the medians of several: seconds[], total and min). */
 void cli_groth16_json_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
                              unsigned repeat, double setup_s, const double *seconds, double total_s,

@@ -81,6 +81,12 @@ static void write_meta(FILE *fp, hpr_ctx *ctx)
     fprintf(fp, ", \"cores\": %u, \"threads\": %u,\n           \"opencl_devices\": ", cpu.online_cpus,
             ctx ? hpr_ctx_threads(ctx) : cpu.online_cpus);
     write_devices(fp, ctx);
+    if (ctx) { /* the device set the run used: auto's choice and why, else the one asked for */
+        fputs(",\n           \"devices\": ", fp);
+        cli_json_string(fp, hpr_ctx_devices(ctx));
+        fputs(", \"device_choice\": ", fp);
+        cli_json_string(fp, hpr_ctx_device_choice(ctx));
+    }
     fputs("},\n", fp);
 }
 

@@ -15,7 +15,7 @@ int cli_msm_parse_device(const char *cmd, const char *s)
 {
     if (cli_parse_device(s, 1) == 0)
         return 0;
-    return cli_usage_error(cmd, "unknown device '%s' (expected cpu, all or cl:P.D)", s);
+    return cli_usage_error(cmd, "unknown device '%s' (expected auto, cpu, all or cl:P.D)", s);
 }
 
 int cli_msm_parse_group(const char *cmd, const char *s)

@@ -180,7 +180,7 @@ int cli_parse_device(const char *s, int allow_all)
 {
     unsigned p, d;
     char end;
-    if (strcmp(s, "cpu") == 0 || (allow_all && strcmp(s, "all") == 0))
+    if (strcmp(s, "cpu") == 0 || (allow_all && (strcmp(s, "all") == 0 || strcmp(s, "auto") == 0)))
         return 0;
     return strncmp(s, "cl:", 3) == 0 && sscanf(s, "cl:%u.%u%c", &p, &d, &end) == 2 ? 0 : -1;
 }

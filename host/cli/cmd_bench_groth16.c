@@ -28,7 +28,8 @@ static const char *bench_help =
     "Times whole proofs (the witness file read, h, the five MSMs, the blinding): one warm-up,\n"
     "then R proofs (default 5) per device choice; prints the median of each phase and of the\n"
     "total, and the min total. The prover handle (the mapped zkey) is made once, as a proving\n"
-    "server would. --devices: cpu (default), all, cl:P.D, or several side by side (cpu,all).\n"
+    "server would. --devices: auto (default: the native CPU tiers and the GPUs, as groth16\n"
+    "prove), cpu, all, cl:P.D, or several side by side (cpu,all).\n"
     "--threads T: CPU threads (default: all cores); --cpu-tier T: portable, adx, avx2 or\n"
     "avx512. --precompute F,..: the prover's sections precomputed F times\n"
     "(hpr_groth16_prover_precompute; 1: none), a run per factor and device choice, each with\n"
@@ -164,10 +165,10 @@ int cmd_bench_groth16(int argc, char **argv)
         return rc;
     if (devices_s) {
         if (cli_parse_device_list(devices_s, 1, devices, 8, &ndev) != 0)
-            return cli_usage_error("bench groth16 ", "--devices '%s': expected cpu, all or cl:P.D, comma-separated",
+            return cli_usage_error("bench groth16 ", "--devices '%s': expected auto, cpu, all or cl:P.D, comma-separated",
                                    devices_s);
     } else {
-        snprintf(devices[0], sizeof devices[0], "cpu");
+        snprintf(devices[0], sizeof devices[0], "auto");
     }
     if (precompute_s && cli_parse_uint_list(precompute_s, 1, 16, factors, 8, &nfactors))
         return cli_usage_error("bench groth16 ", "--precompute '%s': expected at most 8 comma-separated factors in 1..16",
@@ -194,7 +195,8 @@ int cmd_bench_groth16(int argc, char **argv)
         if (!rc && cli_cluster() && cli_cluster_leader() && !wtns.data) /* across ranks: rank 0's bytes */
             rc = cli_read_file(pos[1], &wtns.data, &wtns.len);
         if ((rc = cli_cluster_agree(ctx, rc)) == 0) /* alone: rc */
-            rc = bench_one(ctx, prover, &wtns, (unsigned)repeat, device, setup_s, json);
+            rc = bench_one(ctx, prover, &wtns, (unsigned)repeat, strcmp(device, "auto") ? device : hpr_ctx_devices(ctx),
+                           setup_s, json); /* auto: the record names what it chose */
         hpr_groth16_prover_destroy(prover);
         hpr_ctx_destroy(ctx);
     }

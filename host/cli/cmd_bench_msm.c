@@ -61,10 +61,11 @@ static const char *bench_help =
     "                points_per_s, devices_ran, faults (the devices that failed: device, error,\n"
     "                tiles_failed, dropped), and hybrid_efficiency on \"all\" records where\n"
     "                more than one device ran\n"
-    "  --device D    one device: cpu, all or cl:P.D\n"
+    "  --device D    one device: auto, cpu, all or cl:P.D (auto: the native CPU tiers and the\n"
+    "                GPUs; an OpenCL CPU device only where calibrated to help)\n"
     "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
     "                rows get the hybrid efficiency: their throughput over the sum of the\n"
-    "                single devices' throughputs in the same run (default device: all)\n"
+    "                single devices' throughputs in the same run (default device: auto)\n"
     "  --progress    progress lines on stderr even when it is not a terminal\n"
     "Under mpirun -np N (Open MPI builds) each MSM runs across the N ranks (every rank makes the\n"
     "same random inputs); rank 0 prints the table, a ranks line under each record (bytes sent per\n"
@@ -274,6 +275,8 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
         hpr_ctx_destroy(ctx);
         return rc;
     }
+    if (strcmp(device, "auto") == 0)
+        device = hpr_ctx_devices(ctx); /* the record names what auto chose */
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, "",
                         strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident || factor,
                         factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0};
@@ -347,7 +350,7 @@ static int parse_tiers(bench_args *a, const char *list)
     return cli_parse_cpu_tiers("bench msm ", list, parsed, a->tiers, MAX_TIERS, &a->ntiers);
 }
 
-static const char bench_default_device[] = "all";
+static const char bench_default_device[] = "auto";
 
 int cmd_bench(int argc, char **argv)
 {

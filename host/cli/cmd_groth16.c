@@ -39,9 +39,11 @@ static const char *prove_help =
     "or BLS12-381), written as snarkjs writes proof.json and public.json (both atomically;\n"
     "public.json is an empty array when the circuit has no public signals). r and s come from\n"
     "the OS's random generator. WITNESS.wtns may be - (stdin) or a FIFO, read to its end; the\n"
-    "zkey must be a regular file (it is mapped). --devices: all (default: the five MSMs dealt\n"
-    "to every usable device, the NTTs on the CPU, or on a GPU with the H MSM), cpu, or cl:P.D\n"
-    "(the MSMs and NTTs there, h kept there for the H MSM).\n"
+    "zkey must be a regular file (it is mapped). --devices: auto (default: the native CPU tiers\n"
+    "and the GPUs; an OpenCL CPU device such as POCL only where calibrated to help, OpenCL not\n"
+    "loaded when nothing of it would be used; --report says what it chose), all (the five MSMs\n"
+    "dealt to every usable device, POCL included, the NTTs on the CPU, or on a GPU with the H\n"
+    "MSM), cpu, or cl:P.D (the MSMs and NTTs there, h kept there for the H MSM).\n"
     "A device that fails is one warning line on stderr and its work is redone on the CPU\n"
     "(the proof is the same). --report prints the time of each phase, the devices that\n"
     "computed it and the device faults; --json FILE writes the same as a JSON record (as\n"
@@ -115,6 +117,13 @@ static void print_memory(hpr_ctx *ctx, const hpr_groth16_prover *prover, FILE *t
             (double)bytes / (1 << 20), (double)ru.ru_maxrss / 1024);
 }
 
+/* --report's device line: what the default device set chose and why (nothing for a set asked for). */
+static void print_device_choice(hpr_ctx *ctx, FILE *to)
+{
+    if (hpr_ctx_device_choice(ctx)[0])
+        fprintf(to, "devices: %s\n", hpr_ctx_device_choice(ctx));
+}
+
 /* Rank 0's part after a proof across the ranks: verify (--verify), write, report. */
 static int finish_across(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *const *pos,
                          const prove_options *po, const hpr_groth16_proof *proof, const hpr_cluster_report *report)
@@ -130,7 +139,7 @@ static int finish_across(hpr_ctx *ctx, const hpr_groth16_prover *prover, const c
         cli_cluster_print_report(cli_table == stderr ? stderr : human, report);
     }
     if (rc == CLI_EXIT_OK && po->json)
-        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof->report, &faults,
+        rc = write_report_json(po->json, ctx, prover, hpr_ctx_devices(ctx), &proof->report, &faults,
                                report);
     return rc;
 }
@@ -202,9 +211,10 @@ static int prove(const char *const *pos, const prove_options *po)
     if (rc == CLI_EXIT_OK && po->report) {
         cli_groth16_print_report(&proof.report, cli_table == stderr ? stderr : human); /* --json - */
         print_memory(ctx, prover, cli_table == stderr ? stderr : human);
+        print_device_choice(ctx, cli_table == stderr ? stderr : human);
     }
     if (rc == CLI_EXIT_OK && po->json)
-        rc = write_report_json(po->json, ctx, prover, po->devices ? po->devices : "all", &proof.report, &faults, NULL);
+        rc = write_report_json(po->json, ctx, prover, hpr_ctx_devices(ctx), &proof.report, &faults, NULL);
     hpr_groth16_proof_free(&proof);
 out:
     hpr_groth16_prover_destroy(prover);

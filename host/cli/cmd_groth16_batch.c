@@ -48,11 +48,13 @@ const char cli_prove_batch_help[] =
     "the others are proved. Then a summary: proofs, failed, seconds, proofs/s, ranks and bytes\n"
     "sent; --json FILE writes it as a record (atomically; - is stdout). Exit status 1 when a\n"
     "witness failed, 0 when every proof was written. --verify checks each proof against the\n"
-    "zkey before writing it (a proof that does not verify is a failed witness). --devices: all\n"
-    "(default), cpu or cl:P.D; --threads T: CPU threads (default: all cores); --cpu-tier T:\n"
+    "zkey before writing it (a proof that does not verify is a failed witness). --devices: auto\n"
+    "(default: as groth16 prove), all, cpu or cl:P.D; --threads T: CPU threads (default: all cores); --cpu-tier T:\n"
     "portable, adx, avx2, avx512 or neon. --precompute F: the key's MSM sections precomputed F\n"
     "times before the first proof (hpr_groth16_prover_precompute: F times their memory; 2 pays\n"
-    "on CPUs once a batch has a few proofs; default 1, none). Under mpirun -np N (Open MPI builds) the witnesses are dealt\n"
+    "on the CPU tiers once a batch has a few proofs; default: 2 where the devices are the CPU\n"
+    "alone, the batch has 4 witnesses or more and twice the sections fit the memory limit, or a\n"
+    "quarter of the machine's memory; else 1, none; the choice is printed). Under mpirun -np N (Open MPI builds) the witnesses are dealt\n"
     "to the N ranks, each proving whole witnesses: every rank reads CIRCUIT.zkey from the same\n"
     "path, rank 0 alone reads the list and the witnesses and writes the outputs.\n";
 
@@ -274,10 +276,12 @@ static int summarise(const batch *b, const char *json_path, const char *devices,
     fprintf(cli_json_record(&j),
             "{\"op\": \"groth16_batch\", \"curve\": \"%s\", \"domain_size\": %zu, \"n_vars\": %zu, \"device\": \"%s\", "
             "\"cpu_tier\": \"%s\", \"threads\": %u, \"witnesses\": %zu, \"proofs\": %zu, \"failed\": %zu, "
-            "\"seconds\": %.6f, \"proofs_per_s\": %.4f, \"ranks\": %u, \"bytes_sent\": %llu, \"messages\": %llu}",
+            "\"seconds\": %.6f, \"proofs_per_s\": %.4f, \"ranks\": %u, \"bytes_sent\": %llu, \"messages\": %llu, "
+            "\"precompute\": %u}",
             cli_curve_name(hpr_groth16_prover_curve(b->prover)), domain, n_vars, devices, hpr_ctx_cpu_tier(b->ctx),
             hpr_ctx_threads(b->ctx), b->list->count, b->written, b->failed, seconds, rate, ranks,
-            (unsigned long long)r->bytes_sent, (unsigned long long)r->messages);
+            (unsigned long long)r->bytes_sent, (unsigned long long)r->messages,
+            hpr_groth16_prover_precomputed(b->prover, NULL));
     return cli_json_end(&j) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
@@ -297,6 +301,24 @@ static int prepare(const char *const *pos, witness_list *list)
     return rc ? rc : check_outdir(pos[2]);
 }
 
+/* --precompute F, or the default chosen for this batch (cli_groth16_default_precompute; across
+ * ranks 1: a cluster's proofs read the plain sections), said on the table's stream. */
+static int apply_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, const batch_options *o, size_t proofs)
+{
+    char why[160];
+    unsigned factor;
+    hpr_status st;
+    if (o->precompute_s || cli_cluster()) {
+        if ((st = hpr_groth16_prover_precompute(ctx, prover, (unsigned)o->precompute)) != HPR_OK)
+            return cli_status_error("precomputing the proving key's sections", st, ctx);
+        return 0;
+    }
+    int rc = cli_groth16_default_precompute(ctx, prover, proofs, &factor, why, sizeof why);
+    if (!rc)
+        fprintf(cli_table, "prove-batch: %s\n", why);
+    return rc;
+}
+
 static int run_batch(const char *const *pos, const batch_options *o)
 {
     witness_list list = {0};
@@ -312,8 +334,8 @@ static int run_batch(const char *const *pos, const batch_options *o)
         hpr_status st = hpr_groth16_prover_create(ctx, pos[0], &prover);
         if (st != HPR_OK)
             rc = cli_status_error("reading the proving key", st, ctx);
-        else if ((st = hpr_groth16_prover_precompute(ctx, prover, (unsigned)o->precompute)) != HPR_OK)
-            rc = cli_status_error("precomputing the proving key's sections", st, ctx);
+        else
+            rc = apply_precompute(ctx, prover, o, list.count);
     }
     uint64_t count = list.count;
     if ((rc = cli_cluster_agree(ctx, rc)) != 0)
@@ -333,7 +355,7 @@ static int run_batch(const char *const *pos, const batch_options *o)
     }
     if (!cli_cluster_leader())
         goto out;
-    rc = summarise(&b, o->json, o->devices ? o->devices : "all", seconds, &report);
+    rc = summarise(&b, o->json, hpr_ctx_devices(ctx), seconds, &report);
     if (rc == CLI_EXIT_OK && b.failed)
         rc = CLI_EXIT_FAILURE;
 out:

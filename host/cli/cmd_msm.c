@@ -26,7 +26,7 @@
 
 static const char *msm_help =
     "usage: hyprove msm --curve bn254|bls12-381 (--points FILE --scalars FILE | --log-n N [--seed S])\n"
-    "                   [--threads T] [--device cpu|all|cl:P.D] [--window-bits C] [--group g1|g2] [--out FILE]\n"
+    "                   [--threads T] [--device auto|cpu|all|cl:P.D] [--window-bits C] [--group g1|g2] [--out FILE]\n"
     "                   [--cpu-tier T] [--progress]\n"
     "\n"
     "Computes sum_i scalars[i] * points[i] on G1 (or G2) and prints the affine result as snarkjs JSON\n"
@@ -39,8 +39,10 @@ static const char *msm_help =
     "                  read to its end, at most 4 GiB; devices and directories are refused)\n"
     "  --log-n N       instead of files: 2^N random valid inputs (N <= 26) from --seed (default 1)\n"
     "  --threads T     CPU threads (default: all cores)\n"
-    "  --device D      cpu, an OpenCL device cl:P.D ('hyprove devices' lists them) or all\n"
-    "                  (default: split across every usable device by measured throughput).\n"
+    "  --device D      auto (default: the native CPU tiers and the GPUs, split by measured\n"
+    "                  throughput; an OpenCL CPU device only where calibrated to help), all\n"
+    "                  (every usable device), cpu, or an OpenCL device cl:P.D ('hyprove\n"
+    "                  devices' lists them).\n"
     "                  A failing OpenCL device is reported (one warning line on stderr naming\n"
     "                  it and the error) and its work redone on the CPU: the result is exact.\n"
     "  --window-bits C Pippenger window size, 1..20 (default: chosen from n)\n"
@@ -128,10 +130,12 @@ int cmd_msm(int argc, char **argv)
     if (wb_s && cli_parse_uint(wb_s, 1, 20, &wb))
         return cli_usage_error("msm ", "--window-bits '%s' is not an integer in 1..20", wb_s);
     if (!device)
-        device = "all";
+        device = "auto";
     if ((rc = cli_msm_parse_device("msm ", device)) != 0)
         return rc;
     rc = cli_make_ctx(threads, device, tier_s, "msm", &ctx);
+    if (!rc)
+        device = hpr_ctx_devices(ctx); /* auto: what it chose */
     if (!rc && log_n_s) {
         n = (size_t)1 << log_n;
         rc = cli_msm_random_inputs(ctx, curve, n, seed, &points, &scalars);

@@ -38,12 +38,13 @@ static const char *serve_help =
     "  GET /status              -> 200 {\"zkeys\": [...], \"devices\": [...], \"queue\": {...}}\n"
     "Errors answer {\"error\": \"...\"}: 400 bad witness or request, 404 unknown path or zkey,\n"
     "405 wrong method, 413 body over --max-request (default 256 MiB), 500 otherwise. Proofs run\n"
-    "one at a time on the context's devices (--devices, default all); others queue. ADDR is an\n"
+    "one at a time on the context's devices (--devices, default auto as groth16 prove); others queue. ADDR is an\n"
     "IPv4 address (127.0.0.1 for this machine only); PORT 0 picks a free port. The first line\n"
     "on stdout says where it listens. SIGINT or SIGTERM stops it. --verify checks each proof\n"
     "before sending it. --precompute F keeps each zkey's MSM sections precomputed F times\n"
     "(hpr_groth16_prover_precompute: F times their memory, made before serving; 2 pays on\n"
-    "CPUs; default 1, none).\n";
+    "the CPU tiers; default: 2 where the devices are the CPU alone and twice the sections fit\n"
+    "the memory limit, or a quarter of the machine's memory; else 1, none; printed per key).\n";
 
 #if HPR_HAVE_MHD
 
@@ -53,6 +54,7 @@ static const char *serve_help =
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 
@@ -334,6 +336,23 @@ static const char *key_name(const char *arg, char *out, size_t len)
     return out[0] ? path : NULL;
 }
 
+/* --precompute F for every key, or (F 0: not given) the default chosen per key
+ * (cli_groth16_default_precompute: a server makes many proofs), said on stderr. */
+static int precompute_key(server *s, serve_key *k, unsigned precompute)
+{
+    char why[160];
+    unsigned factor;
+    hpr_status st;
+    if (precompute) {
+        st = hpr_groth16_prover_precompute(s->ctx, k->prover, precompute);
+        return st == HPR_OK ? 0 : cli_status_error(k->name, st, s->ctx);
+    }
+    int rc = cli_groth16_default_precompute(s->ctx, k->prover, SIZE_MAX, &factor, why, sizeof why);
+    if (!rc)
+        fprintf(stderr, "serve: zkey %s: %s\n", k->name, why);
+    return rc;
+}
+
 static int open_keys(server *s, const char *const *args, size_t n, unsigned precompute)
 {
     for (size_t i = 0; i < n; i++) {
@@ -347,8 +366,9 @@ static int open_keys(server *s, const char *const *args, size_t n, unsigned prec
         if (st != HPR_OK)
             return cli_status_error(path, st, s->ctx);
         s->nkeys++;
-        if ((st = hpr_groth16_prover_precompute(s->ctx, k->prover, precompute)) != HPR_OK)
-            return cli_status_error(path, st, s->ctx);
+        int rc = precompute_key(s, k, precompute);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -402,7 +422,7 @@ int cmd_serve(int argc, char **argv)
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
     const char *precompute_s = NULL;
     size_t npaths = 0;
-    unsigned long long max_request = 256ull << 20, precompute = 1;
+    unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
     server s;
     struct sockaddr_in addr;
     int rc;

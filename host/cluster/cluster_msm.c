@@ -28,6 +28,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "host/cluster/cluster.h"
 #include "host/cluster/cluster_calls.h"
+#include "host/core/devices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,7 +293,7 @@ static hpr_status check_args(hpr_ctx *ctx, hpr_curve curve, hpr_group group, con
                              const void *scalars, size_t n, const void *out, const hpr_msm_opts *opts,
                              const msm_curve_ops **ops)
 {
-    const char *device = opts && opts->device ? opts->device : ctx->device;
+    const char *device = dev_of_call(ctx, opts ? opts->device : NULL);
     if (!msm_g1_ops(curve))
         return ctx_fail(ctx, HPR_ERR_UNSUPPORTED_CURVE, "curve %d is not supported (bn254 = 1, bls12-381 = 2)",
                         (int)curve);
@@ -334,7 +335,7 @@ hpr_status cluster_msm_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve 
     if (st != HPR_OK) /* the others learn of it in the first agreement */
         return cluster_agree(&call, st, 0, 0, "MSM inputs", NULL, 0, NULL, NULL, NULL);
     memcpy(device, ctx->device, sizeof device);
-    if (opts && opts->device)
+    if (opts && opts->device && strcmp(opts->device, "auto") != 0) /* auto: the context's own choice */
         snprintf(ctx->device, sizeof ctx->device, "%s", opts->device);
     msm_points pts = {points, n, 0, 0, 0};
     st = cluster_msm_run(&call, curve, group, ops, &pts, scalars, n, out, opts ? opts->window_bits : 0, report);

@@ -58,7 +58,9 @@ struct hpr_ctx {
     rt_pool *pool;
     unsigned threads;
     rt_cpu_tier cpu_tier;
-    char device[16];  /* default device: "cpu", "all" or "cl:P.D" */
+    char device[16];  /* default device: "cpu", "all" or "cl:P.D" ("auto" resolved to "all" or "cpu") */
+    int device_auto;  /* made with "auto": OpenCL CPU devices (POCL) join only where calibrated to help */
+    char device_choice[200]; /* what "auto" chose and why ("" otherwise): host/core/device_registry.c */
     cl_runtime *cl;   /* opened on first need; NULL before */
     ctx_knobs knobs;
     char detail[CL_DETAIL_LEN];

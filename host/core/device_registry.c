@@ -1,11 +1,26 @@
 /*
  * device_registry.c: the OpenCL devices of a context: the runtime opened on first need
- * (devices discovered, no contexts yet), names resolved, devices listed for the API.
+ * (devices discovered, no contexts yet), names resolved, devices listed for the API, and
+ * the default device set "auto".
+ *
+ * Rationale for auto: an OpenCL CPU device (POCL) runs on the very cores the native tiers
+ * use, and runs the MSM many times slower than they do (16x on a Zen 4), so beside them it
+ * cannot add throughput, yet loading and self-testing it costs every run some 45 MB and
+ * tens of ms. auto therefore takes the native tiers and every OpenCL device that is not a
+ * CPU device (GPUs, accelerators); a CPU device joins only where this machine's calibration
+ * profile shows it at half the native CPU's speed or more (dev_opencl_helps), or when the
+ * caller names it or "all". Whether any OpenCL driver besides POCL's is installed is read
+ * from the ICD loader's configuration (runtime/opencl/cl_icd.h) before anything is loaded:
+ * without one, and without such a calibration, auto is "cpu" and OpenCL stays unloaded.
+ * A forced OpenCL library (HPR_OPENCL_LIBRARY) counts as another driver.
  */
 #include "host/core/devices.h"
 #include "host/core/core_calls.h"
+#include "runtime/opencl/cl_icd.h"
+#include "runtime/sched/profile.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 hpr_status dev_runtime(hpr_ctx *ctx)
@@ -90,6 +105,82 @@ hpr_status device_get_info_call(hpr_ctx *ctx, unsigned index, hpr_device_info *i
     return HPR_OK;
 }
 
+hpr_status dev_profile_key(hpr_ctx *ctx, const char *device, char *key, size_t len)
+{
+    cl_dev *dev;
+    hpr_status st = dev_resolve(ctx, device, &dev);
+    if (st != HPR_OK)
+        return st;
+    if (!dev) {
+        rt_cpu_features f;
+        rt_cpu_features_detect(&f);
+        snprintf(key, len, "cpu|%s|threads=%u|tier=%s", f.brand, ctx->threads, rt_cpu_tier_name(ctx->cpu_tier));
+    } else {
+        snprintf(key, len, "cl|%.100s|%.60s|%.60s|cu=%u", dev->name, dev->vendor, dev->driver, dev->compute_units);
+    }
+    return HPR_OK;
+}
+
+int dev_opencl_helps(hpr_ctx *ctx, const char *cl_key)
+{
+    char cpu_key[PROFILE_KEY_LEN];
+    const char *dir = ctx->knobs.cl.cache_dir;
+    int helps = 0;
+    profile *prof;
+    if (!dir[0] || dev_profile_key(ctx, "cpu", cpu_key, sizeof cpu_key) != HPR_OK || !(prof = malloc(sizeof *prof)))
+        return 0;
+    profile_load(prof, dir);
+    for (size_t i = 0; i < prof->count && !helps; i++) {
+        const profile_record *r = &prof->rec[i];
+        int msm = strcmp(r->curve, "bn254") == 0 || strcmp(r->curve, "bls12-381") == 0;
+        if (!msm || strncmp(r->key, "cl|", 3) != 0 || (cl_key && strcmp(r->key, cl_key) != 0))
+            continue;
+        double cpu = profile_speed(prof, cpu_key, r->curve, r->log_n);
+        helps = cpu > 0 && r->points_per_s >= cpu / 2;
+    }
+    free(prof);
+    return helps;
+}
+
+const char *dev_of_call(const hpr_ctx *ctx, const char *asked)
+{
+    return !asked || strcmp(asked, "auto") == 0 ? ctx->device : asked;
+}
+
+void dev_auto_choose(hpr_ctx *ctx)
+{
+    cl_icd_survey icd;
+    cl_icd_survey_take(&icd);
+    int forced = ctx->knobs.cl.library[0] != '\0', calibrated = dev_opencl_helps(ctx, NULL);
+    ctx->device_auto = 1;
+    snprintf(ctx->device, sizeof ctx->device, "%s", forced || icd.other || calibrated ? "all" : "cpu");
+    if (forced || icd.other)
+        snprintf(ctx->device_choice, sizeof ctx->device_choice,
+                 "auto: all (%s; OpenCL CPU devices only where calibrated to help)",
+                 forced ? "HPR_OPENCL_LIBRARY is set" : "an OpenCL driver besides POCL is installed");
+    else if (calibrated)
+        snprintf(ctx->device_choice, sizeof ctx->device_choice,
+                 "auto: all (the calibration profile shows an OpenCL device at half the CPU's speed or more)");
+    else
+        snprintf(ctx->device_choice, sizeof ctx->device_choice, "auto: cpu (%s; OpenCL not loaded)",
+                 icd.pocl ? "the only OpenCL driver is POCL, whose CPU device shares the native tiers' cores"
+                          : "no OpenCL driver installed");
+}
+
+/* Under auto, whether the usable device dev joins: any device that is not a CPU device; a
+ * CPU device where the profile shows it helping (see the top of this file). */
+static int auto_takes(hpr_ctx *ctx, const cl_dev *dev)
+{
+    char key[PROFILE_KEY_LEN];
+    if (!ctx->device_auto || !(dev->type & CL_DEVICE_TYPE_CPU))
+        return 1;
+    if (dev_profile_key(ctx, dev->id, key, sizeof key) != HPR_OK) {
+        ctx->detail[0] = '\0';
+        return 0;
+    }
+    return dev_opencl_helps(ctx, key);
+}
+
 /* The one rule of which usable OpenCL devices join a run beside the native pool
  * (dev_pick_opencl, dev_host_devices and so the memory estimates): a device of type CPU
  * (POCL) does not, when it and the pool together would oversubscribe the cores. */
@@ -108,6 +199,11 @@ unsigned dev_pick_opencl(hpr_ctx *ctx, dev_ready_fn ready, const void *what, cl_
         cl_dev *dev = &ctx->cl->devs[i];
         if (dev->failed) {
             report_note(ctx, dev->id, "left out: unusable");
+            continue;
+        }
+        if (!auto_takes(ctx, dev)) {
+            report_note(ctx, dev->id, "left out by the default device set auto: an OpenCL CPU device, not calibrated "
+                                      "to help (name it or use all to include it)");
             continue;
         }
         if (dev_oversubscribes(ctx, dev)) {
@@ -156,7 +252,7 @@ unsigned dev_host_devices(hpr_ctx *ctx, const char *device, cl_dev **out, unsign
     for (unsigned i = 0; i < ctx->cl->ndevs; i++) {
         cl_dev *d = &ctx->cl->devs[i];
         int cpu = (d->type & CL_DEVICE_TYPE_CPU) != 0;
-        if (d->failed || dev_oversubscribes(ctx, d))
+        if (d->failed || !auto_takes(ctx, d) || dev_oversubscribes(ctx, d))
             continue;
         if (cpu && count < max)
             out[count++] = d;

@@ -17,6 +17,28 @@ RT_MUST_CHECK hpr_status dev_runtime(hpr_ctx *ctx);
  * "cl:P.D"; HPR_ERR_UNKNOWN_DEVICE (with detail) for anything else. */
 RT_MUST_CHECK hpr_status dev_resolve(hpr_ctx *ctx, const char *name, cl_dev **dev);
 
+/* The identity under which a device's calibrated figures are stored in the profile (the
+ * CPU's includes its model, threads and kernel tier: the tiers differ up to fivefold).
+ * HPR_ERR_UNKNOWN_DEVICE for a bad name. */
+RT_MUST_CHECK hpr_status dev_profile_key(hpr_ctx *ctx, const char *device, char *key, size_t len);
+
+/* 1 when the calibration profile shows an OpenCL device adding throughput beside the CPU: its
+ * MSM speed (either curve, some size) at least half the CPU's at that curve and size, the CPU
+ * as ctx runs it (model, threads, tier). cl_key: that device's key (dev_profile_key), or NULL
+ * for any OpenCL device in the profile. 0 without a profile. */
+int dev_opencl_helps(hpr_ctx *ctx, const char *cl_key);
+
+/* The device of a call that asked for `asked` (an options struct's device): the context's
+ * for NULL or "auto" (what auto resolved to), else asked. */
+const char *dev_of_call(const hpr_ctx *ctx, const char *asked);
+
+/* Resolves the device set "auto" of a new context (sets ctx->device, device_auto and
+ * device_choice): "all" when an OpenCL driver other than POCL's is installed or a
+ * calibration on this machine shows an OpenCL device adding throughput, else "cpu", with
+ * nothing of OpenCL loaded. Under auto, an OpenCL device of type CPU joins only where
+ * dev_auto_cpu_device_helps says so. */
+void dev_auto_choose(hpr_ctx *ctx);
+
 /* The rule of which usable OpenCL devices join a run beside the native pool: 1 when dev, of
  * type CPU (POCL), would oversubscribe the cores with the pool's threads. */
 int dev_oversubscribes(const hpr_ctx *ctx, const cl_dev *dev);

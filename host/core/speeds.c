@@ -11,22 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-hpr_status speed_device_key(hpr_ctx *ctx, const char *device, char *key, size_t len)
-{
-    cl_dev *dev;
-    hpr_status st = dev_resolve(ctx, device, &dev);
-    if (st != HPR_OK)
-        return st;
-    if (!dev) {
-        rt_cpu_features f;
-        rt_cpu_features_detect(&f);
-        snprintf(key, len, "cpu|%s|threads=%u|tier=%s", f.brand, ctx->threads, rt_cpu_tier_name(ctx->cpu_tier));
-    } else {
-        snprintf(key, len, "cl|%.100s|%.60s|%.60s|cu=%u", dev->name, dev->vendor, dev->driver, dev->compute_units);
-    }
-    return HPR_OK;
-}
-
 const char *speed_curve_label(hpr_curve curve)
 {
     return curve == HPR_CURVE_BN254 ? "bn254" : "bls12-381";
@@ -45,7 +29,7 @@ static double profile_lookup(hpr_ctx *ctx, const char *device, const char *label
     const char *dir = ctx ? ctx->knobs.cl.cache_dir : "";
     double speed = 0;
     profile *prof;
-    if (!ctx || !device || !label || !dir[0] || speed_device_key(ctx, device, key, sizeof key) != HPR_OK)
+    if (!ctx || !device || !label || !dir[0] || dev_profile_key(ctx, device, key, sizeof key) != HPR_OK)
         return 0;
     prof = malloc(sizeof *prof);
     if (!prof)

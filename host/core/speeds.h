@@ -8,10 +8,6 @@
 
 #include "host/core/context.h"
 
-/* The identity under which a device's figures are stored (the CPU's includes its kernel
- * tier: the tiers differ up to fivefold). HPR_ERR_UNKNOWN_DEVICE for a bad name. */
-RT_MUST_CHECK hpr_status speed_device_key(hpr_ctx *ctx, const char *device, char *key, size_t len);
-
 /* The profile's labels: "bn254", "bls12-381"; "bn254-fr" .. "koalabear" (NULL: unknown). */
 const char *speed_curve_label(hpr_curve curve);
 const char *speed_field_label(hpr_field field);

@@ -123,7 +123,12 @@ HPR_API void hpr_ctx_cancel(hpr_ctx *ctx);
 
 typedef struct {
     unsigned threads;    /* CPU worker threads, 1..HPR_MAX_THREADS; 0 = every online core */
-    const char *devices; /* default device of the calls: "cpu", "cl:P.D", "all" or NULL (= "all") */
+    /* default device of the calls: "auto" (or NULL): the native CPU tiers and the OpenCL devices
+     * that are not CPU devices (GPUs), an OpenCL CPU device (POCL) only where this machine's
+     * calibration shows it helping, OpenCL not even loaded when nothing of it would be used
+     * (docs/opencl.md; calls across devices on such a context leave POCL out, "all" ones
+     * too); "all": every usable device, POCL included; "cpu"; "cl:P.D" */
+    const char *devices;
     /* CPU kernel tier: "portable" (plain C), "adx" (mulx/adcx/adox), "avx2" (adx and 8-lane AVX2
      * kernels of the 31-bit and 64-bit NTT fields), "avx512" (8-lane IFMA), or
      * NULL: the environment variable HPR_CPU if set, else the fastest one this processor, its
@@ -192,7 +197,7 @@ HPR_API const char *hpr_cpu_tier_name(unsigned index);
 HPR_API hpr_status hpr_input_read(const char *path, int streams, size_t limit, void **data, size_t *len, char *why,
                                   size_t why_len);
 
-/* Fills *cfg with the defaults (all cores, all devices); cfg NULL: nothing. */
+/* Fills *cfg with the defaults (all cores, devices "auto"); cfg NULL: nothing. */
 HPR_API void hpr_config_default(hpr_config *cfg);
 
 /* Creates a context (thread pool and devices). cfg may be NULL for the defaults.
@@ -216,8 +221,12 @@ HPR_API void hpr_ctx_destroy(hpr_ctx *ctx);
 HPR_API const char *hpr_ctx_error_detail(const hpr_ctx *ctx);
 /* The context's CPU worker threads (0 for NULL). */
 HPR_API unsigned hpr_ctx_threads(const hpr_ctx *ctx);
-/* The context's device choice as configured ("all", "cpu", "cl:P.D"; "" for NULL). */
+/* The context's device set: "all", "cpu" or "cl:P.D" as configured, and for "auto" (the
+ * default) the one it chose ("all" or "cpu"); "" for NULL. */
 HPR_API const char *hpr_ctx_devices(const hpr_ctx *ctx);
+/* What "auto" chose and why, e.g. "auto: cpu (the only OpenCL driver is POCL, ...; OpenCL
+ * not loaded)"; "" when the context was made with another device set, or NULL. */
+HPR_API const char *hpr_ctx_device_choice(const hpr_ctx *ctx);
 /* A non-fatal event of the calling thread's last call on this context ("" if none, and for
  * a NULL ctx): an OpenCL device that failed, and that its work was redone on the CPU (the
  * result is still exact). Valid until the thread's next call into the library. */
@@ -702,7 +711,9 @@ HPR_API hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t
  * same either way. Release with hpr_groth16_proof_free.
  * Memory: the zkey's pages are resident only while a phase reads them, and after each phase
  * the library calls glibc's malloc_trim(0), which hands the free pages of the whole process's
- * heap back to the system (glibc keeps freed blocks that are not at its heap's top).
+ * heap back to the system (glibc keeps freed blocks that are not at its heap's top); only
+ * where glibc's allocator is the process's malloc (not under jemalloc, tcmalloc or a
+ * sanitizer, where glibc's malloc_trim would corrupt glibc's unused arenas).
  */
 HPR_API hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
                              hpr_groth16_proof *proof);

@@ -115,7 +115,7 @@ static hpr_status msm_dispatch(hpr_ctx *ctx, hpr_curve curve, hpr_group group, c
                                const hpr_msm_opts *opts)
 {
     cl_dev *dev = NULL;
-    const char *device = opts && opts->device ? opts->device : ctx->device;
+    const char *device = dev_of_call(ctx, opts ? opts->device : NULL);
     hpr_status st;
     if ((st = dev_resolve(ctx, device, &dev)) != HPR_OK)
         return st;

@@ -91,7 +91,7 @@ size_t msm_mem_cpu_job_bytes(const hpr_ctx *ctx, const msm_curve_ops *ops, const
 /* hpr_msm_ex's device for opts (NULL: the context's). */
 static const char *msm_device(const hpr_ctx *ctx, const hpr_msm_opts *opts)
 {
-    return opts && opts->device ? opts->device : ctx->device;
+    return dev_of_call(ctx, opts ? opts->device : NULL);
 }
 
 size_t mem_msm_need(hpr_ctx *ctx, const msm_curve_ops *ops, const msm_points *pts, const void *scalars, size_t n,

@@ -114,7 +114,7 @@ static hpr_status make_plan(hpr_ctx *ctx, hpr_field field, unsigned log_n, const
         pl->g_limbs[0] = pl->ops->generator;
         pl->ops->from_canonical(&pl->g, pl->g_limbs);
     }
-    const char *device = opts && opts->device ? opts->device : ctx->device;
+    const char *device = dev_of_call(ctx, opts ? opts->device : NULL);
     pl->all = strcmp(device, "all") == 0;
     return dev_resolve(ctx, device, &pl->dev);
 }

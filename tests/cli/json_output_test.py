@@ -11,7 +11,8 @@ import subprocess
 import sys
 import tempfile
 
-META = {"hyprove_version", "date", "hostname", "cpu_model", "cpu_tier", "cores", "threads", "opencl_devices"}
+META = {"hyprove_version", "date", "hostname", "cpu_model", "cpu_tier", "cores", "threads", "opencl_devices",
+        "devices", "device_choice"}
 FIELDS = {
     "msm": {"curve", "group", "log_n", "n", "device", "cpu_tier", "threads", "repeat", "resident", "precompute",
             "setup_ms", "bases_bytes", "median_ms",
@@ -140,8 +141,25 @@ def main():
         check(len(recs) == 1 and recs[0].get("repeat") == 1 and recs[0].get("device") == "cpu",
               "groth16 prove --json: one record of one proof on cpu", recs)
         r = run(hyprove, ["groth16", "prove", zkey, wtns, proof, public, "--devices", "cpu", "--report", "--json", "-"])
-        document(r.stdout, "groth16 prove", "groth16 prove --report --json -")
+        doc = document(r.stdout, "groth16 prove", "groth16 prove --report --json -")
         check("msm H" in r.stderr, "groth16 prove --report with --json -: the report goes to stderr", r.stderr)
+        check(doc.get("meta", {}).get("devices") == "cpu" and doc.get("meta", {}).get("device_choice") == ""
+              and "devices: auto" not in r.stderr, "--devices cpu: meta.devices cpu, no auto choice", doc.get("meta"))
+        # the default device set where POCL is the only OpenCL driver (an ICD folder of its own):
+        # the CPU, said in --report and the JSON, and OpenCL not listed (so not loaded)
+        vendors = os.path.join(tmp, "vendors")
+        os.makedirs(vendors)
+        with open(os.path.join(vendors, "pocl.icd"), "w") as fh:
+            fh.write("libpocl.so.2\n")
+        r = run(hyprove, ["groth16", "prove", zkey, wtns, proof, public, "--report", "--json", "-"],
+                env={"OCL_ICD_VENDORS": vendors})
+        meta = document(r.stdout, "groth16 prove", "groth16 prove (default devices) --json -").get("meta", {})
+        check(meta.get("devices") == "cpu" and meta.get("device_choice", "").startswith("auto: cpu")
+              and "POCL" in meta.get("device_choice", "") and meta.get("opencl_devices") == [],
+              "default devices with POCL the only driver: auto chose the CPU, OpenCL not listed", meta)
+        check("devices: auto: cpu" in r.stderr, "groth16 prove --report says what auto chose", r.stderr)
+        recs = records(json.loads(r.stdout), "groth16", "prove (default devices)") if r.returncode == 0 else []
+        check(len(recs) == 1 and recs[0].get("device") == "cpu", "the record names the device auto chose", recs)
 
         main_job = os.path.join(tmp, "main.json")
         jobdir = os.path.join(tmp, "job")
