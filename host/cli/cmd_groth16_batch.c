@@ -52,9 +52,9 @@ const char cli_prove_batch_help[] =
     "(default: as groth16 prove), all, cpu or cl:P.D; --threads T: CPU threads (default: all cores); --cpu-tier T:\n"
     "portable, adx, avx2, avx512 or neon. --precompute F: the key's MSM sections precomputed F\n"
     "times before the first proof (hpr_groth16_prover_precompute: F times their memory; 2 pays\n"
-    "on the CPU tiers once a batch has a few proofs; default: 2 where the devices are the CPU\n"
-    "alone, the batch has 4 witnesses or more and twice the sections fit the memory limit, or a\n"
-    "quarter of the machine's memory; else 1, none; the choice is printed). Under mpirun -np N (Open MPI builds) the witnesses are dealt\n"
+    "on the CPU tiers once a batch has a few hundred proofs; default: 2 where the devices are the\n"
+    "CPU alone, the batch has 256 witnesses or more and twice the sections fit the memory limit,\n"
+    "or a quarter of the machine's memory; else 1, none; the choice is printed). Under mpirun -np N (Open MPI builds) the witnesses are dealt\n"
     "to the N ranks, each proving whole witnesses: every rank reads CIRCUIT.zkey from the same\n"
     "path, rank 0 alone reads the list and the witnesses and writes the outputs.\n";
 

@@ -170,6 +170,21 @@ def main():
             proc.kill()
             rc = -1
     check(rc == 0, f"SIGTERM stops the server with exit 0 (rc {rc})")
+    # without --precompute: 2 on the CPU alone (a server makes many proofs), 1 with OpenCL
+    # devices; the choice said on stderr before the server listens
+    for devices, said in (("cpu", "precompute 2 (default on the CPU tiers"), ("all", "precompute 1 (default: the devices are all")):
+        proc = subprocess.Popen([HYPROVE, "serve", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--listen",
+                                 "127.0.0.1:0", "--devices", devices], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        line = proc.stdout.readline()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        check("http://" in line and f"serve: zkey bn: {said}" in err,
+              f"--devices {devices} without --precompute: '{said}' said ({err.strip()[:300]})")
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
