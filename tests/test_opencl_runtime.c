@@ -239,6 +239,13 @@ START_TEST(auto_leaves_pocl_out_unless_calibrated_to_help)
                   hpr_ctx_device_choice(ctx));
     default_msm(ctx, &rep);
     ck_assert_uint_eq(rep.ndevices, 1);
+    {   /* a call that names auto gets the context's choice */
+        unsigned char point[64], scalar[32], got[64];
+        hpr_msm_opts asked = {0, 0, 0, "auto"};
+        ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, 1, test_seed ^ 901, point, scalar), HPR_OK);
+        ck_assert_msg(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, point, scalar, 1, got, &asked) == HPR_OK, "%s",
+                      hpr_ctx_error_detail(ctx));
+    }
     ck_assert_ptr_null(ctx->cl); /* the OpenCL runtime never opened: nothing loaded */
     hpr_ctx_destroy(ctx);
 

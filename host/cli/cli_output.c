@@ -7,6 +7,16 @@
  * (async-signal-safe). A temporary is entered after mkstemp made it and left after it was
  * renamed or removed, so a signal in between leaves at worst one stray temporary, never
  * removes a file that is not ours.
+ *
+ * A group's commit (a proof and its public signals): each temporary's data is synced to disk
+ * (fsync) before any rename; a signal the cleanup handles (SIGINT, SIGTERM, SIGHUP, SIGPIPE)
+ * that comes from the first rename to the last is held by the handler (in whichever thread it
+ * runs: a mask would cover the calling thread only, not the pool's) and raised again once the
+ * group is complete; each target's folder is synced after the renames. What can
+ * still tear a group: SIGKILL or a crash between two renames (the first file new, the second
+ * old), and a power loss in that window; a power loss before the first rename leaves the old
+ * files, after the folder's sync the new ones. HPR_TEST_COMMIT_PAUSE_MS (tests only) sleeps
+ * that long between a group's renames.
  */
 #define _XOPEN_SOURCE 700 /* POSIX 2008 with realpath */
 #include "cli_output.h"
@@ -21,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -37,9 +48,14 @@
 
 static char tmp_names[TMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t tmp_live[TMP_SLOTS];
+static volatile sig_atomic_t committing, pending_signal; /* a group's renames under way; a signal held */
 
 static void remove_temporaries(int sig)
 {
+    if (committing) { /* held until the group is complete (rename_group raises it then) */
+        pending_signal = sig;
+        return;
+    }
     for (int i = 0; i < TMP_SLOTS; i++)
         if (tmp_live[i])
             unlink(tmp_names[i]);
@@ -325,10 +341,12 @@ int cli_output_open(cli_output *o, const char *path)
 /* ---- committing ---- */
 
 /* Flushes and closes o->fp: 0, or the errno of the first failure. */
-static int close_stream(cli_output *o)
+static int close_stream(cli_output *o, int sync)
 {
     int err = 0, had_error = ferror(o->fp);
     if (fflush(o->fp) != 0)
+        err = errno;
+    if (!err && sync && fsync(fileno(o->fp)) != 0)
         err = errno;
     if (fclose(o->fp) != 0 && !err)
         err = errno;
@@ -341,7 +359,7 @@ static int close_stream(cli_output *o)
 static int close_replacement(cli_output *o)
 {
     struct stat st;
-    int err = close_stream(o);
+    int err = close_stream(o, 1); /* on disk before the rename */
     if (!err && stat(o->target, &st) == 0 && S_ISDIR(st.st_mode))
         err = EISDIR;
     if (err)
@@ -351,7 +369,7 @@ static int close_replacement(cli_output *o)
 
 static int close_in_place(cli_output *o)
 {
-    int err = close_stream(o);
+    int err = close_stream(o, 0);
     if (err)
         cli_error("cannot write '%s': %s", o->path, strerror(err));
     return err ? -1 : 0;
@@ -371,6 +389,61 @@ static int rename_over(cli_output *o)
     return 0;
 }
 
+/* The folder holding path synced (its renames durable); errors ignored: the files are in
+ * place, only their durability across a power loss is not confirmed. */
+static void sync_folder_of(const char *path)
+{
+    char dir[PATH_MAX];
+    if (strlen(path) >= sizeof dir)
+        return;
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else
+        slash[slash == dir ? 1 : 0] = '\0'; /* "/name": the root */
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+/* HPR_TEST_COMMIT_PAUSE_MS: the tests' pause between a group's renames (0: none). */
+static void test_pause(void)
+{
+    const char *v = getenv("HPR_TEST_COMMIT_PAUSE_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    if (ms > 0 && ms <= 60000) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The renames of a group, an ending signal held until the last (see the top of this file):
+ * the handler, in whichever thread the signal reaches, sees `committing` and only records it. */
+static int rename_group(cli_output *outs, size_t n)
+{
+    int rc = 0, renamed = 0;
+    committing = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!outs[i].tmp_path)
+            continue;
+        if (renamed++)
+            test_pause();
+        rc = rename_over(&outs[i]);
+    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (outs[i].target) /* renamed: its folder synced */
+            sync_folder_of(outs[i].target);
+    committing = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (pending_signal) /* now: the handler removes what is left and ends the process */
+        raise(pending_signal);
+    return rc;
+}
+
 int cli_output_commit_all(cli_output *outs, size_t n)
 {
     int rc = 0;
@@ -380,9 +453,8 @@ int cli_output_commit_all(cli_output *outs, size_t n)
     for (size_t i = 0; i < n && rc == 0; i++)
         if (!outs[i].tmp_path && outs[i].fp)
             rc = close_in_place(&outs[i]);
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (outs[i].tmp_path)
-            rc = rename_over(&outs[i]);
+    if (rc == 0)
+        rc = rename_group(outs, n);
     for (size_t i = 0; i < n; i++)
         cli_output_abort(&outs[i]); /* the temporaries not renamed; the rest freed */
     return rc;

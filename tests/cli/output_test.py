@@ -5,8 +5,8 @@ Usage: output_test.py PATH_TO_HYPROVE. Runs `hyprove groth16 prove` on the 2^10 
 (tests/fixtures/bn128_2e10) and `hyprove msm --out` in a temporary directory: new and replaced
 files and their modes under two umasks, symlinks (kept as links, the target replaced), "-"
 and /dev/stdout, a FIFO, /dev/full, a folder in the way, a read-only folder, the same output
-twice, an output that is the input, SIGINT/SIGTERM while a temporary exists, and
-hyprove-prover. Every case checks that no PATH.tmp.XXXXXX is left behind.
+twice, an output that is the input, SIGINT/SIGTERM while a temporary exists, SIGTERM between
+the renames of a proof and its public file (the pair stays whole), and hyprove-prover. Every case checks that no PATH.tmp.XXXXXX is left behind.
 """
 import json
 import os
@@ -367,6 +367,41 @@ def test_signals(tmp):
         check("%s: the FIFO is still a FIFO" % name, stat.S_ISFIFO(os.lstat(fifo).st_mode), res)
 
 
+def test_pair_and_a_signal_between_its_renames(tmp):
+    """An old proof.json and public.json pair replaced, HPR_TEST_COMMIT_PAUSE_MS holding the
+    run between the two renames: SIGTERM sent once the first file is replaced takes effect only
+    after the second (the signals are blocked across the group's renames), so the pair is the
+    new one, whole, and the process still dies from the signal."""
+    d = new_dir(tmp, "pair")
+    proof, public = os.path.join(d, "proof.json"), os.path.join(d, "public.json")
+    for path in (proof, public):
+        with open(path, "w") as fh:
+            fh.write("old\n")
+    before = {path: os.stat(path).st_ino for path in (proof, public)}
+    cmd = [HYPROVE, "groth16", "prove", ZKEY, WTNS, proof, public, "--devices", "cpu"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, HPR_TEST_COMMIT_PAUSE_MS="3000"))
+    deadline = time.monotonic() + 120
+    def replaced():
+        return [path for path in (proof, public) if os.stat(path).st_ino != before[path]]
+    while not replaced() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    first = replaced()
+    p.send_signal(signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    res = subprocess.CompletedProcess(cmd, p.returncode, out, err)
+    check("pair: the signal came between the renames (one file replaced)", len(first) == 1, res, first)
+    check("pair: died from SIGTERM once the pair was complete", p.returncode == -signal.SIGTERM, res)
+    check("pair: both files replaced", len(replaced()) == 2, res, replaced())
+    contents = [open(path).read() for path in (proof, public)]
+    check("pair: both are the new JSON", all(c.lstrip().startswith(("{", "[")) for c in contents), res, contents)
+    check("pair: no temporary left", not leftovers(d), res, leftovers(d))
+
+
 def test_rapidsnark_prover(tmp):
     d = new_dir(tmp, "prover")
     prover = os.path.join(d, "hyprove-prover")
@@ -391,7 +426,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for test in (test_regular, test_symlinks, test_stdout, test_fifo, test_dev_full, test_folder_in_the_way,
                      test_read_only_folder, test_same_path_twice, test_output_is_input, test_signals,
-                     test_rapidsnark_prover):
+                     test_pair_and_a_signal_between_its_renames, test_rapidsnark_prover):
             test(tmp)
         os.chmod(tmp, 0o700)
     print("%d passed, %d failed" % (PASSED[0], len(FAILED)))
