@@ -106,3 +106,38 @@ void cli_stats_of(double *ms, unsigned count, cli_stats *s)
     s->max = ms[count - 1];
     s->sd = count > 1 ? sqrt(squares / (count - 1)) : 0;
 }
+
+#define NOISY_RATIO 1.5 /* max / min over which a record's runs are called noisy */
+
+int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what)
+{
+    double *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    memset(t, 0, sizeof *t);
+    if (!sorted)
+        return -1;
+    memcpy(sorted, ms, count * sizeof *ms);
+    cli_stats_of(sorted, count, &t->stats);
+    free(sorted);
+    t->runs = ms;
+    t->count = count;
+    if (count > 1 && t->stats.min > 0 && t->stats.max > NOISY_RATIO * t->stats.min)
+        fprintf(stderr, "hyprove: warning: %s: the slowest run took %.2fx the fastest (%.3f vs %.3f ms): a noisy "
+                "machine, the median is less sure (every run is in the JSON's runs_ms)\n",
+                what, t->stats.max / t->stats.min, t->stats.max, t->stats.min);
+    return 0;
+}
+
+void cli_timing_free(cli_timing *t)
+{
+    free(t->runs);
+    memset(t, 0, sizeof *t);
+}
+
+void cli_timing_json(FILE *fp, const cli_timing *t)
+{
+    fprintf(fp, ", \"mean_ms\": %.6f, \"sd_ms\": %.6f, \"max_ms\": %.6f, \"warmup_runs\": 1, \"runs_ms\": [",
+            t->stats.mean, t->stats.sd, t->stats.max);
+    for (unsigned i = 0; i < t->count; i++)
+        fprintf(fp, "%s%.6f", i ? ", " : "", t->runs[i]);
+    fputs("]", fp);
+}

@@ -15,8 +15,8 @@
  * are, a tier that cannot run with why (HPR_CPU named when it chose the tier). */
 int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const char *progress_what, hpr_ctx **ctx);
 
-/* cli_make_ctx from a command's option strings: --devices (NULL: "all"; refused unless cpu,
- * all or cl:P.D) and --threads (NULL: every core), with cmd naming the command in a usage
+/* cli_make_ctx from a command's option strings: --devices (NULL: "auto"; refused unless auto,
+ * cpu, all or cl:P.D) and --threads (NULL: every core), with cmd naming the command in a usage
  * error. 0, or the exit code after printing the error. */
 int cli_ctx_from_options(const char *devices, const char *threads_s, const char *tier, const char *cmd,
                          const char *progress_what, hpr_ctx **ctx);
@@ -34,5 +34,25 @@ typedef struct {
 
 /* s from ms[0..count) (sorted in place). */
 void cli_stats_of(double *ms, unsigned count, cli_stats *s);
+
+/* A record's timed runs: their statistics and every run's time in the order they ran, as the
+ * bench JSON carries them (cli_timing_json). runs is the caller's malloc'ed array, kept. */
+typedef struct {
+    cli_stats stats;
+    double *runs;
+    unsigned count;
+} cli_timing;
+#define CLI_TIMING_NONE {{0, 0, 0, 0, 0}, NULL, 0} /* no runs yet: a record's initializer */
+
+/* t from the runs ms[0..count) (taken over: freed by cli_timing_free; ms is left in run
+ * order), and on stderr a warning naming what when the slowest run took over 1.5 times the
+ * fastest (a noisy machine: the median is then less sure). 0, or -1 without memory. */
+int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what);
+void cli_timing_free(cli_timing *t);
+
+/* ", \"mean_ms\": ..., \"sd_ms\": ..., \"max_ms\": ..., \"warmup_runs\": 1, \"runs_ms\": [...]" of
+ * t (median_ms and min_ms are the records' own fields; every bench makes one untimed warm-up
+ * run before the timed ones). */
+void cli_timing_json(FILE *fp, const cli_timing *t);
 
 #endif

@@ -74,7 +74,7 @@ int cli_groth16_verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *pr
 void cli_groth16_json_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
                              unsigned repeat, double setup_s, const double *seconds, double total_s,
                              double min_total_s, const hpr_groth16_report *last, const cli_faults *faults,
-                             const hpr_cluster_report *cluster)
+                             const hpr_cluster_report *cluster, const cli_timing *totals)
 {
     size_t domain = 0, n_vars = 0, n_public = 0, pre_bytes = 0;
     unsigned log_domain = 0, f = hpr_groth16_prover_precomputed(prover, &pre_bytes);
@@ -96,6 +96,8 @@ void cli_groth16_json_record(FILE *fp, const hpr_groth16_prover *prover, const c
     }
     fprintf(fp, "], \"ranks\": %u, \"bytes_sent\": %llu", cluster ? cluster->ranks : 1,
             cluster ? (unsigned long long)cluster->bytes_sent : 0ull);
+    if (totals)
+        cli_timing_json(fp, totals);
     cli_faults_json(fp, faults);
     fputs("}", fp);
 }

@@ -5,6 +5,7 @@
 #define HPR_CLI_GROTH16_H
 
 #include "cli.h"
+#include "cli_bench.h"
 #include "cli_faults.h"
 
 #include <stdio.h>
@@ -37,10 +38,11 @@ int cli_groth16_verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *pr
 int cli_groth16_default_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, size_t proofs, unsigned *factor,
                                    char *why, size_t len);
 
-/* One JSON record of a proof (or of the medians of several: seconds[], total and min). */
+/* One JSON record of a proof (or of the medians of several: seconds[], total and min, and
+ * totals: every run's total time, NULL for one proof). */
 void cli_groth16_json_record(FILE *fp, const hpr_groth16_prover *prover, const char *device, hpr_ctx *ctx,
                              unsigned repeat, double setup_s, const double *seconds, double total_s,
                              double min_total_s, const hpr_groth16_report *last, const cli_faults *faults,
-                             const hpr_cluster_report *cluster);
+                             const hpr_cluster_report *cluster, const cli_timing *totals);
 
 #endif

@@ -55,6 +55,7 @@ typedef struct {
     double median_ms, min_ms;
     uint32_t root[DIGEST];
     cli_faults faults; /* the devices that failed in the record's runs (warm-up included) */
+    cli_timing timing; /* every run and its statistics (JSON) */
 } commit_record;
 
 /* One timed commit of input into root: 0 or the exit code. */
@@ -94,10 +95,16 @@ static int measure_commit(hpr_ctx *ctx, commit_record *r, const uint32_t *input)
             goto out;
         }
     }
-    cli_stats stats;
-    cli_stats_of(ms, r->repeat, &stats);
-    r->median_ms = stats.median;
-    r->min_ms = stats.min;
+    char what[96];
+    snprintf(what, sizeof what, "bench commit %s 2^%u x %zu on %s", cli_field_name(r->field), r->log_n, r->columns,
+             r->device);
+    if (cli_timing_take(&r->timing, ms, r->repeat, what) != 0) {
+        rc = cli_error("bench commit: out of memory");
+        goto out;
+    }
+    ms = NULL; /* the record's now */
+    r->median_ms = r->timing.stats.median;
+    r->min_ms = r->timing.stats.min;
     rc = 0;
 out:
     free(ms);
@@ -145,6 +152,7 @@ static int write_commit_json(const char *path, hpr_ctx *ctx, const commit_record
                 hpr_ctx_cpu_tier(ctx), r->threads, r->repeat, r->median_ms, r->min_ms, (double)rows / s,
                 (double)rows * (double)r->columns / s, perms, perms / s);
         commit_print_root(j.fp, r->root);
+        cli_timing_json(j.fp, &r->timing);
         cli_faults_json(j.fp, &r->faults);
         fputs("}", j.fp);
     }
@@ -244,12 +252,13 @@ static int bench_workload(hpr_ctx *ctx, const bench_commit_args *a, hpr_field fi
     for (size_t d = 0; d < a->ndevices && !rc; d++) {
         commit_record *r = &recs[*nrecs];
         *r = (commit_record){field, log_n, a->rate, hpr_ctx_threads(ctx), a->repeat, a->columns, a->seed,
-                             a->devices[d], 0, 0, {0}, {0}};
+                             a->devices[d], 0, 0, {0}, {0}, CLI_TIMING_NONE};
         if ((rc = measure_commit(ctx, r, input)) != 0)
             break;
         if (memcmp(r->root, recs[first].root, sizeof r->root) != 0) {
             rc = cli_error("bench commit: %s gave another root than %s for %s 2^%u x %zu", r->device,
                            recs[first].device, cli_field_name(field), log_n, a->columns);
+            cli_timing_free(&r->timing); /* not a record */
             break;
         }
         print_commit_record(ctx, r);
@@ -284,6 +293,8 @@ int cmd_bench_commit(int argc, char **argv)
             rc = bench_workload(ctx, &a, a.fields[f], a.sizes[k], recs, &nrecs);
     if (!rc && a.json)
         rc = write_commit_json(a.json, ctx, recs, nrecs);
+    for (size_t i = 0; i < nrecs; i++)
+        cli_timing_free(&recs[i].timing);
     hpr_ctx_destroy(ctx);
     return rc;
 }

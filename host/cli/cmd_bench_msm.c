@@ -105,6 +105,7 @@ typedef struct {
     cli_faults faults;    /* the devices that failed in the record's runs (warm-up included) */
     unsigned ranks;       /* the processes of the job (1: no mpirun) */
     unsigned long long bytes_sent; /* the ranks' messages in the last run (0 alone) */
+    cli_timing timing;             /* every run and its statistics (JSON) */
 } bench_record;
 
 /* One measurement: a warm-up, then repeat timed runs, each checked against the warm-up (on
@@ -136,10 +137,15 @@ static int measure(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const 
     }
     if (cli_cluster_agree(ctx, differs) != 0)
         goto out;
-    cli_stats stats;
-    cli_stats_of(ms, repeat, &stats);
-    rec->median_ms = stats.median;
-    rec->min_ms = stats.min;
+    char what[96];
+    snprintf(what, sizeof what, "bench msm %s 2^%u on %s", cli_curve_name(curve), rec->log_n, rec->device);
+    if (cli_timing_take(&rec->timing, ms, repeat, what) != 0) {
+        rc = cli_error("out of memory");
+        goto out;
+    }
+    ms = NULL; /* the record's now */
+    rec->median_ms = rec->timing.stats.median;
+    rec->min_ms = rec->timing.stats.min;
     rec->bytes_sent = report.bytes_sent;
     if (cli_cluster())
         cli_cluster_print_report(stderr, &report);
@@ -207,6 +213,7 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
                 cli_curve_name(r->curve), cli_msm_group == HPR_G2 ? "g2" : "g1", r->log_n, n, r->device, r->tier, r->threads, r->repeat,
                 r->resident ? "true" : "false", r->precompute, r->setup_ms, r->bases_bytes, r->median_ms, r->min_ms,
                 r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), r->devices_ran, r->ranks ? r->ranks : 1, r->bytes_sent);
+        cli_timing_json(j.fp, &r->timing);
         if (r->efficiency >= 0)
             fprintf(j.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
         cli_faults_json(j.fp, &r->faults);
@@ -279,7 +286,7 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
         device = hpr_ctx_devices(ctx); /* the record names what auto chose */
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, "",
                         strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident || factor,
-                        factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0};
+                        factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0, CLI_TIMING_NONE};
     snprintf(r->device, sizeof r->device, "%s", device);
     double t0 = cli_now_seconds();
     hpr_status st = r->resident ? hpr_bases_create_precomputed(ctx, curve, cli_msm_group, points, n, factor, &bases) : HPR_OK;
@@ -294,6 +301,12 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
     }
     hpr_ctx_destroy(ctx);
     return rc;
+}
+
+static void free_records(bench_record *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cli_timing_free(&recs[i].timing);
 }
 
 /* Runs every (curve, size) on each device for each thread count in threads[]; records go
@@ -420,6 +433,7 @@ int cmd_bench(int argc, char **argv)
     int rc = run_bench(&a, &a.threads, 1, recs, &nrecs);
     if (!rc && a.json_path && cli_cluster_leader()) /* rank 0 writes the outputs */
         rc = write_json(a.json_path, recs, nrecs);
+    free_records(recs, nrecs);
     return rc;
 }
 
@@ -478,6 +492,7 @@ int cmd_default_job(const char *json)
     }
     if (!rc && json)
         rc = write_json(json, recs, nrecs);
+    free_records(recs, nrecs);
     if (!rc) {
         printf("\n");
         rc = cli_example_proof();

@@ -54,6 +54,7 @@ typedef struct {
     unsigned ranks;    /* the processes of the job (1: no mpirun) */
     unsigned long long bytes_sent; /* the ranks' messages in the last run (0 alone) */
     hpr_cluster_report report;     /* the last run's, under a cluster */
+    cli_timing timing;             /* every run and its statistics (JSON) */
 } ntt_record;
 
 /* Random canonical elements (below 2^(bits of p - 1), so below p), never all zero. */
@@ -115,10 +116,15 @@ static int measure_ntt(hpr_ctx *ctx, ntt_record *r, unsigned long long seed)
     if (cli_cluster_agree(ctx, differs) != 0)
         goto out;
     r->bytes_sent = r->report.bytes_sent;
-    cli_stats stats;
-    cli_stats_of(ms, r->repeat, &stats);
-    r->median_ms = stats.median;
-    r->min_ms = stats.min;
+    char what[96];
+    snprintf(what, sizeof what, "bench ntt %s 2^%u on %s", cli_field_name(r->field), r->log_n, r->device);
+    if (cli_timing_take(&r->timing, ms, r->repeat, what) != 0) {
+        rc = cli_error("out of memory");
+        goto out;
+    }
+    ms = NULL; /* the record's now */
+    r->median_ms = r->timing.stats.median;
+    r->min_ms = r->timing.stats.min;
     rc = 0;
 out:
     free(input);
@@ -168,6 +174,7 @@ static int write_ntt_json(const char *path, hpr_ctx *ctx, const ntt_record *recs
                 r->threads, r->repeat, r->median_ms, r->min_ms, r->median_ms * 1e6 / bf,
                 bytes / (r->median_ms * 1e-3) / 1e9, out / (r->median_ms * 1e-3), r->ranks ? r->ranks : 1,
                 r->bytes_sent);
+        cli_timing_json(j.fp, &r->timing);
         cli_faults_json(j.fp, &r->faults);
         fputs("}", j.fp);
     }
@@ -230,7 +237,7 @@ int cmd_bench_ntt(int argc, char **argv)
             for (size_t d = 0; d < ndevices && !rc; d++) {
                 ntt_record *r = &recs[nrecs];
                 *r = (ntt_record){fields[f], sizes[k], hpr_ctx_threads(ctx), (unsigned)repeat, (unsigned)lde,
-                                  (size_t)batch, 0, 0, devices[d], {0}, (unsigned)cli_cluster_size(), 0, {0}};
+                                  (size_t)batch, 0, 0, devices[d], {0}, (unsigned)cli_cluster_size(), 0, {0}, CLI_TIMING_NONE};
                 unsigned log_rate = lde == 2 ? 1 : lde == 4 ? 2 : lde == 8 ? 3 : 0;
                 if (r->log_n + log_rate > hpr_field_two_adicity(r->field)) {
                     rc = cli_usage_error("bench ntt ", "2^%u is beyond %s's two-adicity (%u)", r->log_n,
@@ -248,6 +255,8 @@ int cmd_bench_ntt(int argc, char **argv)
             }
     if (!rc && json && cli_cluster_leader()) /* rank 0 writes the outputs */
         rc = write_ntt_json(json, ctx, recs, nrecs);
+    for (size_t i = 0; i < nrecs; i++)
+        cli_timing_free(&recs[i].timing);
     hpr_ctx_destroy(ctx);
     return rc;
 }

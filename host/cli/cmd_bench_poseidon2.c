@@ -56,6 +56,7 @@ typedef struct {
     unsigned threads, repeat;
     double median_ms, min_ms;
     cli_faults faults;
+    cli_timing timing; /* every run and its statistics (JSON) */
 } p2_record;
 
 typedef struct {
@@ -170,10 +171,15 @@ static int measure_p2(hpr_ctx *ctx, p2_record *r, unsigned long long seed)
             goto out;
         }
     }
-    cli_stats stats;
-    cli_stats_of(ms, r->repeat, &stats);
-    r->median_ms = stats.median;
-    r->min_ms = stats.min;
+    char what[96];
+    snprintf(what, sizeof what, "bench poseidon2 %s (tier %s)", instances[r->instance].name, r->tier);
+    if (cli_timing_take(&r->timing, ms, r->repeat, what) != 0) {
+        rc = cli_error("bench poseidon2: out of memory");
+        goto out;
+    }
+    ms = NULL; /* the record's now */
+    r->median_ms = r->timing.stats.median;
+    r->min_ms = r->timing.stats.min;
     rc = 0;
 out:
     free(input);
@@ -212,6 +218,7 @@ static int write_p2_json(const char *path, const p2_record *recs, size_t count)
                 "\"permutations_per_s\": %.1f, \"permutations_per_s_per_thread\": %.1f, \"ns_per_permutation\": %.3f",
                 instances[r->instance].name, hpr_poseidon2_width(instances[r->instance].instance), r->count, r->tier,
                 r->threads, r->repeat, r->median_ms, r->min_ms, per_s, per_s / r->threads, 1e9 / per_s);
+        cli_timing_json(j.fp, &r->timing);
         cli_faults_json(j.fp, &r->faults);
         fputs("}", j.fp);
     }
@@ -235,7 +242,7 @@ static int bench_p2_tier(const bench_p2_args *a, const char *tier, p2_record *re
     for (size_t i = 0; i < a->ninstances && !rc; i++) {
         p2_record *r = &recs[*nrecs];
         *r = (p2_record){a->instances[i], a->count, tier_name(hpr_ctx_cpu_tier(ctx)), hpr_ctx_threads(ctx),
-                         a->repeat, 0, 0, {0}};
+                         a->repeat, 0, 0, {0}, CLI_TIMING_NONE};
         if ((rc = measure_p2(ctx, r, a->seed)) == 0) {
             print_p2_record(r);
             (*nrecs)++;
@@ -259,5 +266,7 @@ int cmd_bench_poseidon2(int argc, char **argv)
         rc = bench_p2_tier(&a, a.tiers[t], recs, &nrecs);
     if (!rc && a.json)
         rc = write_p2_json(a.json, recs, nrecs);
+    for (size_t i = 0; i < nrecs; i++)
+        cli_timing_free(&recs[i].timing);
     return rc;
 }

@@ -76,7 +76,7 @@ static int write_report_json(const char *path, hpr_ctx *ctx, const hpr_groth16_p
     if (cli_json_begin(&j, path, "groth16 prove", ctx) != 0)
         return CLI_EXIT_FAILURE;
     cli_groth16_json_record(cli_json_record(&j), prover, device, ctx, 1, 0, r->seconds, r->total_s, r->total_s, r, faults,
-                      cluster);
+                      cluster, NULL);
     return cli_json_end(&j) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 

@@ -24,6 +24,10 @@ FIELDS = {
     "calibrate": {"kind", "log_n", "device", "threads", "items_per_s"},
     "device": {"id", "type", "name"},
 }
+# every bench record's runs: mean, sample standard deviation, max, the warm-up count, each run
+TIMING = {"mean_ms", "sd_ms", "max_ms", "warmup_runs", "runs_ms"}
+FIELDS["msm"] |= TIMING
+FIELDS["ntt"] |= TIMING
 PHASES = ["witness", "h", "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h", "assemble"]
 FAULT = {"device": str, "error": str, "tiles_failed": int, "dropped": bool}  # one entry of "faults"
 failures = []
@@ -63,6 +67,16 @@ def records(doc, op, what):
     check(recs and all(r.get("op") == op for r in recs), f"{what}: records of op {op}", recs)
     for r in recs:
         check(FIELDS[op] <= set(r), f"{what}: record lacks {sorted(FIELDS[op] - set(r))}", r)
+        if TIMING <= set(r):  # the statistics agree with the runs they come from
+            runs = r["runs_ms"]
+            median_of = sorted(runs)[len(runs) // 2] if len(runs) % 2 else \
+                sum(sorted(runs)[len(runs) // 2 - 1:len(runs) // 2 + 1]) / 2
+            close = lambda a, b: abs(a - b) <= 1e-3 + 1e-6 * abs(b)  # fields printed to 3 decimals at least
+            check(len(runs) == r.get("repeat") and r["warmup_runs"] == 1 and close(r["max_ms"], max(runs))
+                  and close(r.get("min_ms", r.get("total_min_ms", 0)), min(runs))
+                  and close(r["mean_ms"], sum(runs) / len(runs)) and r["sd_ms"] >= 0
+                  and close(r.get("median_ms", r.get("total_median_ms", 0)), median_of),
+                  f"{what}: runs_ms and its statistics agree", r)
         if "faults" in FIELDS[op]:
             faults = r.get("faults")
             check(isinstance(faults, list) and all(isinstance(f, dict) and set(f) == set(FAULT) and
@@ -110,6 +124,7 @@ def main():
         recs = to_file_and_stdout(hyprove, ["bench", "groth16", zkey, wtns, "--repeat", "1", "--devices", "cpu"],
                                   "bench groth16", "groth16", tmp)
         for r in recs:
+            check(TIMING <= set(r), "bench groth16 record: every run and its statistics", r)
             check([p.get("phase") for p in r.get("phases", [])] == PHASES, "groth16 record: the eight phases", r)
             check(r.get("curve") == "bn254" and r.get("constraints_log_n") == 10, "groth16 record: curve, size", r)
         recs = to_file_and_stdout(hyprove, ["bench", "groth16", zkey, wtns, "--repeat", "1", "--devices", "cpu",
