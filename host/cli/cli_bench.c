@@ -121,7 +121,7 @@ int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what)
     t->runs = ms;
     t->count = count;
     if (count > 1 && t->stats.min > 0 && t->stats.max > NOISY_RATIO * t->stats.min)
-        fprintf(stderr, "hyprove: warning: %s: the slowest run took %.2fx the fastest (%.3f vs %.3f ms): a noisy "
+        fprintf(stderr, "hyprove: note: %s: the slowest run took %.2fx the fastest (%.3f vs %.3f ms): a noisy "
                 "machine, the median is less sure (every run is in the JSON's runs_ms)\n",
                 what, t->stats.max / t->stats.min, t->stats.max, t->stats.min);
     return 0;

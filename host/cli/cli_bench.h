@@ -45,8 +45,8 @@ typedef struct {
 #define CLI_TIMING_NONE {{0, 0, 0, 0, 0}, NULL, 0} /* no runs yet: a record's initializer */
 
 /* t from the runs ms[0..count) (taken over: freed by cli_timing_free; ms is left in run
- * order), and on stderr a warning naming what when the slowest run took over 1.5 times the
- * fastest (a noisy machine: the median is then less sure). 0, or -1 without memory. */
+ * order), and on stderr a note (not a warning: nothing failed) naming what when the slowest
+ * run took over 1.5 times the fastest (a noisy machine: the median is then less sure). 0, or -1 without memory. */
 int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what);
 void cli_timing_free(cli_timing *t);
 

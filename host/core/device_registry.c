@@ -39,7 +39,7 @@ hpr_status dev_resolve(hpr_ctx *ctx, const char *name, cl_dev **dev)
     if (strcmp(name, "cpu") == 0 || strcmp(name, "all") == 0)
         return HPR_OK;
     if (strncmp(name, "cl:", 3) != 0)
-        return ctx_fail(ctx, HPR_ERR_UNKNOWN_DEVICE, "unknown device '%s' (expected cpu, all or cl:P.D)", name);
+        return ctx_fail(ctx, HPR_ERR_UNKNOWN_DEVICE, "unknown device '%s' (expected auto, cpu, all or cl:P.D)", name);
     if ((st = dev_runtime(ctx)) != HPR_OK)
         return st;
     *dev = cl_runtime_find(ctx->cl, name);
