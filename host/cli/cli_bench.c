@@ -7,6 +7,7 @@
 #include "cli_progress.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +110,17 @@ void cli_stats_of(double *ms, unsigned count, cli_stats *s)
 
 #define NOISY_RATIO 1.5 /* max / min over which a record's runs are called noisy */
 
-int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what)
+int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what_fmt, ...)
 {
+    char what[128];
+    va_list ap;
     double *sorted = malloc((count ? count : 1) * sizeof *sorted);
     memset(t, 0, sizeof *t);
+    va_start(ap, what_fmt);
+    vsnprintf(what, sizeof what, what_fmt, ap);
+    va_end(ap);
     if (!sorted)
-        return -1;
+        return cli_error("%s: out of memory", what);
     memcpy(sorted, ms, count * sizeof *ms);
     cli_stats_of(sorted, count, &t->stats);
     free(sorted);

@@ -45,9 +45,15 @@ typedef struct {
 #define CLI_TIMING_NONE {{0, 0, 0, 0, 0}, NULL, 0} /* no runs yet: a record's initializer */
 
 /* t from the runs ms[0..count) (taken over: freed by cli_timing_free; ms is left in run
- * order), and on stderr a note (not a warning: nothing failed) naming what when the slowest
- * run took over 1.5 times the fastest (a noisy machine: the median is then less sure). 0, or -1 without memory. */
-int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what);
+ * order), and on stderr a note (not a warning: nothing failed) naming the record (what_fmt,
+ * printf-style) when the slowest run took over 1.5 times the fastest (a noisy machine: the
+ * median is then less sure). 0, or CLI_EXIT_FAILURE after printing the error (no memory; ms is
+ * then still the caller's). */
+int cli_timing_take(cli_timing *t, double *ms, unsigned count, const char *what_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 void cli_timing_free(cli_timing *t);
 
 /* ", \"mean_ms\": ..., \"sd_ms\": ..., \"max_ms\": ..., \"warmup_runs\": 1, \"runs_ms\": [...]" of

@@ -95,13 +95,9 @@ static int measure_commit(hpr_ctx *ctx, commit_record *r, const uint32_t *input)
             goto out;
         }
     }
-    char what[96];
-    snprintf(what, sizeof what, "bench commit %s 2^%u x %zu on %s", cli_field_name(r->field), r->log_n, r->columns,
-             r->device);
-    if (cli_timing_take(&r->timing, ms, r->repeat, what) != 0) {
-        rc = cli_error("bench commit: out of memory");
+    if ((rc = cli_timing_take(&r->timing, ms, r->repeat, "bench commit %s 2^%u x %zu on %s", cli_field_name(r->field),
+                              r->log_n, r->columns, r->device)) != 0)
         goto out;
-    }
     ms = NULL; /* the record's now */
     r->median_ms = r->timing.stats.median;
     r->min_ms = r->timing.stats.min;

@@ -112,13 +112,9 @@ static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const bench
     }
     for (unsigned k = 0; k < repeat; k++)
         totals[k] *= 1e3; /* ms, as the other benches */
-    char what[96];
-    snprintf(what, sizeof what, "bench groth16 on %s", device);
     cli_timing total;
-    if (cli_timing_take(&total, totals, repeat, what) != 0) {
-        rc = cli_error("out of memory");
+    if ((rc = cli_timing_take(&total, totals, repeat, "bench groth16 on %s", device)) != 0)
         goto out;
-    }
     totals = NULL; /* total's now */
     fprintf(cli_table, "%-12s %10.2f  (min %.2f)\n", "total", total.stats.median, total.stats.min);
     if (cli_cluster()) {
@@ -205,8 +201,8 @@ int cmd_bench_groth16(int argc, char **argv)
         if (!rc && cli_cluster() && cli_cluster_leader() && !wtns.data) /* across ranks: rank 0's bytes */
             rc = cli_read_file(pos[1], &wtns.data, &wtns.len);
         if ((rc = cli_cluster_agree(ctx, rc)) == 0) /* alone: rc */
-            rc = bench_one(ctx, prover, &wtns, (unsigned)repeat, strcmp(device, "auto") ? device : hpr_ctx_devices(ctx),
-                           setup_s, json); /* auto: the record names what it chose */
+            rc = bench_one(ctx, prover, &wtns, (unsigned)repeat, hpr_ctx_devices(ctx), setup_s,
+                           json); /* the context's device set: for auto, what it chose */
         hpr_groth16_prover_destroy(prover);
         hpr_ctx_destroy(ctx);
     }

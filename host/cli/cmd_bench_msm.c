@@ -137,12 +137,9 @@ static int measure(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const 
     }
     if (cli_cluster_agree(ctx, differs) != 0)
         goto out;
-    char what[96];
-    snprintf(what, sizeof what, "bench msm %s 2^%u on %s", cli_curve_name(curve), rec->log_n, rec->device);
-    if (cli_timing_take(&rec->timing, ms, repeat, what) != 0) {
-        rc = cli_error("out of memory");
+    if ((rc = cli_timing_take(&rec->timing, ms, repeat, "bench msm %s 2^%u on %s", cli_curve_name(curve), rec->log_n,
+                              rec->device)) != 0)
         goto out;
-    }
     ms = NULL; /* the record's now */
     rec->median_ms = rec->timing.stats.median;
     rec->min_ms = rec->timing.stats.min;
@@ -282,8 +279,7 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
         hpr_ctx_destroy(ctx);
         return rc;
     }
-    if (strcmp(device, "auto") == 0)
-        device = hpr_ctx_devices(ctx); /* the record names what auto chose */
+    device = hpr_ctx_devices(ctx); /* the context's device set: for auto, what it chose */
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, "",
                         strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident || factor,
                         factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0, CLI_TIMING_NONE};

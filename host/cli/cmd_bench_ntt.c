@@ -116,12 +116,9 @@ static int measure_ntt(hpr_ctx *ctx, ntt_record *r, unsigned long long seed)
     if (cli_cluster_agree(ctx, differs) != 0)
         goto out;
     r->bytes_sent = r->report.bytes_sent;
-    char what[96];
-    snprintf(what, sizeof what, "bench ntt %s 2^%u on %s", cli_field_name(r->field), r->log_n, r->device);
-    if (cli_timing_take(&r->timing, ms, r->repeat, what) != 0) {
-        rc = cli_error("out of memory");
+    if ((rc = cli_timing_take(&r->timing, ms, r->repeat, "bench ntt %s 2^%u on %s", cli_field_name(r->field), r->log_n,
+                              r->device)) != 0)
         goto out;
-    }
     ms = NULL; /* the record's now */
     r->median_ms = r->timing.stats.median;
     r->min_ms = r->timing.stats.min;

@@ -171,12 +171,9 @@ static int measure_p2(hpr_ctx *ctx, p2_record *r, unsigned long long seed)
             goto out;
         }
     }
-    char what[96];
-    snprintf(what, sizeof what, "bench poseidon2 %s (tier %s)", instances[r->instance].name, r->tier);
-    if (cli_timing_take(&r->timing, ms, r->repeat, what) != 0) {
-        rc = cli_error("bench poseidon2: out of memory");
+    if ((rc = cli_timing_take(&r->timing, ms, r->repeat, "bench poseidon2 %s (tier %s)", instances[r->instance].name,
+                              r->tier)) != 0)
         goto out;
-    }
     ms = NULL; /* the record's now */
     r->median_ms = r->timing.stats.median;
     r->min_ms = r->timing.stats.min;

@@ -335,8 +335,9 @@ hpr_status cluster_msm_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve 
     if (st != HPR_OK) /* the others learn of it in the first agreement */
         return cluster_agree(&call, st, 0, 0, "MSM inputs", NULL, 0, NULL, NULL, NULL);
     memcpy(device, ctx->device, sizeof device);
-    if (opts && opts->device && strcmp(opts->device, "auto") != 0) /* auto: the context's own choice */
-        snprintf(ctx->device, sizeof ctx->device, "%s", opts->device);
+    const char *asked = dev_of_call(ctx, opts ? opts->device : NULL);
+    if (asked != ctx->device)
+        snprintf(ctx->device, sizeof ctx->device, "%s", asked);
     msm_points pts = {points, n, 0, 0, 0};
     st = cluster_msm_run(&call, curve, group, ops, &pts, scalars, n, out, opts ? opts->window_bits : 0, report);
     memcpy(ctx->device, device, sizeof device);

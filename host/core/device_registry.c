@@ -151,7 +151,8 @@ void dev_auto_choose(hpr_ctx *ctx)
 {
     cl_icd_survey icd;
     cl_icd_survey_take(&icd);
-    int forced = ctx->knobs.cl.library[0] != '\0', calibrated = dev_opencl_helps(ctx, NULL);
+    int forced = ctx->knobs.cl.library[0] != '\0';
+    int calibrated = !forced && !icd.other && dev_opencl_helps(ctx, NULL); /* the profile read only when it decides */
     ctx->device_auto = 1;
     snprintf(ctx->device, sizeof ctx->device, "%s", forced || icd.other || calibrated ? "all" : "cpu");
     if (forced || icd.other)

@@ -60,14 +60,14 @@ static int has_icd_suffix(const char *name)
     return len > 4 && strcmp(name + len - 4, ".icd") == 0;
 }
 
-/* Every .icd file of the folder dir (none when it cannot be read). */
-static void count_icd_folder(cl_icd_survey *s, const char *dir)
+/* Every .icd file of the folder dir: 1, or 0 when dir is not a folder that can be read. */
+static int count_icd_folder(cl_icd_survey *s, const char *dir)
 {
     char path[4096];
     struct dirent *e;
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return 0;
     while ((e = readdir(d)) != NULL) {
         if (!has_icd_suffix(e->d_name))
             continue;
@@ -75,6 +75,7 @@ static void count_icd_folder(cl_icd_survey *s, const char *dir)
         count_icd_file(s, path);
     }
     closedir(d);
+    return 1;
 }
 
 /* OCL_ICD_FILENAMES: libraries separated by ':'. */
@@ -90,14 +91,6 @@ static void count_library_list(cl_icd_survey *s, const char *list)
     free(copy);
 }
 
-static int is_folder(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d)
-        closedir(d);
-    return d != NULL;
-}
-
 void cl_icd_survey_take(cl_icd_survey *s)
 {
     const char *names = getenv("OCL_ICD_FILENAMES"), *vendors = getenv("OCL_ICD_VENDORS");
@@ -106,13 +99,13 @@ void cl_icd_survey_take(cl_icd_survey *s)
     if (names && names[0])
         count_library_list(s, names);
     if (vendors && vendors[0]) {
-        if (is_folder(vendors))
-            count_icd_folder(s, vendors);
-        else if (has_icd_suffix(vendors))
+        if (count_icd_folder(s, vendors))
+            return;
+        if (has_icd_suffix(vendors))
             count_icd_file(s, vendors);
         else /* ocl-icd: a library, or an .icd file's name in the vendors folder */
             count_library(s, vendors);
         return;
     }
-    count_icd_folder(s, folder && folder[0] ? folder : ICD_DEFAULT_DIR);
+    (void)count_icd_folder(s, folder && folder[0] ? folder : ICD_DEFAULT_DIR);
 }

@@ -337,6 +337,17 @@ def test_output_is_input(tmp):
     check("output is the wtns: wtns unchanged", open(wtns, "rb").read() == wtns_before, res)
 
 
+def signal_and_reap(p, cmd, sig):
+    """Sends sig to the running process p (started as cmd) and waits for it (killed after 60 s)."""
+    p.send_signal(sig)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def test_signals(tmp):
     """PROOF is a regular file, PUBLIC a FIFO nobody opens. The proof's temporary is made first
     (write_outputs opens PROOF, then PUBLIC), and opening the FIFO for writing blocks until a
@@ -352,13 +363,7 @@ def test_signals(tmp):
         while not leftovers(d) and p.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         had_temporary = bool(leftovers(d))
-        p.send_signal(sig)
-        try:
-            out, err = p.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, err = p.communicate()
-        res = subprocess.CompletedProcess(cmd, p.returncode, out, err)
+        res = signal_and_reap(p, cmd, sig)
         name = signal.Signals(sig).name
         check("%s: the temporary existed while blocked on the FIFO" % name, had_temporary, res)
         check("%s: died from the signal" % name, p.returncode == -sig, res)
@@ -387,13 +392,7 @@ def test_pair_and_a_signal_between_its_renames(tmp):
     while not replaced() and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     first = replaced()
-    p.send_signal(signal.SIGTERM)
-    try:
-        out, err = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-    res = subprocess.CompletedProcess(cmd, p.returncode, out, err)
+    res = signal_and_reap(p, cmd, signal.SIGTERM)
     check("pair: the signal came between the renames (one file replaced)", len(first) == 1, res, first)
     check("pair: died from SIGTERM once the pair was complete", p.returncode == -signal.SIGTERM, res)
     check("pair: both files replaced", len(replaced()) == 2, res, replaced())
