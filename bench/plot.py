@@ -17,14 +17,19 @@ devices     Is the hybrid split worth it at one size? One bar per single device 
             default the largest one measured), a solid line for the hybrid `all` run
             (labelled with its hybrid_efficiency when the file has it) and a dashed line for
             the sum of the devices that run combined: the ideal a perfect split would reach.
+            The sum counts only as many devices as the record's devices_ran says computed
+            points, and is left out when that is one (the hybrid run was one device alone)
+            and when no `all` run was measured (the main job's file).
+            The legend names only the kinds of bar drawn (CPU, OpenCL device).
 groth16     Where does a proof's time go? One stacked horizontal bar per prover run (device,
             tier, threads), one segment per phase (witness, h, the five MSMs, assemble), the
             segments of phases that ran on an OpenCL device hatched, and a black tick with the
             measured total: under `all` phases overlap, so the total can be below the sum.
 compare     Did a change, or another machine, make it faster? The same series from two or
-            more files side by side (grouped bars at one log_n for MSM and NTT, total proof
-            time for Groth16), each run labelled (--label, default the file's host, CPU model
-            and date), with the ratio of each later run to the first written beside the bars.
+            more files side by side (grouped bars from zero on a linear axis: throughput at
+            one log_n for MSM and NTT, total proof time for Groth16), each run labelled
+            (--label, default the file's host, CPU model and date), with the ratio of each
+            later run to the first written beside the bars.
             Rows match by workload, device, CPU tier and threads; where the files' default
             tiers differ (Zen 3 avx2, Zen 4 avx512), each file's default also meets the other's
             in a "default tier" row, and the OpenCL devices and `all` meet there too.
@@ -189,6 +194,7 @@ class Point:
     log_n: int
     value: float     # points/s or elements/s
     efficiency: Optional[float]
+    ran: Optional[int] = None  # devices_ran: the devices that computed points ("all" records)
 
     @property
     def device_key(self):
@@ -257,7 +263,8 @@ def rate_point(run, index, i, rec):
     return Point(index, op, workload(run, i, rec), get(run, i, rec, "device", "str"),
                  get(run, i, rec, "cpu_tier", "str", str(run.meta.get("cpu_tier", ""))),
                  get(run, i, rec, "threads", "int", meta_threads(run)),
-                 get(run, i, rec, "log_n", "int"), value, efficiency)
+                 get(run, i, rec, "log_n", "int"), value, efficiency,
+                 get(run, i, rec, "devices_ran", "int", None))
 
 
 def meta_threads(run):
@@ -481,7 +488,9 @@ def draw_throughput(ax, op, points, colors, devices, letters):
     ax.set_yscale("log")
     ax.autoscale_view()
     si_axis(ax.yaxis, log=True)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    # sizes are integers; min_n_ticks=1 keeps them so when one size is drawn (MaxNLocator
+    # otherwise falls back to steps of 0.2 when fewer than two integers are in view)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     ax.set_xlabel(SIZE_LABELS[op])
     ax.set_ylabel(f"throughput [{UNITS[op]}]")
     ax.set_title(f"{OP_NAMES[op]}: throughput against size (line style: workload, colour: device)",
@@ -514,7 +523,8 @@ def devices_figure(runs, names, log_n, title):
         prefix = f"{names.letters[at[0].run]}: " if any(p.run for p in points) else ""
         draw_devices(ax, runs, op, at)
         ax.set_title(f"{prefix}{OP_NAMES[op]} {workload} at n = 2^{size}", fontsize=10)
-    set_title(fig, title or "hyprove devices alone and together (hybrid `all`)", runs, names)
+    together = any(p.device == "all" for _, _, _, at in panels for p in at)
+    set_title(fig, title or "hyprove devices alone" + (" and together (hybrid `all`)" if together else ""), runs, names)
     return fig
 
 
@@ -522,7 +532,7 @@ def draw_devices(ax, runs, op, points):
     singles = sorted((p for p in points if p.device != "all"), key=lambda p: device_order(*p.device_key[1:]))
     hybrids = sorted((p for p in points if p.device == "all"), key=lambda p: device_order(*p.device_key[1:]))
     names = device_labels([p.device_key for p in singles])
-    top = max([p.value for p in points] + [sum_of_singles(singles, h)[0] for h in hybrids or [None]])
+    top = max([p.value for p in points] + [sum_of_singles(singles, h)[0] for h in hybrids])
     for x, p in enumerate(singles):
         bars = ax.bar(x, p.value, width=0.6, label=names[p.device_key],
                       color="tab:blue" if p.device == "cpu" else "tab:orange")
@@ -530,9 +540,12 @@ def draw_devices(ax, runs, op, points):
         ax.bar_label(bars, labels=[si(p.value)], fontsize="small", label_type="center" if inside else "edge",
                      padding=0 if inside else 2, color="white" if inside else "black")
     ax.set_xticks(range(len(singles)), [tick_label(runs, p, names) for p in singles], fontsize="small")
-    handles = [Patch(color="tab:blue", label="CPU alone"), Patch(color="tab:orange", label="OpenCL device alone")]
+    # a legend entry only for a kind of bar that is drawn
+    handles = [Patch(color=color, label=label) for color, label, drawn in (
+        ("tab:blue", "CPU alone", any(p.device == "cpu" for p in singles)),
+        ("tab:orange", "OpenCL device alone", any(p.device != "cpu" for p in singles))) if drawn]
     colors = ["black", "tab:green", "tab:purple", "tab:brown"]
-    for j, h in enumerate(hybrids or [None]):
+    for j, h in enumerate(hybrids):
         handles += hybrid_lines(ax, singles, h, colors[j % len(colors)])
     ax.set_ylim(0, top * 1.15)
     si_axis(ax.yaxis)
@@ -548,33 +561,50 @@ def tick_label(runs, p, names):
 
 
 def sum_of_singles(singles, hybrid):
-    """The devices a hybrid run combines: the CPU at its tier and threads (else the fastest CPU
-    bar) and every OpenCL device; (their summed throughput, their names)."""
+    """The bars of the devices a hybrid run combined; (their summed throughput, their names, a
+    note for the legend: "" or how they were chosen). The candidates are the CPU at the hybrid
+    run's tier and threads (else the fastest CPU bar) and every OpenCL device: the devices
+    whose throughputs `bench msm` sums for hybrid_efficiency. The record's devices_ran counts
+    the devices that computed points, not which ones: at 1 the hybrid run was one device
+    alone, and a sum of one would repeat its bar. Where it counts more than one but fewer than
+    the candidates, the CPU (its pool takes part in every hybrid run) and the fastest OpenCL
+    devices are taken, and the note says so. Without a count (NTT records, older files), every
+    candidate."""
     cpus = [p for p in singles if p.device == "cpu"]
-    match = [p for p in cpus if hybrid and (p.tier, p.threads) == (hybrid.tier, hybrid.threads)]
+    match = [p for p in cpus if (p.tier, p.threads) == (hybrid.tier, hybrid.threads)]
     cpu = match[0] if match else max(cpus, key=lambda p: p.value, default=None)
-    parts = ([cpu] if cpu else []) + [p for p in singles if p.device != "cpu"]
-    return sum(p.value for p in parts), [device_label(p.device, p.tier, p.threads, short=True) for p in parts]
+    opencl = [p for p in singles if p.device != "cpu"]
+    parts, note = ([cpu] if cpu else []) + opencl, ""
+    if hybrid.ran is not None and hybrid.ran < len(parts):
+        if hybrid.ran > 1:
+            note = f"{hybrid.ran} of {len(parts)} devices ran; assumed {'the CPU and ' if cpu else ''}the fastest"
+        room = max(hybrid.ran - (1 if cpu else 0), 0)
+        kept = sorted(opencl, key=lambda p: p.value, reverse=True)[:room]
+        parts = ([cpu] if cpu and hybrid.ran > 0 else []) + [p for p in opencl if p in kept]
+    return (sum(p.value for p in parts), [device_label(p.device, p.tier, p.threads, short=True) for p in parts],
+            note)
 
 
 def hybrid_lines(ax, singles, hybrid, color):
-    """The solid line of a hybrid run (none without one) and the dashed line of the sum of the
-    devices it combines (only when it combines more than one); their legend handles."""
-    handles = []
-    if hybrid:
-        text = f"{device_label(hybrid.device, hybrid.tier, hybrid.threads)}: {si(hybrid.value)}"
-        if hybrid.efficiency is not None:
-            text += f", hybrid efficiency {hybrid.efficiency:.2f}"
-            below = hybrid.efficiency <= 1  # on the side away from the sum's line
-            ax.annotate(f"efficiency {hybrid.efficiency:.2f}", xy=(1.0, hybrid.value),
-                        xycoords=("axes fraction", "data"), xytext=(-4, -3 if below else 3),
-                        textcoords="offset points", ha="right", va="top" if below else "bottom",
-                        fontsize="small", color=color)
-        handles.append(ax.axhline(hybrid.value, color=color, linewidth=2, label=text))
-    total, parts = sum_of_singles(singles, hybrid)
+    """The solid line of a hybrid run and the dashed line of the sum of the devices it combined
+    (only when more than one of them ran); their legend handles. Without a hybrid run (the main
+    job measures each device alone) there is no sum either: no run combined those devices, and
+    where one is POCL on the CPU's cores no run would (the library leaves it out of `all`)."""
+    text = f"{device_label(hybrid.device, hybrid.tier, hybrid.threads)}: {si(hybrid.value)}"
+    if hybrid.efficiency is not None:
+        text += f", hybrid efficiency {hybrid.efficiency:.2f}"
+        below = hybrid.efficiency <= 1  # on the side away from the sum's line
+        ax.annotate(f"efficiency {hybrid.efficiency:.2f}", xy=(1.0, hybrid.value),
+                    xycoords=("axes fraction", "data"), xytext=(-4, -3 if below else 3),
+                    textcoords="offset points", ha="right", va="top" if below else "bottom",
+                    fontsize="small", color=color)
+    if hybrid.ran == 1:
+        text += " (one device ran)"
+    handles = [ax.axhline(hybrid.value, color=color, linewidth=2, label=text)]
+    total, parts, note = sum_of_singles(singles, hybrid)
     if len(parts) > 1:
         handles.append(ax.axhline(total, color=color, linestyle="--", linewidth=1.2,
-                                  label=f"sum of {' + '.join(parts)}: {si(total)}"))
+                                  label=f"sum of {' + '.join(parts)}: {si(total)}" + (f" ({note})" if note else "")))
     return handles
 
 
@@ -732,15 +762,15 @@ def draw_compare(ax, op, size, values, names):
     ax.set_yticks(range(len(rows)), [f"{k[0]} · {devices[(0,) + k[1:]]}" for k in rows], fontsize="small")
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ratio = f"ratio {','.join(letters[r] for r in present[1:])} / {letters[present[0]]}" if len(present) > 1 else ""
+    # a linear axis from zero, so that a bar's length is its value; room on the right for the
+    # ratios written beside the longest bars (longer with more runs)
+    ax.set_xlim(0, max(values.values()) * (1.15 + 0.1 * max(len(present) - 1, 1)))
     if op == "groth16":
         ax.set_xlabel("total median time [ms] (shorter is faster)")
         ax.set_title("Groth16 proof time" + (f"; {ratio}: below 1 is faster" if ratio else ""), fontsize=10)
-        ax.set_xlim(0, max(values.values()) * 1.25)
     else:
-        ax.set_xscale("log")
-        ax.set_xlim(min(values.values()) / 2, max(values.values()) * 2.5)
-        si_axis(ax.xaxis, log=True)
-        ax.set_xlabel(f"throughput at n = 2^{size} [{UNITS[op]}] (log scale; longer is faster)")
+        si_axis(ax.xaxis)
+        ax.set_xlabel(f"throughput at n = 2^{size} [{UNITS[op]}] (longer is faster)")
         ax.set_title(f"{OP_NAMES[op]} at n = 2^{size}" + (f"; {ratio}: above 1 is faster" if ratio else ""),
                      fontsize=10)
     ax.grid(True, axis="x", which="both", alpha=0.3)

@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.colors  # noqa: E402
 import matplotlib.image  # noqa: E402
 
 PLOT = os.path.abspath(sys.argv[1])
@@ -111,6 +112,12 @@ def test_render(tmp):
     render(tmp, "groth16", [G16], PHASES)
     render(tmp, "compare", ["--label", "before", "--label", "after", MSM, MSM2], ["before", "after"])
     render(tmp, "compare_g16", ["--kind", "compare", G16, G16])
+    # the main job's shape (scripts/run.sh draws its devices chart): one size, each device alone
+    inputs = os.path.join(tmp, "inputs")
+    os.mkdir(inputs)
+    main_job = main_job_like(inputs)
+    render(tmp, "devices_main_job", ["--kind", "devices", main_job], ["CPU alone", "OpenCL device alone"])
+    render(tmp, "throughput_one_size", [main_job])
     # the default output: the first input with .png
     copy = os.path.join(tmp, "copy.json")
     shutil.copy(MSM, copy)
@@ -262,14 +269,185 @@ def test_compare(plot):
     check(all(meta(p)["cpu_model"] in title for p in (MSM, MSM2)), f"compare: title {title!r}")
 
 
-def test_module():
+# ---- the labels tell the truth: legend entries that exist, the devices that ran, integer
+# sizes, bars from zero (inputs derived from the recordings are written to the test's folder) ----
+
+def derived(tmp, name, path=MSM, keep=lambda r: True, change=lambda r: [r]):
+    """A copy of the recording at path with only the records keep() takes, each replaced by
+    the records change() returns; its path."""
+    with open(path) as f:
+        doc = json.load(f)
+    doc["records"] = [new for r in doc["records"] if keep(r) for new in change(dict(r))]
+    out = os.path.join(tmp, name + ".json")
+    with open(out, "w") as f:
+        json.dump(doc, f)
+    return out
+
+
+def top_size(path, op="msm"):
+    return max(r["log_n"] for r in records(path, op))
+
+
+def main_job_like(tmp):
+    """The shape of the main job's file (host/cli/cmd_bench_msm.c, cmd_default_job): one size,
+    the CPU at 1 thread and at its default, each OpenCL device alone, no all run; made from
+    the recording's largest size."""
+    size = top_size(MSM)
+    return derived(tmp, "main_job_like", keep=lambda r: r["log_n"] == size and r["device"] != "all",
+                   change=lambda r: [r, dict(r, threads=2)] if r["device"] == "cpu" else [r])
+
+
+def check_devices_legend(ax, what):
+    """Every legend entry stands for something drawn: "CPU alone" for a blue bar, "OpenCL
+    device alone" for an orange one, any other entry for a line of that label; and every kind
+    of bar and every labelled line has its entry."""
+    legend = [t.get_text() for t in ax.get_legend().get_texts()] if ax.get_legend() else []
+    fills = [tuple(b.get_facecolor()) for c in ax.containers for b in c.patches]
+    for entry, color in (("CPU alone", "tab:blue"), ("OpenCL device alone", "tab:orange")):
+        drawn = tuple(matplotlib.colors.to_rgba(color)) in fills
+        check((entry in legend) == drawn, f"{what}: legend entry {entry!r} {'without' if not drawn else 'missing for'} "
+                                          f"its {color} bars (legend {legend})")
+    lines = line_labels(ax)
+    for entry in legend:
+        if entry not in ("CPU alone", "OpenCL device alone"):
+            check(entry in lines, f"{what}: legend entry {entry!r} has no line (lines {lines})")
+    for label in lines:
+        check(label in legend, f"{what}: line {label!r} has no legend entry ({legend})")
+
+
+def sum_parts(label):
+    """"sum of cpu avx2 1t + cl:0.0: 215k (a note)" -> ["cpu avx2 1t", "cl:0.0"]."""
+    return label[len("sum of "):].split(" (")[0].rsplit(": ", 1)[0].split(" + ")
+
+
+def test_devices_legend(plot, tmp):
+    size = top_size(MSM)
+    cases = [("cpu, OpenCL and all", MSM, size),
+             ("devices_ran 1", MSM, min(r["log_n"] for r in records(MSM, "msm"))),
+             ("cpu and all", derived(tmp, "no_opencl", keep=lambda r: not r["device"].startswith("cl:")), size),
+             ("OpenCL and all", derived(tmp, "no_cpu", keep=lambda r: r["device"] != "cpu"), size),
+             ("all alone (no bars)", derived(tmp, "all_alone", path=NTT, keep=lambda r: r["device"] == "all"),
+              top_size(NTT, "ntt")),
+             ("the main job's shape", main_job_like(tmp), size),
+             ("ntt", NTT, top_size(NTT, "ntt"))]
+    for name, path, log_n in cases:
+        fig = plot.build_figure("devices", [plot.load_run(path)], log_n=log_n)
+        for ax in fig.get_axes():
+            check_devices_legend(ax, f"devices legend, {name}, {ax.get_title()}")
+
+
+def test_devices_sum(plot, tmp):
+    """The dashed sum adds only the devices that the hybrid record says ran: in the recording
+    one device ran below 2^15 (the size where an OpenCL device joins) and two at 2^15."""
+    recs = records(MSM, "msm")
+    ran = {r["devices_ran"] for r in recs if r["device"] == "all"}
+    check({1, 2} <= ran, f"msm_zen3.json: all records with devices_ran {sorted(ran)} (the test needs 1 and 2)")
+    for size in sorted({r["log_n"] for r in recs}):
+        at = [r for r in recs if r["log_n"] == size]
+        fig = plot.build_figure("devices", [plot.load_run(MSM)], log_n=size)
+        for ax in fig.get_axes():
+            h = next((r for r in at if r["device"] == "all" and f"{r['curve']} {r['group']}" in ax.get_title()), None)
+            what = f"devices sum, devices_ran {h and h['devices_ran']}, {ax.get_title()}"
+            if not check(h, f"{what}: no all record"):
+                continue
+            singles = [r for r in at if r["curve"] == h["curve"] and r["device"] != "all"]
+            dashed = [ln for ln in ax.get_lines() if ln.get_label().startswith("sum of")]
+            lines = line_labels(ax)
+            if h["devices_ran"] == 1:
+                # the hybrid run was one device: no sum (the CLI writes no efficiency then)
+                check(not dashed, f"{what}: a sum line among {lines}")
+                check(any(lab.startswith("all") and "one device ran" in lab for lab in lines),
+                      f"{what}: the hybrid line does not say one device ran: {lines}")
+                continue
+            if not check(len(dashed) == 1, f"{what}: {len(dashed)} sum lines among {lines} (expected 1)"):
+                continue
+            parts = sum_parts(dashed[0].get_label())
+            check(len(parts) == h["devices_ran"], f"{what}: sums {parts} for {h['devices_ran']} devices that ran")
+            if h["devices_ran"] != len(singles):
+                continue  # which ones ran, the record does not say: the case below
+            check(sorted(p.split()[0] for p in parts) == sorted(r["device"] for r in singles),
+                  f"{what}: sums {parts}, expected {[r['device'] for r in singles]}")
+            total = dashed[0].get_ydata()[0]
+            check(abs(total - sum(r["points_per_s"] for r in singles)) < 1, f"{what}: the sum is {total}")
+            # consistent with the recorded efficiency: hybrid throughput / the sum
+            check(abs(h["points_per_s"] / total - h["hybrid_efficiency"]) < 0.005,
+                  f"{what}: hybrid / sum {h['points_per_s'] / total:.4f} is not the recorded efficiency "
+                  f"{h['hybrid_efficiency']}")
+
+    # no all run (the main job's file): nothing combined the devices, so no sum
+    fig = plot.build_figure("devices", [plot.load_run(main_job_like(tmp))])
+    for ax in fig.get_axes():
+        what = f"devices sum, no all run, {ax.get_title()}"
+        check(len(bar_labels(ax)) == 3, f"{what}: {len(bar_labels(ax))} bars (expected 3)")
+        check(not line_labels(ax), f"{what}: lines {line_labels(ax)} (expected none)")
+
+    # devices_ran 2 of three devices measured alone (a second, slower OpenCL device added to
+    # the recording): the CPU and the faster OpenCL device, not the third
+    size = top_size(MSM)
+    def third(r):
+        if not r["device"].startswith("cl:"):
+            return [r]
+        slow = dict(r, device="cl:0.1", points_per_s=r["points_per_s"] / 3, median_ms=r["median_ms"] * 3)
+        return [r, slow]
+    fig = plot.build_figure("devices", [plot.load_run(derived(tmp, "two_of_three", change=third))], log_n=size)
+    for ax in fig.get_axes():
+        what = f"devices sum, devices_ran 2 of 3, {ax.get_title()}"
+        check(len(bar_labels(ax)) == 3, f"{what}: {len(bar_labels(ax))} bars (expected 3)")
+        dashed = [lab for lab in line_labels(ax) if lab.startswith("sum of")]
+        if check(len(dashed) == 1, f"{what}: sum lines {dashed}"):
+            parts = sum_parts(dashed[0])
+            check(sorted(p.split()[0] for p in parts) == ["cl:0.0", "cpu"], f"{what}: sums {parts}")
+            check("2 of 3 devices ran" in dashed[0], f"{what}: the sum does not say how it chose: {dashed[0]}")
+
+
+def check_integer_ticks(ax, what):
+    lo, hi = sorted(ax.get_xlim())
+    shown = [t for t in ax.get_xticks() if lo <= t <= hi]
+    check(shown and all(float(t).is_integer() for t in shown), f"{what}: x ticks {shown} (integers expected)")
+
+
+def test_throughput_one_size(plot, tmp):
+    """A throughput chart of one size (the main job measures one) has integer ticks only."""
+    for path, op in ((MSM, "msm"), (NTT, "ntt")):
+        size = top_size(path, op)
+        one = derived(tmp, f"one_size_{op}", path=path, keep=lambda r: r.get("log_n") == size)
+        fig = plot.build_figure("throughput", [plot.load_run(one)])
+        for ax in fig.get_axes():
+            check_integer_ticks(ax, f"throughput of 2^{size} alone ({op})")
+            lo, hi = ax.get_xlim()
+            check(lo <= size <= hi, f"throughput of 2^{size} alone ({op}): x range {lo}..{hi}")
+    fig = plot.build_figure("throughput", [plot.load_run(MSM), plot.load_run(NTT)])
+    for ax in fig.get_axes():
+        check_integer_ticks(ax, f"throughput {ax.get_title()}")
+
+
+def test_compare_linear(plot):
+    """The compare chart's bars start at zero on a linear axis."""
+    for files in ((MSM, MSM2), (G16, G16), (NTT, NTT)):
+        fig = plot.build_figure("compare", [plot.load_run(p) for p in files])
+        for ax in fig.get_axes():
+            what = f"compare {' '.join(os.path.basename(p) for p in files)}, {ax.get_title()}"
+            check(ax.get_xscale() == "linear", f"{what}: x scale {ax.get_xscale()}")
+            check(ax.get_xlim()[0] == 0, f"{what}: the x axis starts at {ax.get_xlim()[0]}")
+            bars = [b for c in ax.containers for b in c.patches]
+            check(bars and all(b.get_x() == 0 and b.get_width() > 0 for b in bars),
+                  f"{what}: bars that do not start at 0")
+            check(max(b.get_width() for b in bars) < ax.get_xlim()[1], f"{what}: a bar runs past the axis")
+            check("log" not in ax.get_xlabel(), f"{what}: x label {ax.get_xlabel()!r}")
+
+
+def test_module(tmp):
     plot = load_module()
     check(plot.choose_kind("auto", [plot.load_run(G16)]) == "groth16", "auto: groth16 records")
     check(plot.choose_kind("auto", [plot.load_run(MSM), plot.load_run(MSM2)]) == "compare", "auto: two files")
     check(plot.choose_kind("auto", [plot.load_run(NTT)]) == "throughput", "auto: one file")
-    for test in (test_throughput, test_devices, test_groth16, test_compare):
+    work = os.path.join(tmp, "derived")
+    os.mkdir(work)
+    for test, args in ((test_throughput, ()), (test_devices, ()), (test_groth16, ()), (test_compare, ()),
+                       (test_devices_legend, (work,)), (test_devices_sum, (work,)),
+                       (test_throughput_one_size, (work,)), (test_compare_linear, ())):
         try:
-            test(plot)
+            test(plot, *args)
         except Exception as e:  # noqa: BLE001 (report and go on)
             check(False, f"{test.__name__}: {type(e).__name__}: {e}")
 
@@ -353,7 +531,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_as_readme_runs_it(tmp)
         test_render(tmp)
-        test_module()
+        test_module(tmp)
         test_errors(tmp)
     print(f"{PASSED[0]} checks passed, {len(FAILED)} failed")
     return 1 if FAILED else 0
