@@ -109,16 +109,16 @@ typedef struct {
 static hpr_status run(job *j)
 {
     unsigned char out[192];
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     if (strcmp(j->kind, "proof") == 0) {
         hpr_status st = hpr_groth16_prove(j->ctx, j->prover, j->wtns, j->wtns_len, &proof);
-        hpr_groth16_proof_free(&proof);
+        hpr_groth16_proof_clear(&proof);
         return st;
     }
     if (strcmp(j->kind, "msm") == 0)
         return hpr_msm(j->ctx, j->curve, j->group, j->points, j->scalars, j->n, out);
     if (strcmp(j->kind, "ntt") == 0) {
-        hpr_ntt_opts o = {0, HPR_NTT_NN, NULL, NULL, j->columns, 0, "cpu"};
+        hpr_ntt_opts o = {sizeof o, 0, HPR_NTT_NN, NULL, NULL, j->columns, 0, "cpu"};
         return hpr_ntt(j->ctx, HPR_FIELD_BN254_FR, j->log_n, j->data, &o);
     }
     return hpr_ntt_lde(j->ctx, HPR_FIELD_BN254_FR, j->log_n, j->rate, NULL, 1, j->data, j->out);

@@ -121,7 +121,7 @@ static hpr_ctx *make_ctx(const soak_opts *o)
 static int device_joined(const hpr_groth16_proof *pf)
 {
     for (int p = 0; p < HPR_G16_PHASES; p++)
-        if (strstr(pf->report.devices[p], "cl:"))
+        if (strstr(pf->report->devices[p], "cl:"))
             return 1;
     return 0;
 }
@@ -148,9 +148,9 @@ int main(int argc, char **argv)
     }
     double t0 = now_s();
     for (unsigned long i = 1; i <= o.count; i++) {
-        hpr_groth16_proof proof;
+        hpr_groth16_report report = {.struct_size = sizeof report};
+        hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
         hpr_ctx *c = ctx;
-        memset(&proof, 0, sizeof proof);
         if (o.fresh && !(c = make_ctx(&o)))
             return 1;
         st = hpr_groth16_prove(c, prover, wtns, wlen, &proof);
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
                 }
             }
         }
-        hpr_groth16_proof_free(&proof);
+        hpr_groth16_proof_clear(&proof);
         if (o.fresh)
             hpr_ctx_destroy(c);
         size_t rss = rss_bytes();

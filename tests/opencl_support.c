@@ -16,7 +16,7 @@ hpr_ctx *ocl_ctx(const char *devices)
 void ocl_first_device(char *id)
 {
     hpr_ctx *ctx = ocl_ctx("cpu");
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     ck_assert_msg(hpr_device_count(ctx) > 0, "no OpenCL device: %s", hpr_opencl_notice(ctx));
     ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
     ck_assert_uint_lt(strlen(info.id), 16);
@@ -74,7 +74,7 @@ void ocl_inject_fault_now(hpr_ctx *ctx, const char *id)
 
 unsigned long long ocl_bytes_sent(hpr_ctx *ctx, unsigned long long *resident)
 {
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
     if (resident)
         *resident = info.resident_bytes;

@@ -116,7 +116,7 @@ static void *rank_main(void *p)
     if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
         return NULL;
     t->made = 1;
-    hpr_cluster cl = {t->rank, t->w->size, &t->w->ep[t->rank], box_send, box_poll};
+    hpr_cluster cl = {sizeof cl, t->rank, t->w->size, &t->w->ep[t->rank], box_send, box_poll};
     t->fn(t->rank, ctx, &cl, t->arg);
     hpr_ctx_destroy(ctx);
     return NULL;
@@ -167,11 +167,13 @@ typedef struct {
     hpr_status st[MAX_RANKS];
     hpr_cluster_report report[MAX_RANKS];
     char detail[MAX_RANKS][512];
+    int unsized_report; /* 1 + the rank whose report is given without its struct_size; 0: none */
 } msm_job;
 
 static void msm_rank(int rank, hpr_ctx *ctx, const hpr_cluster *cl, void *arg)
 {
     msm_job *j = arg;
+    j->report[rank].struct_size = rank + 1 == j->unsized_report ? 0 : sizeof j->report[rank];
     j->st[rank] = hpr_cluster_msm(ctx, cl, j->curve, j->group, j->points, j->scalars[rank], j->n, j->out[rank], NULL,
                                   &j->report[rank]);
     snprintf(j->detail[rank], sizeof j->detail[rank], "%s", hpr_ctx_error_detail(ctx));
@@ -291,6 +293,30 @@ START_TEST(msm_with_other_scalars_names_the_rank)
 }
 END_TEST
 
+/* A report refused on rank 0 alone (its struct_size 0; the others' fine): every rank fails the
+ * call, none waits for rank 0. */
+START_TEST(msm_report_refused_on_one_rank_fails_every_rank)
+{
+    msm_job j;
+    unsigned char *points, *scalars, expected[192];
+    memset(&j, 0, sizeof j);
+    j.curve = HPR_CURVE_BN254;
+    j.group = HPR_G1;
+    j.n = 64;
+    j.unsized_report = 1;
+    msm_inputs(&j, test_seed + 21, &points, &scalars, expected);
+    j.points = points;
+    j.scalars[0] = j.scalars[1] = scalars;
+    run_ranks(2, msm_rank, &j);
+    for (int r = 0; r < 2; r++)
+        assert_seeded(j.st[r] == HPR_ERR_INVALID_ARGUMENT && strstr(j.detail[r], "hpr_cluster_report.struct_size is 0"),
+                      "rank %d: %s: %s (expected invalid argument naming the report)", r, hpr_status_str(j.st[r]),
+                      j.detail[r]);
+    free(points);
+    free(scalars);
+}
+END_TEST
+
 /* Each rank checks a share of the points: an off-curve point in any share (the first, the
  * middle, the last point) fails the call on every rank with hpr_msm's status and the point's
  * index, and with two bad points the first one is named. */
@@ -366,7 +392,7 @@ START_TEST(ntt_equals_one_process)
     memset(&j, 0, sizeof j);
     j.field = field;
     j.log_n = 10;
-    j.opts = (hpr_ntt_opts){inverse, HPR_NTT_NN, inverse ? "7" : NULL, NULL, columns, 0, "cpu"};
+    j.opts = (hpr_ntt_opts){sizeof(hpr_ntt_opts), inverse, HPR_NTT_NN, inverse ? "7" : NULL, NULL, columns, 0, "cpu"};
     hpr_ctx *ctx = cpu_ctx();
     memcpy(expected, input, bytes);
     ck_assert_int_eq(hpr_ntt(ctx, field, j.log_n, expected, &j.opts), HPR_OK);
@@ -445,8 +471,7 @@ static void prove_rank(int rank, hpr_ctx *ctx, const hpr_cluster *cl, void *arg)
     g16_job *j = arg;
     char path[1024];
     hpr_groth16_prover *prover = NULL;
-    hpr_groth16_proof proof;
-    memset(&proof, 0, sizeof proof);
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     fixture_path(path, sizeof path, j->fixture, "circuit.zkey");
     j->st[rank] = hpr_groth16_prover_create(ctx, path, &prover);
     if (j->st[rank] == HPR_OK)
@@ -455,7 +480,7 @@ static void prove_rank(int rank, hpr_ctx *ctx, const hpr_cluster *cl, void *arg)
     snprintf(j->detail[rank], sizeof j->detail[rank], "%s", hpr_ctx_error_detail(ctx));
     if (j->st[rank] == HPR_OK && rank == 0)
         j->verified[rank] = hpr_groth16_verify(ctx, prover, &proof);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     hpr_groth16_prover_destroy(prover);
 }
 
@@ -544,6 +569,7 @@ static void batch_rank(int rank, hpr_ctx *ctx, const hpr_cluster *cl, void *arg)
         j->prover0 = prover;
         j->verify_ctx = ctx;
     }
+    j->report.struct_size = sizeof j->report;
     if (j->st[rank] == HPR_OK)
         j->st[rank] = hpr_cluster_groth16_prove_batch(ctx, cl, prover, j->count, rank == 0 ? batch_read : NULL,
                                                       rank == 0 ? batch_write : NULL, j,
@@ -614,6 +640,7 @@ int main(void)
     tcase_add_loop_test(tc, msm_equals_one_process, 0, 4);
     tcase_add_test(tc, msm_shares_add_up);
     tcase_add_test(tc, msm_with_other_scalars_names_the_rank);
+    tcase_add_test(tc, msm_report_refused_on_one_rank_fails_every_rank);
     tcase_add_test(tc, msm_finds_a_bad_point_in_every_share);
     tcase_add_loop_test(tc, ntt_equals_one_process, 0, 4);
     tcase_add_test(tc, agree_gives_every_rank_the_first_failure);

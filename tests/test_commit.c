@@ -97,7 +97,7 @@ static hpr_merkle_tree *commit_ok(hpr_ctx *ctx, hpr_field field, unsigned log_n,
                                   const uint32_t *in, const char *shift, const char *device,
                                   const commit_switches *sw)
 {
-    hpr_commit_opts opts = {shift, device};
+    hpr_commit_opts opts = {sizeof opts, shift, device};
     hpr_merkle_tree *tree = NULL;
     hpr_status st = sw ? commit_with(ctx, field, log_n, rate, columns, in, &opts, sw, &tree)
                        : hpr_commit(ctx, field, log_n, rate, columns, in, &opts, &tree);
@@ -302,7 +302,7 @@ static uint32_t *reference_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, un
     unsigned bits = log2_of(rows);
     uint32_t *coef = malloc(n * cols * sizeof *coef), *lde = malloc(rows * cols * sizeof *lde);
     uint32_t *out = malloc(rows * cols * sizeof *out);
-    hpr_ntt_opts inv = {1, HPR_NTT_NN, NULL, NULL, cols, 0, "cpu"};
+    hpr_ntt_opts inv = {sizeof inv, 1, HPR_NTT_NN, NULL, NULL, cols, 0, "cpu"};
     memcpy(coef, in, n * cols * sizeof *coef);
     ck_assert_int_eq(hpr_ntt(ctx, field, log_n, coef, &inv), HPR_OK);
     ck_assert_int_eq(hpr_ntt_lde(ctx, field, log_n, rate, shift ? shift : "1", cols, coef, lde), HPR_OK);
@@ -492,7 +492,7 @@ START_TEST(a_small_memory_limit_streams_and_a_tiny_one_is_refused)
     hpr_merkle_destroy(d);
     /* not even streaming fits */
     hpr_merkle_tree *e = (hpr_merkle_tree *)1;
-    hpr_commit_opts opts = {NULL, NULL};
+    hpr_commit_opts opts = {sizeof opts, NULL, NULL};
     ck_assert_int_eq(hpr_commit(tiny, HPR_FIELD_KOALABEAR, log_n, 2, cols, in, &opts, &e), HPR_ERR_OUT_OF_MEMORY);
     ck_assert_ptr_null(e);
     const char *detail = hpr_ctx_error_detail(tiny);
@@ -511,7 +511,7 @@ START_TEST(a_temporary_folder_that_fails_is_an_io_error)
 {
     hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
     commit_switches sw = {0, 1, 8};
-    hpr_commit_opts opts = {NULL, NULL};
+    hpr_commit_opts opts = {sizeof opts, NULL, NULL};
     hpr_merkle_tree *tree = (hpr_merkle_tree *)1;
     test_rng rng;
     test_rng_init(&rng, 700);
@@ -540,7 +540,7 @@ END_TEST
 static void assert_refused(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, size_t cols, const void *in,
                            const char *shift, const char *device, hpr_status want, const char *needle)
 {
-    hpr_commit_opts opts = {shift, device};
+    hpr_commit_opts opts = {sizeof opts, shift, device};
     hpr_merkle_tree *tree = (hpr_merkle_tree *)1;
     hpr_status st = hpr_commit(ctx, field, log_n, rate, cols, in, &opts, &tree);
     const char *detail = hpr_ctx_error_detail(ctx);
@@ -554,7 +554,7 @@ static void assert_refused(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsign
 START_TEST(bad_inputs_are_refused_and_leave_the_tree_null)
 {
     hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
-    hpr_commit_opts opts = {NULL, NULL};
+    hpr_commit_opts opts = {sizeof opts, NULL, NULL};
     test_rng rng;
     test_rng_init(&rng, 800);
     uint32_t *in = random_matrix(HPR_FIELD_KOALABEAR, 64 * 4, &rng);
@@ -653,9 +653,9 @@ START_TEST(progress_reaches_one_and_a_cancel_leaves_no_tree)
 {
     static volatile int cancel = 0;
     progress_seen seen = {0, 0, 0};
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
-    hpr_commit_opts opts = {NULL, "cpu"};
+    hpr_commit_opts opts = {sizeof opts, NULL, "cpu"};
     hpr_merkle_tree *tree = NULL;
     test_rng rng;
     test_rng_init(&rng, 900);
@@ -688,11 +688,10 @@ START_TEST(every_device_gives_the_cpu_root)
     unsigned log_n = 12;
     size_t cols = 20, n = (size_t)1 << log_n;
     char id[16];
-    hpr_run_report rep;
     uint32_t want[8], got[8];
     test_rng rng;
     test_rng_init(&rng, 1000);
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     setenv("HPR_SCHED_EVERY_DEVICE", "1", 1);
     hpr_ctx *all = ocl_hybrid_ctx(); /* first: POCL is limited to one thread before it loads */
     ck_assert_msg(hpr_device_count(all) > 0, "no OpenCL device: %s", hpr_opencl_notice(all));
@@ -707,12 +706,13 @@ START_TEST(every_device_gives_the_cpu_root)
     root_of(t, got);
     assert_same_root(got, want, "\"all\"");
     assert_same_openings(t, t0);
-    ck_assert_int_eq(hpr_ctx_last_report(all, &rep), HPR_OK);
-    ck_assert_uint_ge(rep.ndevices, 2);
+    hpr_run_report all_rep = {.struct_size = sizeof all_rep};
+    ck_assert_int_eq(hpr_ctx_last_report(all, &all_rep), HPR_OK);
+    ck_assert_uint_ge(all_rep.ndevices, 2);
     unsigned long long rows = 0;
-    for (unsigned d = 0; d < rep.ndevices; d++) {
-        assert_seeded(rep.devices[d].tiles > 0, "%s took no tile", rep.devices[d].device);
-        rows += rep.devices[d].points;
+    for (unsigned d = 0; d < all_rep.ndevices; d++) {
+        assert_seeded(all_rep.devices[d].tiles > 0, "%s took no tile", all_rep.devices[d].device);
+        rows += all_rep.devices[d].points;
     }
     ck_assert_uint_eq(rows, 2 * n);
     hpr_merkle_destroy(t);
@@ -742,9 +742,10 @@ START_TEST(every_device_gives_the_cpu_root)
     root_of(t, got);
     root_of(t0, want);
     assert_same_root(got, want, "\"all\" with a failed tile");
+    hpr_run_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_ctx_last_report(faulty, &rep), HPR_OK);
     unsigned failures = 0;
-    for (unsigned d = 0; d < rep.ndevices; d++)
+    for (unsigned d = 0; d < rep.ndevices && d < HPR_REPORT_MAX_DEVICES; d++)
         failures += strcmp(rep.devices[d].device, id) == 0 ? rep.devices[d].failures : 0;
     ck_assert_uint_eq(failures, 1);
     assert_seeded(strstr(hpr_ctx_notice(faulty), id) != NULL, "notice: %s", hpr_ctx_notice(faulty));

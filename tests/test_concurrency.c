@@ -60,7 +60,7 @@ static int failed(worker *w, const char *fmt, const char *a, const char *b)
 /* A proof with w's context, verified, its public signals those of the fixture. */
 static int prove_once(worker *w, hpr_ctx *ctx)
 {
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     char *pj = NULL, *uj = NULL;
     int bad = 0;
     hpr_status st = hpr_groth16_prove(ctx, w->prover, w->wtns->data, w->wtns->len, &proof);
@@ -72,7 +72,7 @@ static int prove_once(worker *w, hpr_ctx *ctx)
         bad = failed(w, "thread %u: public signals %s%s differ from the fixture's", uj ? uj : "(none)", "");
     free(pj);
     free(uj);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     return bad;
 }
 
@@ -246,7 +246,8 @@ static void *other_calls(void *arg)
     if (hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, 2, 8, pts, sc) == HPR_OK &&
         hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out) == HPR_OK) {
         memset(sc, 0xff, 32);
-        (void)hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out); /* "scalar 0 ..." */
+        hpr_status refused = hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out); /* "scalar 0 ..." */
+        (void)refused;
     }
     return NULL;
 }
@@ -257,7 +258,7 @@ START_TEST(each_thread_reads_its_own_last_call)
 {
     hpr_ctx *ctx = make_ctx(1);
     unsigned char pts[64 * 2], sc[32 * 2], out[64];
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     pthread_t tid;
     ck_assert(ctx != NULL);
     ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, 2, 7, pts, sc), HPR_OK);

@@ -287,7 +287,7 @@ static void reference_msm(hpr_ctx *ref, const curve_t *c, const inputs *in, size
             unsigned bits = msm_cpu_window_bits(ops, (rt_cpu_tier)t, in->n, threads);
             narrowest = bits < narrowest ? bits : narrowest;
         }
-    hpr_msm_opts other = {narrowest > 2 ? narrowest - 1 : narrowest + 1, 0, 0, NULL};
+    hpr_msm_opts other = {sizeof other, narrowest > 2 ? narrowest - 1 : narrowest + 1, 0, 0, NULL};
     ck_assert_int_eq(hpr_msm_ex(ref, c->curve, c->group, in->points, in->scalars, in->n, want, &other), HPR_OK);
 }
 
@@ -310,7 +310,8 @@ START_TEST(msm_of_every_tier_equals_portable)
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
             expect_msm(ctx, c, &in, want, NULL, tier_names[t]);
-            hpr_msm_opts opts = {(unsigned)(1 + e * 3 % test_size(64, 10)), 0, 0, NULL}; /* small windows: crowded buckets */
+            /* small windows: crowded buckets */
+            hpr_msm_opts opts = {sizeof opts, (unsigned)(1 + e * 3 % test_size(64, 10)), 0, 0, NULL};
             if (n <= 3000)
                 expect_msm(ctx, c, &in, want, &opts, "forced window");
             hpr_ctx_destroy(ctx);
@@ -425,7 +426,7 @@ START_TEST(g2_points_with_a_zero_y_component)
             if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
-            hpr_msm_opts crowded = {4, 0, 0, NULL};
+            hpr_msm_opts crowded = {sizeof crowded, 4, 0, 0, NULL};
             expect_msm(ctx, c, &in, want, NULL, "zero y component");
             expect_msm(ctx, c, &in, want, &crowded, "zero y component, 4-bit windows");
             hpr_ctx_destroy(ctx);
@@ -494,7 +495,7 @@ END_TEST
 
 START_TEST(dispatch_picks_the_fastest_and_honours_requests)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     const char *why = NULL, *saved = getenv("HPR_CPU");
     char saved_copy[32] = "";
@@ -628,7 +629,7 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
             if (!tier_runs_own_msm(t))
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
-            hpr_msm_opts opts = {(unsigned)(2 + test_rng_next(&rng) % test_size(13, 7)), 0, 0, NULL};
+            hpr_msm_opts opts = {sizeof opts, (unsigned)(2 + test_rng_next(&rng) % test_size(13, 7)), 0, 0, NULL};
             msm_cpu_job *job;
             ck_assert_int_eq(msm_cpu_job_prepare(ctx, ops, in.points, 0, in.scalars, n, &opts, &job), HPR_OK);
             unsigned windows = msm_cpu_job_windows(job), w0 = (unsigned)(test_rng_next(&rng) % windows);

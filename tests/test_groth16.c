@@ -42,9 +42,8 @@ static void expect_r0s0(hpr_ctx *ctx, const hpr_groth16_prover *p, const char *f
     char *want_proof = read_fixture_text(fixture, "proof_r0s0.json");
     char *want_public = read_fixture_text(fixture, "public.json");
     char *proof_json, *public_json;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     wtns_data w;
-    memset(&proof, 0, sizeof proof);
     ck_assert_int_eq(wtns_parse(ctx, wt.data, wt.len, fixture, g16_prover_zkey(p), &w), HPR_OK);
     hpr_status st = g16_prove_values(ctx, p, w.values, zero, zero, &proof);
     ck_assert_msg(st == HPR_OK, "%s %s: %s (%s)", fixture, what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
@@ -54,7 +53,7 @@ static void expect_r0s0(hpr_ctx *ctx, const hpr_groth16_prover *p, const char *f
     ck_assert_msg(strcmp(public_json, want_public) == 0, "%s %s: public differs:\n%s", fixture, what, public_json);
     free(proof_json);
     free(public_json);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     wtns_free(&w);
     free(wt.data);
     free(want_proof);
@@ -99,7 +98,9 @@ START_TEST(random_proofs_are_blinded)
     char *r0s0 = read_fixture_text(fixture, "proof_r0s0.json");
     hpr_ctx *ctx = make_ctx(2, NULL);
     hpr_groth16_prover *p = test_open_prover(ctx, fixture);
-    hpr_groth16_proof proofs[2];
+    hpr_groth16_report reps[2] = {{.struct_size = sizeof reps[0]}, {.struct_size = sizeof reps[1]}};
+    hpr_groth16_proof proofs[2] = {{.struct_size = sizeof proofs[0], .report = &reps[0]},
+                                   {.struct_size = sizeof proofs[1], .report = &reps[1]}};
     char *pj[2], *uj[2];
     fixture_path(path, sizeof path, fixture, "witness.wtns");
     for (int k = 0; k < 2; k++) {
@@ -108,8 +109,8 @@ START_TEST(random_proofs_are_blinded)
         ck_assert_int_eq(hpr_groth16_proof_json(&proofs[k], &pj[k], &uj[k]), HPR_OK);
         ck_assert_str_eq(uj[k], want_public);
         ck_assert_msg(strcmp(pj[k], r0s0) != 0, "%s: a random proof equals the r = s = 0 proof", fixture);
-        ck_assert(proofs[k].report.total_s > 0);
-        ck_assert_str_eq(proofs[k].report.devices[HPR_G16_MSM_B2], "cpu");
+        ck_assert(proofs[k].report->total_s > 0);
+        ck_assert_str_eq(proofs[k].report->devices[HPR_G16_MSM_B2], "cpu");
     }
     ck_assert_msg(memcmp(proofs[0].a, proofs[1].a, sizeof proofs[0].a) != 0 &&
                       memcmp(proofs[0].b, proofs[1].b, sizeof proofs[0].b) != 0,
@@ -117,7 +118,7 @@ START_TEST(random_proofs_are_blinded)
     for (int k = 0; k < 2; k++) {
         free(pj[k]);
         free(uj[k]);
-        hpr_groth16_proof_free(&proofs[k]);
+        hpr_groth16_proof_clear(&proofs[k]);
     }
     hpr_groth16_prover_destroy(p);
     hpr_ctx_destroy(ctx);
@@ -159,7 +160,7 @@ END_TEST
 static void expect_refused(hpr_ctx *ctx, const hpr_groth16_prover *p, const unsigned char *wt, size_t len,
                            hpr_status want, const char *detail, const char *what)
 {
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     hpr_status st = hpr_groth16_prove(ctx, p, wt, len, &proof);
     ck_assert_msg(st == want, "%s: %s, expected %s", what, hpr_status_str(st), hpr_status_str(want));
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), detail) != NULL, "%s: detail '%s' lacks '%s'", what,
@@ -171,7 +172,7 @@ START_TEST(refuses_bad_witnesses_and_arguments)
 {
     hpr_ctx *ctx = make_ctx(2, NULL);
     hpr_groth16_prover *bn = test_open_prover(ctx, "bn128_2e10"), *bls = test_open_prover(ctx, "bls12381_2e12"), *q = NULL;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
     file_buf bls_wt = read_fixture("bls12381_2e12", "witness.wtns");
     file_buf edge_wt = read_fixture("edge_pub", "witness.wtns");
@@ -270,7 +271,7 @@ START_TEST(refuses_a_witness_whose_w0_is_not_one)
     hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
     unsigned char *w0 = find_section(wt.data, wt.len, 2);
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     char path[32];
     ck_assert_ptr_nonnull(w0);
     ck_assert_int_eq(w0[0], 1);
@@ -523,7 +524,7 @@ START_TEST(precomputed_sections_prove_the_same)
             size_t bytes = 0;
             hpr_ctx *ctx = make_ctx(2, tiers[t]);
             hpr_groth16_prover *p = test_open_prover(ctx, fixture);
-            hpr_groth16_proof proof;
+            hpr_groth16_proof proof = {.struct_size = sizeof proof};
             ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), 1);
             ck_assert_uint_eq(bytes, 0);
             hpr_status st = hpr_groth16_prover_precompute(ctx, p, factors[k]);
@@ -533,11 +534,10 @@ START_TEST(precomputed_sections_prove_the_same)
             ck_assert_uint_eq(bytes, factors[k] * section_bytes(p));
             snprintf(what, sizeof what, "%s, precompute %u", tiers[t], factors[k]);
             expect_r0s0(ctx, p, fixture, what);
-            memset(&proof, 0, sizeof proof);
             ck_assert_int_eq(hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof), HPR_OK);
             ck_assert_msg(hpr_groth16_verify(ctx, p, &proof) == HPR_OK, "%s %s: a random proof does not verify",
                           fixture, what);
-            hpr_groth16_proof_free(&proof);
+            hpr_groth16_proof_clear(&proof);
             hpr_groth16_prover_destroy(p);
             hpr_ctx_destroy(ctx);
         }

@@ -132,7 +132,7 @@ START_TEST(msm_in_pieces_gives_the_same_bytes)
                         mem_msm_need(free_ctx, ops, &small, sc, smallest, NULL)};
     for (int k = 0; k < 2; k++) {
         hpr_ctx *ctx = limited_ctx(limits[k], "cpu");
-        hpr_run_report rep;
+        hpr_run_report rep = {.struct_size = sizeof rep};
         memset(got, 0, sizeof got);
         hpr_status st = hpr_msm(ctx, curve, group, pts, sc, n, got);
         ck_assert_msg(st == HPR_OK, "%s G%d n %zu limit %zu: %s (%s)", curve == HPR_CURVE_BN254 ? "bn254" : "bls12-381",
@@ -233,7 +233,7 @@ START_TEST(proof_refused_then_proved)
     hpr_ctx *ctx = limited_ctx(64 << 10, "cpu");
     hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     file_buf wt = read_fixture(fixture, "witness.wtns");
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     size_t full, least, full_file, least_file;
     const zkey_file *zk = g16_prover_zkey(p);
     mem_proof_need(ctx, zk, NULL, 0, &full, &least);
@@ -258,10 +258,10 @@ START_TEST(proof_refused_then_proved)
     st = hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof);
     ck_assert_msg(st == HPR_OK, "%s at its estimate: %s (%s)", fixture, hpr_status_str(st), hpr_ctx_error_detail(ctx));
     ck_assert_int_eq(hpr_groth16_verify(ctx, p, &proof), HPR_OK);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     ck_assert_int_eq(hpr_groth16_prove_file(ctx, p, wpath, &proof), HPR_OK);
     ck_assert_int_eq(hpr_groth16_verify(ctx, p, &proof), HPR_OK);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     /* after the proof nothing stays held: a plain MSM is checked on its own */
     ck_assert_int_eq(ctx->mem.held, 0);
     hpr_groth16_prover_destroy(p);
@@ -274,7 +274,7 @@ END_TEST
  * hpr_config.memory_limit wins over it. */
 START_TEST(environment_limit)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     unsigned char out[64];
     hpr_config_default(&cfg);
@@ -346,7 +346,7 @@ START_TEST(precomputed_proof_counts_its_slices)
     hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     const zkey_file *zk = g16_prover_zkey(p);
     file_buf wt = read_fixture(fixture, "witness.wtns");
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     size_t full, least, full_pre, least_pre;
     size_t held = mem_proof_need(ctx, zk, NULL, 0, &full, &least);
     ck_assert_int_eq(hpr_groth16_prover_precompute(ctx, p, 2), HPR_OK);
@@ -363,7 +363,7 @@ START_TEST(precomputed_proof_counts_its_slices)
     hpr_status st = hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof);
     ck_assert_msg(st == HPR_OK, "at its estimate: %s (%s)", hpr_status_str(st), hpr_ctx_error_detail(ctx));
     ck_assert_int_eq(hpr_groth16_verify(ctx, p, &proof), HPR_OK);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     hpr_groth16_prover_destroy(p);
     hpr_ctx_destroy(ctx);
     free(wt.data);

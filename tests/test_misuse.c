@@ -41,9 +41,9 @@ START_TEST(null_getters_are_neutral)
     unsigned char pt[PS] = {0};
     char buf[256];
     size_t dom = 7, vars = 7, pub = 7;
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     hpr_ctx *ctx = cpu_ctx();
-    hpr_cpu_info_get(NULL);
+    ck_assert_int_eq(hpr_cpu_info_get(NULL), HPR_ERR_INVALID_ARGUMENT);
     hpr_config_default(NULL);
     ck_assert_str_eq(hpr_version(NULL, NULL, NULL), HPR_VERSION_STRING);
     ck_assert_int_eq(hpr_cpu_tier_check(NULL, NULL), HPR_ERR_INVALID_ARGUMENT);
@@ -69,7 +69,7 @@ START_TEST(null_getters_are_neutral)
     ck_assert(dom == 0 && vars == 0 && pub == 0);
     hpr_groth16_prover_sizes(NULL, NULL, NULL, NULL);
     hpr_groth16_prover_destroy(NULL);
-    hpr_groth16_proof_free(NULL);
+    hpr_groth16_proof_clear(NULL);
     ck_assert_int_eq(hpr_point_to_json(HPR_CURVE_BN254, HPR_G1, NULL, buf, sizeof buf), HPR_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(hpr_point_to_json(HPR_CURVE_BN254, HPR_G1, pt, NULL, 256), HPR_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(hpr_point_from_decimal(HPR_CURVE_BN254, HPR_G1, NULL, "1", "1", pt), HPR_ERR_INVALID_ARGUMENT);
@@ -84,10 +84,10 @@ START_TEST(null_arguments_are_invalid)
     unsigned char pts[2 * PS], sc[64], out[PS];
     unsigned log_n[1] = {10};
     unsigned char data[64] = {0};
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     hpr_bases *bases = NULL;
     hpr_groth16_prover *prover = NULL;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     hpr_ctx *ctx = cpu_ctx(), *none = NULL;
     hpr_config cfg;
     hpr_config_default(&cfg);
@@ -150,7 +150,7 @@ START_TEST(null_arguments_are_invalid)
     ck_assert_int_eq(hpr_groth16_verify(ctx, prover, NULL), HPR_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(hpr_groth16_verify_json(none, "{}", 2, "[]", 2, "{}", 2), HPR_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(hpr_groth16_verify_json(ctx, NULL, 2, "[]", 2, "{}", 2), HPR_ERR_INVALID_ARGUMENT);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     hpr_groth16_prover_destroy(prover);
     free(zk.data);
     free(wt.data);
@@ -164,7 +164,7 @@ START_TEST(proof_json_refuses_missing_signals)
 {
     hpr_ctx *ctx = cpu_ctx();
     hpr_groth16_prover *prover = NULL;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     char *pj = (char *)"x", *uj = (char *)"x";
     file_buf zk = read_fixture("bn128_2e10", "circuit.zkey"), wt = read_fixture("bn128_2e10", "witness.wtns");
     ck_assert_int_eq(hpr_groth16_prover_create_from_buffer(ctx, zk.data, zk.len, &prover), HPR_OK);
@@ -183,7 +183,7 @@ START_TEST(proof_json_refuses_missing_signals)
     ck_assert_int_eq(hpr_groth16_proof_json(&proof, &pj, &uj), HPR_OK);
     free(pj);
     free(uj);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     hpr_groth16_prover_destroy(prover);
     free(zk.data);
     free(wt.data);
@@ -194,7 +194,7 @@ END_TEST
 static hpr_status msm_with(hpr_ctx *ctx, const unsigned char *pts, const unsigned char *sc, size_t n, unsigned wb,
                            unsigned chunks, unsigned per_tile, unsigned char *out)
 {
-    hpr_msm_opts opts = {wb, chunks, per_tile, "cpu"};
+    hpr_msm_opts opts = {sizeof opts, wb, chunks, per_tile, "cpu"};
     return hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, n, out, &opts);
 }
 
@@ -268,7 +268,7 @@ END_TEST
  * hpr_ctx_error_detail(NULL) names the variable and its value. */
 static void expect_knob_refused(const char *name, const char *value, const char *needle)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     char want[128];
     hpr_config_default(&cfg);
@@ -297,7 +297,7 @@ static void expect_knob_accepted(const char *name, const char *value)
 
 START_TEST(bad_environment_values_are_named)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     expect_knob_refused("HPR_CPU", "bogus", "unknown CPU tier (expected portable, adx, avx2, avx512 or neon)");
     expect_knob_refused("HPR_CL_WORDS", "bogus", "standard, int128 or limb32");
@@ -398,7 +398,7 @@ START_TEST(zkey_and_witness_paths_cannot_hang_or_lie)
     scratch s;
     hpr_ctx *ctx = cpu_ctx();
     hpr_groth16_prover *prover = NULL, *p2 = (hpr_groth16_prover *)&s;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     file_buf zk = read_fixture("bn128_2e10", "circuit.zkey");
     scratch_make(&s);
     ck_assert_int_eq(hpr_groth16_prover_create_from_buffer(ctx, zk.data, zk.len, &prover), HPR_OK);
@@ -519,6 +519,165 @@ START_TEST(runtime_inputs_stream_within_bounds)
 }
 END_TEST
 
+/* ---- struct_size (docs/api.md, "Structs that grow") ---- */
+
+static void assert_detail_has(const char *detail, const char *words)
+{
+    ck_assert_msg(strstr(detail, words) != NULL, "detail '%s' lacks '%s'", detail, words);
+}
+
+/* hpr_config: 0, one byte short, a newer caller's larger struct with its tail zero (taken)
+ * and with a member set there (refused). */
+START_TEST(config_struct_size_is_checked)
+{
+    struct {
+        hpr_config cfg;
+        unsigned char newer[16];
+    } big;
+    hpr_ctx *ctx = NULL;
+    hpr_config cfg;
+    hpr_config_default(&cfg);
+    ck_assert_uint_eq(cfg.struct_size, sizeof cfg);
+    cfg.threads = 1;
+    cfg.devices = "cpu";
+    cfg.struct_size = 0;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(ctx);
+    assert_detail_has(hpr_ctx_error_detail(NULL), "hpr_config.struct_size is 0: set it to sizeof(hpr_config)");
+    cfg.struct_size = sizeof cfg - 1;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(NULL), "below");
+    memset(&big, 0, sizeof big);
+    big.cfg = cfg;
+    big.cfg.struct_size = sizeof big;
+    ck_assert_int_eq(hpr_ctx_create(&big.cfg, &ctx), HPR_OK);
+    ck_assert_uint_eq(hpr_ctx_threads(ctx), 1);
+    hpr_ctx_destroy(ctx);
+    ctx = NULL;
+    big.newer[3] = 1;
+    ck_assert_int_eq(hpr_ctx_create(&big.cfg, &ctx), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(NULL), "newer libhyprove");
+}
+END_TEST
+
+/* The options of the calls: a zeroed struct is refused by name before anything runs, a
+ * sized one gives what no options give, a larger one with a set tail is refused. */
+START_TEST(options_struct_size_is_checked)
+{
+    unsigned char pts[2 * PS], sc[64], out[PS], want[PS];
+    uint64_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8}, copy[8];
+    uint32_t cols[16] = {0};
+    hpr_merkle_tree *tree = (hpr_merkle_tree *)&data; /* must be set to NULL on failure */
+    hpr_ctx *ctx = cpu_ctx();
+    hpr_msm_opts zero_msm = {0}, msm = {.struct_size = sizeof msm, .device = "cpu"};
+    hpr_ntt_opts zero_ntt = {0};
+    hpr_commit_opts zero_commit = {0};
+    struct {
+        hpr_msm_opts o;
+        unsigned char newer[8];
+    } big = {{.struct_size = sizeof big, .device = "cpu"}, {0}};
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, 2, 5, pts, sc), HPR_OK);
+    ck_assert_int_eq(hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, want), HPR_OK);
+    memset(out, 0x5a, sizeof out);
+    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out, &zero_msm), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(ctx), "hpr_msm_opts.struct_size is 0");
+    for (size_t i = 0; i < sizeof out; i++)
+        ck_assert_uint_eq(out[i], 0x5a); /* nothing written */
+    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out, &msm), HPR_OK);
+    ck_assert_mem_eq(out, want, sizeof out);
+    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out, &big.o), HPR_OK);
+    ck_assert_mem_eq(out, want, sizeof out);
+    big.newer[7] = 9;
+    ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out, &big.o), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(ctx), "newer libhyprove");
+    memcpy(copy, data, sizeof data);
+    ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_GOLDILOCKS, 3, data, &zero_ntt), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(ctx), "hpr_ntt_opts.struct_size is 0");
+    ck_assert_mem_eq(copy, data, sizeof data);
+    ck_assert_int_eq(hpr_commit(ctx, HPR_FIELD_KOALABEAR, 4, 1, 1, cols, &zero_commit, &tree),
+                     HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(ctx), "hpr_commit_opts.struct_size is 0");
+    ck_assert_ptr_null(tree);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Outputs: a zero or short struct_size refused, a larger struct written only as far as this
+ * library's struct reaches (the caller's tail untouched) and its struct_size set to that. */
+START_TEST(output_struct_size_is_checked)
+{
+    unsigned char pts[2 * PS], sc[64], out[PS];
+    struct {
+        hpr_run_report r;
+        unsigned char tail[32];
+    } big;
+    hpr_run_report zero = {0};
+    hpr_cpu_info cpu = {0};
+    hpr_ctx *ctx = cpu_ctx();
+    ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, 2, 6, pts, sc), HPR_OK);
+    ck_assert_int_eq(hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 2, out), HPR_OK);
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &zero), HPR_ERR_INVALID_ARGUMENT);
+    memset(&big, 0xab, sizeof big);
+    big.r.struct_size = sizeof big;
+    ck_assert_int_eq(hpr_ctx_last_report(ctx, &big.r), HPR_OK);
+    ck_assert_uint_eq(big.r.struct_size, sizeof big.r);
+    ck_assert_uint_ge(big.r.ndevices, 1);
+    ck_assert_str_eq(big.r.devices[0].device, "cpu");
+    for (size_t i = 0; i < sizeof big.tail; i++)
+        ck_assert_uint_eq(big.tail[i], 0xab);
+    ck_assert_int_eq(hpr_cpu_info_get(&cpu), HPR_ERR_INVALID_ARGUMENT);
+    cpu.struct_size = sizeof cpu - 1;
+    ck_assert_int_eq(hpr_cpu_info_get(&cpu), HPR_ERR_INVALID_ARGUMENT);
+    cpu.struct_size = sizeof cpu;
+    ck_assert_int_eq(hpr_cpu_info_get(&cpu), HPR_OK);
+    ck_assert_uint_ge(cpu.online_cpus, 1);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A proof: a zeroed one (or its report) refused by name; without a report the proof is made
+ * all the same; the report is the caller's; clear leaves the struct reusable and never frees
+ * what a proof the library did not write points to. */
+START_TEST(proof_struct_size_is_checked)
+{
+    file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
+    char path[1024];
+    hpr_groth16_prover *prover = NULL;
+    hpr_groth16_report rep = {0};
+    hpr_groth16_proof zero = {0}, proof = {.struct_size = sizeof proof};
+    hpr_ctx *ctx = cpu_ctx();
+    fixture_path(path, sizeof path, "bn128_2e10", "circuit.zkey");
+    ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &prover), HPR_OK);
+    ck_assert_int_eq(hpr_groth16_prove(ctx, prover, wt.data, wt.len, &zero), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(ctx), "hpr_groth16_proof.struct_size is 0");
+    proof.report = &rep;
+    ck_assert_int_eq(hpr_groth16_prove(ctx, prover, wt.data, wt.len, &proof), HPR_ERR_INVALID_ARGUMENT);
+    assert_detail_has(hpr_ctx_error_detail(ctx), "hpr_groth16_report.struct_size is 0");
+    proof.report = NULL;
+    ck_assert_int_eq(hpr_groth16_prove(ctx, prover, wt.data, wt.len, &proof), HPR_OK);
+    ck_assert_int_eq(hpr_groth16_verify(ctx, prover, &proof), HPR_OK);
+    ck_assert_ptr_null(proof.report);
+    hpr_groth16_proof_clear(&proof);
+    ck_assert_uint_eq(proof.struct_size, sizeof proof);
+    ck_assert_ptr_null(proof.public_signals);
+    rep.struct_size = sizeof rep;
+    proof.report = &rep;
+    ck_assert_int_eq(hpr_groth16_prove(ctx, prover, wt.data, wt.len, &proof), HPR_OK);
+    ck_assert_ptr_eq(proof.report, &rep);
+    ck_assert_uint_eq(rep.struct_size, sizeof rep);
+    ck_assert(rep.total_s > 0 && rep.seconds[HPR_G16_MSM_A] >= 0);
+    ck_assert_int_eq(hpr_groth16_verify(ctx, prover, &proof), HPR_OK);
+    hpr_groth16_proof_clear(&proof);
+    zero.public_signals = (unsigned char *)path; /* not the library's: clear must leave it */
+    zero.n_public = 1;
+    hpr_groth16_proof_clear(&zero);
+    ck_assert_ptr_eq(zero.public_signals, (unsigned char *)path);
+    hpr_groth16_prover_destroy(prover);
+    free(wt.data);
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     test_seed_init();
@@ -530,6 +689,10 @@ int main(void)
     tcase_add_test(tc, absurd_msm_tiling_is_invalid);
     tcase_add_test(tc, lde_overlap_and_wrap_are_invalid);
     tcase_add_test(tc, bad_environment_values_are_named);
+    tcase_add_test(tc, config_struct_size_is_checked);
+    tcase_add_test(tc, options_struct_size_is_checked);
+    tcase_add_test(tc, output_struct_size_is_checked);
+    tcase_add_test(tc, proof_struct_size_is_checked);
     /* a blocked open fails here on the timeout instead of hanging the suite */
     TCase *io = test_case(s, "inputs", 30);
     tcase_add_test(io, zkey_and_witness_paths_cannot_hang_or_lie);

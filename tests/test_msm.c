@@ -46,7 +46,7 @@ START_TEST(matches_naive_over_sizes_and_edges)
         expect_msm(ctx, c, &in, want, NULL, "2 threads");
         expect_msm(ctx1, c, &in, want, NULL, "1 thread");
         if (c->group == HPR_G2) { /* the batch-affine windows (c >= 9) on every edge set */
-            hpr_msm_opts batch = {10, 0, 0, NULL};
+            hpr_msm_opts batch = {sizeof batch, 10, 0, 0, NULL};
             expect_msm(ctx, c, &in, want, &batch, "batch-affine window");
         }
         free_inputs(&in);
@@ -64,7 +64,7 @@ START_TEST(every_window_size)
     inputs in = make_inputs(ctx, c, 70, 2000 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES | EDGE_R_MINUS_1 | EDGE_NEG_PAIRS);
     c->naive(want, in.points, in.scalars, in.n);
     for (unsigned wb = 1; wb <= (unsigned)test_size(16, 11); wb++) {
-        hpr_msm_opts opts = {wb, 0, 0, NULL};
+        hpr_msm_opts opts = {sizeof opts, wb, 0, 0, NULL};
         expect_msm(ctx, c, &in, want, &opts, "window size");
     }
     free_inputs(&in);
@@ -82,7 +82,8 @@ START_TEST(any_tiling_gives_the_same_result)
     inputs in = make_inputs(ctx, c, test_size(777, 100), 3100 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES);
     c->naive(want, in.points, in.scalars, in.n);
     for (int t = 0; t < (int)test_size(24, 6); t++) {
-        hpr_msm_opts opts = {(unsigned)(1 + test_rng_next(&rng) % test_size(12, 8)), (unsigned)(1 + test_rng_next(&rng) % 40),
+        hpr_msm_opts opts = {sizeof opts, (unsigned)(1 + test_rng_next(&rng) % test_size(12, 8)),
+                             (unsigned)(1 + test_rng_next(&rng) % 40),
                              (unsigned)(1 + test_rng_next(&rng) % 9), NULL};
         expect_msm(ctx, c, &in, want, &opts, "tiling");
     }
@@ -120,7 +121,7 @@ START_TEST(rejects_bad_inputs)
     ck_assert_int_eq(hpr_msm(ctx, (hpr_curve)7, c->group, in.points, in.scalars, in.n, out), HPR_ERR_UNSUPPORTED_CURVE);
     ck_assert_int_eq(hpr_msm(ctx, c->curve, c->group, NULL, in.scalars, in.n, out), HPR_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(hpr_msm(ctx, c->curve, c->group, in.points, in.scalars, in.n, NULL), HPR_ERR_INVALID_ARGUMENT);
-    hpr_msm_opts opts = {21, 0, 0, NULL};
+    hpr_msm_opts opts = {sizeof opts, 21, 0, 0, NULL};
     ck_assert_int_eq(hpr_msm_ex(ctx, c->curve, c->group, in.points, in.scalars, in.n, out, &opts), HPR_ERR_INVALID_ARGUMENT);
     /* n = 0 is the point at infinity */
     unsigned char zero[MAXP] = {0};

@@ -170,7 +170,7 @@ static void check_orders(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigne
     gmp_dft(f, gen, coeffs, evals, n, shift, 0);
     for (int order = HPR_NTT_NN; order <= HPR_NTT_RR; order++) {
         int in_rev = order == HPR_NTT_RN || order == HPR_NTT_RR, out_rev = order == HPR_NTT_NR || order == HPR_NTT_RR;
-        hpr_ntt_opts opts = {0, (hpr_ntt_order)order, shift == 1 ? NULL : shift_dec,
+        hpr_ntt_opts opts = {sizeof opts, 0, (hpr_ntt_order)order, shift == 1 ? NULL : shift_dec,
                              gen == f->gen ? NULL : gen_dec, 1, 0, NULL};
         snprintf(what, sizeof what, "forward n=2^%u order %d shift %lu g %u", log_n, order, shift, gen);
         permute(in, coeffs, n, f->size, in_rev);
@@ -220,7 +220,8 @@ START_TEST(inverse_after_forward_is_the_identity_up_to_2_20)
     test_rng_init(&rng, 200 + (uint64_t)_i);
     hpr_ctx *ctx = make_ctx(2), *ctx1 = make_ctx(1);
     unsigned char *orig = random_elems(f, n, &rng), *a = malloc(n * f->size), *b = malloc(n * f->size);
-    hpr_ntt_opts fwd = {0, HPR_NTT_NR, "12345", NULL, 1, 0, NULL}, inv = {1, HPR_NTT_RN, "12345", NULL, 1, 0, NULL};
+    hpr_ntt_opts fwd = {sizeof fwd, 0, HPR_NTT_NR, "12345", NULL, 1, 0, NULL}, inv = {sizeof inv, 1, HPR_NTT_RN,
+                        "12345", NULL, 1, 0, NULL};
     memcpy(a, orig, n * f->size);
     memcpy(b, orig, n * f->size);
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, &fwd), HPR_OK);
@@ -229,7 +230,7 @@ START_TEST(inverse_after_forward_is_the_identity_up_to_2_20)
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, &inv), HPR_OK);
     expect_same(f, a, orig, n, "coset inverse(forward)");
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, NULL), HPR_OK);
-    hpr_ntt_opts back = {1, HPR_NTT_NN, NULL, NULL, 1, 0, NULL};
+    hpr_ntt_opts back = {sizeof back, 1, HPR_NTT_NN, NULL, NULL, 1, 0, NULL};
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, a, &back), HPR_OK);
     expect_same(f, a, orig, n, "inverse(forward) NN");
     free(orig);
@@ -254,8 +255,9 @@ START_TEST(batched_columns_equal_single_columns)
     for (size_t c = 0; c < cols; c++)
         for (size_t j = 0; j < n; j++)
             memcpy(rowmajor + (j * cols + c) * es, colmajor + (c * n + j) * es, es);
-    hpr_ntt_opts cm = {0, HPR_NTT_NR, "3", NULL, cols, 0, NULL}, rm = {0, HPR_NTT_NR, "3", NULL, cols, 1, NULL},
-                 single = {0, HPR_NTT_NR, "3", NULL, 1, 0, NULL};
+    hpr_ntt_opts cm = {sizeof cm, 0, HPR_NTT_NR, "3", NULL, cols, 0, NULL}, rm = {sizeof rm, 0, HPR_NTT_NR, "3",
+                       NULL, cols, 1, NULL},
+                 single = {sizeof single, 0, HPR_NTT_NR, "3", NULL, 1, 0, NULL};
     unsigned char *cm_in = malloc(n * cols * es);
     memcpy(cm_in, colmajor, n * cols * es);
     ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n, colmajor, &cm), HPR_OK);
@@ -334,7 +336,7 @@ START_TEST(large_lde_equals_the_padded_coset_ntt)
             memcpy(want + c * m * f->size, coeffs + c * n * f->size, n * f->size);
         char gen_dec[24];
         snprintf(gen_dec, sizeof gen_dec, "%u", f->gen);
-        hpr_ntt_opts coset = {0, HPR_NTT_NN, gen_dec, NULL, 2, 0, "cpu"};
+        hpr_ntt_opts coset = {sizeof coset, 0, HPR_NTT_NN, gen_dec, NULL, 2, 0, "cpu"};
         ck_assert_int_eq(hpr_ntt(ctx, f->field, log_n + (rate == 2 ? 1 : 3), want, &coset), HPR_OK);
         ck_assert_int_eq(hpr_ntt_lde(ctx, f->field, log_n, rate, NULL, 2, coeffs, got), HPR_OK);
         expect_same(f, got, want, 2 * m, rate == 2 ? "large LDE rate 2" : "large LDE rate 8");
@@ -394,7 +396,8 @@ START_TEST(every_cpu_tier_gives_the_portable_bits)
         for (unsigned k = 0; k < 16; k++) { /* log_n 0..4, 8, 12, 16, both directions */
             unsigned log_n = k / 2 <= 4 ? k / 2 : 4 * (k / 2 - 3);
             size_t cols = 1 + log_n % 3, total = cols << log_n;
-            hpr_ntt_opts opts = {(int)(k % 2), (hpr_ntt_order)(log_n % 4), log_n % 3 ? "9" : NULL, NULL, cols,
+            hpr_ntt_opts opts = {sizeof opts, (int)(k % 2), (hpr_ntt_order)(log_n % 4), log_n % 3 ? "9" : NULL, NULL,
+                                 cols,
                                  (int)(log_n % 2), NULL};
             unsigned char *want = random_elems(f, total, &rng), *got = malloc(total * f->size);
             memcpy(got, want, total * f->size);
@@ -484,8 +487,9 @@ static void check_large(hpr_ctx *ctx, const field_t *f, unsigned log_n, unsigned
     mpz_invert(sinv, s, p);
     mpz_set_ui(ninv, (unsigned long)n);
     mpz_invert(ninv, ninv, p);
-    hpr_ntt_opts plain = {0, HPR_NTT_NN, NULL, NULL, 1, 0, NULL}, coset = {0, HPR_NTT_NR, "7", NULL, 1, 0, NULL},
-                 inverse = {1, HPR_NTT_RN, "7", NULL, 1, 0, NULL};
+    hpr_ntt_opts plain = {sizeof plain, 0, HPR_NTT_NN, NULL, NULL, 1, 0, NULL}, coset = {sizeof coset, 0, HPR_NTT_NR,
+                          "7", NULL, 1, 0, NULL},
+                 inverse = {sizeof inverse, 1, HPR_NTT_RN, "7", NULL, 1, 0, NULL};
 
     memcpy(work, coeffs, bytes);
     ck_assert_msg(hpr_ntt(ctx, f->field, log_n, work, &plain) == HPR_OK, "%s", hpr_ctx_error_detail(ctx));
@@ -557,7 +561,7 @@ END_TEST
 static int first_opencl_device(char *id)
 {
     hpr_ctx *ctx = test_ctx("cpu", 1);
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     int found = 0;
     for (unsigned d = 0; d < hpr_device_count(ctx) && !found; d++)
         if (hpr_device_get_info(ctx, d, &info) == HPR_OK && info.usable && strlen(info.id) < 16) {
@@ -609,7 +613,7 @@ START_TEST(bad_inputs_are_refused_and_leave_data_unchanged)
         memset(data + 5 * f->size, 0, f->size);
         ck_assert_int_eq(hpr_ntt(ctx, f->field, f->adicity + 1, data, NULL), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(strstr(hpr_ctx_error_detail(ctx), "two-adicity") != NULL);
-        hpr_ntt_opts bad_shift = {0, HPR_NTT_NN, "0", NULL, 1, 0, NULL};
+        hpr_ntt_opts bad_shift = {sizeof bad_shift, 0, HPR_NTT_NN, "0", NULL, 1, 0, NULL};
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_shift), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(strstr(hpr_ctx_error_detail(ctx), "coset shift") != NULL);
         bad_shift.coset_shift = "12x";
@@ -618,10 +622,10 @@ START_TEST(bad_inputs_are_refused_and_leave_data_unchanged)
         gmp_snprintf(p_dec, sizeof p_dec, "%Zd", p);
         bad_shift.coset_shift = p_dec;
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_shift), HPR_ERR_INVALID_ARGUMENT);
-        hpr_ntt_opts bad_gen = {0, HPR_NTT_NN, NULL, "1", 1, 0, NULL}; /* 1 generates nothing */
+        hpr_ntt_opts bad_gen = {sizeof bad_gen, 0, HPR_NTT_NN, NULL, "1", 1, 0, NULL}; /* 1 generates nothing */
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_gen), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(strstr(hpr_ctx_error_detail(ctx), "primitive root") != NULL);
-        hpr_ntt_opts bad_order = {0, (hpr_ntt_order)7, NULL, NULL, 1, 0, NULL};
+        hpr_ntt_opts bad_order = {sizeof bad_order, 0, (hpr_ntt_order)7, NULL, NULL, 1, 0, NULL};
         ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &bad_order), HPR_ERR_INVALID_ARGUMENT);
         ck_assert(memcmp(data, copy, f->size) == 0);
         unsigned char out[64 * 32];

@@ -21,21 +21,20 @@ static hpr_groth16_report graph_proof(hpr_ctx *ctx, const char *fixture, const c
     char path[1024], *proof_json, *public_json, *want = read_fixture_text(fixture, "proof_r0s0.json");
     file_buf wt = read_fixture(fixture, "witness.wtns");
     hpr_groth16_prover *p = NULL;
-    hpr_groth16_proof proof;
+    hpr_groth16_report rep = {.struct_size = sizeof rep};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &rep};
     wtns_data w;
     fixture_path(path, sizeof path, fixture, "circuit.zkey");
     ck_assert_int_eq(hpr_groth16_prover_create(ctx, path, &p), HPR_OK);
-    memset(&proof, 0, sizeof proof);
     ck_assert_int_eq(wtns_parse(ctx, wt.data, wt.len, fixture, g16_prover_zkey(p), &w), HPR_OK);
     hpr_status st = g16_prove_values(ctx, p, w.values, zero, zero, &proof);
     ck_assert_msg(st == HPR_OK, "%s %s: %s (%s)", fixture, what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
     ck_assert_int_eq(hpr_groth16_proof_json(&proof, &proof_json, &public_json), HPR_OK);
     ck_assert_msg(strcmp(proof_json, want) == 0, "%s %s: the proof differs from snarkjs's proof_r0s0.json", fixture, what);
-    hpr_groth16_report rep = proof.report;
     free(proof_json);
     free(public_json);
     free(want);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     wtns_free(&w);
     hpr_groth16_prover_destroy(p);
     free(wt.data);
@@ -98,10 +97,9 @@ static unsigned long long prove_and_count(hpr_ctx *ctx, const hpr_groth16_prover
     static const unsigned char zero[32];
     char *proof_json, *public_json, *want = read_fixture_text(fixture, "proof_r0s0.json");
     file_buf wt = read_fixture(fixture, "witness.wtns");
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     wtns_data w;
     unsigned long long before = ocl_bytes_sent(ctx, NULL);
-    memset(&proof, 0, sizeof proof);
     ck_assert_int_eq(wtns_parse(ctx, wt.data, wt.len, fixture, g16_prover_zkey(p), &w), HPR_OK);
     hpr_status st = g16_prove_values(ctx, p, w.values, zero, zero, &proof);
     ck_assert_msg(st == HPR_OK, "%s: %s (%s)", what, hpr_status_str(st), hpr_ctx_error_detail(ctx));
@@ -111,7 +109,7 @@ static unsigned long long prove_and_count(hpr_ctx *ctx, const hpr_groth16_prover
     free(proof_json);
     free(public_json);
     free(want);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     wtns_free(&w);
     free(wt.data);
     return ocl_bytes_sent(ctx, NULL) - before;
@@ -136,9 +134,9 @@ static unsigned long long h_ntt_bytes(size_t n, int together, int first)
 static hpr_ctx *self_tested_ctx(const char *id)
 {
     hpr_ctx *ctx = ocl_ctx(id);
-    hpr_device_report rep;
+    hpr_device_report rep = {.struct_size = sizeof rep};
     unsigned char g2[128], one[32] = {1}, out[128];
-    hpr_msm_opts on_device = {0, 0, 0, id};
+    hpr_msm_opts on_device = {sizeof on_device, 0, 0, 0, id};
     ck_assert_int_eq(hpr_device_prepare(ctx, id, HPR_CURVE_BN254, &rep), HPR_OK);
     ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G2, 1, 1, g2, NULL), HPR_OK);
     ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G2, g2, one, 1, out, &on_device), HPR_OK);

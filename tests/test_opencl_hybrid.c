@@ -17,7 +17,7 @@
 
 static void expect_both_devices_used(hpr_ctx *ctx, const char *what)
 {
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
     ck_assert_msg(rep.ndevices == 2, "%s: %u devices in the run (%s)", what, rep.ndevices, rep.notes);
     for (unsigned d = 0; d < rep.ndevices; d++) /* a device that only failed computed nothing */
@@ -63,7 +63,7 @@ START_TEST(hybrid_survives_device_faults)
     const curve_t *c = &curves[_i / 3];
     unsigned k = (unsigned)(_i % 3);
     char fault[32];
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     snprintf(fault, sizeof fault, k ? "cl:0.0@%u" : "cl:0.0", k);
     setenv("HPR_SCHED_INJECT_FAULT", fault, 1);
     setenv("HPR_SCHED_TILES", "2,1,4,8", 1);
@@ -109,8 +109,8 @@ END_TEST
 START_TEST(hybrid_leaves_out_a_device_that_would_oversubscribe_the_cores)
 {
     hpr_ctx *ctx = test_ctx("all", 64); /* more threads than cores: POCL cannot fit beside the pool */
-    hpr_run_report rep;
-    hpr_device_info info;
+    hpr_run_report rep = {.struct_size = sizeof rep};
+    hpr_device_info info = {.struct_size = sizeof info};
     ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
     inputs in = make_inputs(ctx, &curves[0], 40000, 1200, 0); /* above the hybrid threshold */
     unsigned char want[MAXP];
@@ -128,7 +128,7 @@ END_TEST
 
 static unsigned long long resident_on(hpr_ctx *ctx, unsigned index)
 {
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     ck_assert_int_eq(hpr_device_get_info(ctx, index, &info), HPR_OK);
     return info.resident_bytes;
 }
@@ -147,7 +147,7 @@ START_TEST(hybrid_spreads_over_two_opencl_devices)
     unsigned char want[MAXP], got[MAXP];
     ocl_cpu_msm_group(c->curve, c->group, in.points, in.scalars, in.n, want);
     expect_msm(ctx, c, &in, want, NULL, "two OpenCL devices");
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
     ck_assert_msg(rep.ndevices == 3, "%u devices in the run (%s)", rep.ndevices, rep.notes);
     for (unsigned d = 0; d < rep.ndevices; d++)

@@ -92,7 +92,7 @@ START_TEST(msm_random_sizes_and_window_bits_match_the_cpu)
         unsigned char want[MAXP];
         ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
         for (unsigned t = 0; t < 3; t++) {
-            hpr_msm_opts opts = {t == 0 ? 0 : (unsigned)(1 + test_rng_next(&rng) % 16), 0, 0, id};
+            hpr_msm_opts opts = {sizeof opts, t == 0 ? 0 : (unsigned)(1 + test_rng_next(&rng) % 16), 0, 0, id};
             char what[64];
             snprintf(what, sizeof what, "%s %s c=%u", id, kernels[_i / 2], opts.window_bits);
             expect_msm(ctx, c, &in, want, &opts, what);
@@ -113,7 +113,7 @@ START_TEST(msm_with_32_bit_words_matches_the_cpu)
     hpr_ctx *ctx = ocl_ctx(id);
     inputs in = make_inputs(ctx, c, 700, 800, 63);
     expect_device_msm(ctx, c, &in, "limb32 words");
-    hpr_device_report rep;
+    hpr_device_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_device_prepare(ctx, id, c->curve, &rep), HPR_OK);
     ck_assert_str_eq(rep.words, "limb32");
     free_inputs(&in);
@@ -171,7 +171,7 @@ START_TEST(sorted_kernel_spreads_crowded_buckets)
         unsigned char want[MAXP];
         ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
         for (unsigned cbits = 0; cbits <= 16; cbits += 8) {
-            hpr_msm_opts opts = {cbits, 0, 0, id};
+            hpr_msm_opts opts = {sizeof opts, cbits, 0, 0, id};
             char what[64];
             snprintf(what, sizeof what, "%s crowded pattern %d c=%u", id, pattern, cbits);
             expect_msm(ctx, c, &in, want, &opts, what);
@@ -217,7 +217,7 @@ START_TEST(a_failing_device_is_reported_and_the_cpu_redoes_the_work)
                       hpr_ctx_notice(ctx));
     }
     ck_assert_msg(strstr(hpr_ctx_notice(ctx), "unusable") != NULL, "second call: %s", hpr_ctx_notice(ctx));
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     ck_assert_int_eq(hpr_device_get_info(ctx, 0, &info), HPR_OK);
     ck_assert_int_eq(info.usable, 0);
     ck_assert_msg(strstr(info.status, "HPR_CL_INJECT_FAULT") != NULL, "%s", info.status);
@@ -232,7 +232,7 @@ static void expect_bases_msm(hpr_ctx *ctx, const curve_t *c, const hpr_bases *b,
                              const char *id, unsigned long long expect, const char *what)
 {
     unsigned char want[MAXP], got[MAXP];
-    hpr_msm_opts opts = {0, 0, 0, id};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, id};
     unsigned long long before = ocl_bytes_sent(ctx, NULL);
     ocl_cpu_msm(c->curve, in->points, in->scalars, n, want);
     hpr_status st = hpr_msm_bases(ctx, b, in->scalars, n, got, &opts);
@@ -257,7 +257,7 @@ START_TEST(resident_bases_are_sent_once_and_match_the_cpu)
     hpr_ctx *ctx = ocl_ctx(id), *other = ocl_ctx(id);
     inputs in = make_inputs(ctx, c, n, 500 + (uint64_t)_i, EDGE_ZEROS | EDGE_INFINITY | EDGE_ONES);
     hpr_bases *b = NULL;
-    hpr_device_report rep;
+    hpr_device_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_device_prepare(ctx, id, c->curve, &rep), HPR_OK); /* its self-test's MSM sent first */
     ck_assert_int_eq(hpr_bases_create(ctx, c->curve, HPR_G1, in.points, n, &b), HPR_OK);
     ck_assert_uint_eq(hpr_bases_count(b), n);
@@ -313,12 +313,12 @@ START_TEST(g2_on_the_device_matches_the_cpu)
     inputs in = make_inputs(ctx, c, 450, 800, EDGE_ZEROS | EDGE_INFINITY | EDGE_ONES);
     expect_device_msm(ctx, c, &in, "G2 chunked");
     hpr_bases *b = NULL;
-    hpr_device_report rep;
+    hpr_device_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_device_prepare(ctx, id, c->curve, &rep), HPR_OK);
     ck_assert_int_eq(hpr_bases_create(ctx, c->curve, HPR_G2, in.points, in.n, &b), HPR_OK);
     for (int round = 0; round < 2; round++) {
         unsigned char want[MAXP], got[MAXP];
-        hpr_msm_opts opts = {0, 0, 0, id};
+        hpr_msm_opts opts = {sizeof opts, 0, 0, 0, id};
         unsigned long long before = ocl_bytes_sent(ctx, NULL);
         ocl_cpu_msm_group(c->curve, HPR_G2, in.points, in.scalars, in.n, want);
         ck_assert_int_eq(hpr_msm_bases(ctx, b, in.scalars, in.n, got, &opts), HPR_OK);
@@ -329,7 +329,7 @@ START_TEST(g2_on_the_device_matches_the_cpu)
     hpr_bases_destroy(b);
     in.points[c->point_size * 377 + 9] ^= 1; /* off the curve, in chunk 3 */
     unsigned char got[MAXP];
-    hpr_msm_opts opts = {0, 0, 0, id};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, id};
     ck_assert_int_eq(hpr_msm_ex(ctx, c->curve, HPR_G2, in.points, in.scalars, in.n, got, &opts),
                      HPR_ERR_POINT_NOT_ON_CURVE);
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "point 377 ") != NULL, "%s", hpr_ctx_error_detail(ctx));

@@ -27,7 +27,7 @@ START_TEST(ntt_on_the_device_equals_the_cpu)
     for (int round = 0; round < 10; round++) {
         unsigned log_n = round < 3 ? (unsigned)round : round == 3 ? 13u : (unsigned)(3 + test_rng_next(&rng) % 10);
         size_t cols = 1 + test_rng_next(&rng) % 3, total = cols << log_n;
-        hpr_ntt_opts opts = {(int)(test_rng_next(&rng) % 2), (hpr_ntt_order)(test_rng_next(&rng) % 4),
+        hpr_ntt_opts opts = {sizeof opts, (int)(test_rng_next(&rng) % 2), (hpr_ntt_order)(test_rng_next(&rng) % 4),
                              test_rng_next(&rng) % 2 ? "7" : NULL, NULL, cols, (int)(test_rng_next(&rng) % 2), "cpu"};
         unsigned char *on_cpu = ocl_ntt_random(field, total, &rng), *on_dev = malloc(total * es);
         memcpy(on_dev, on_cpu, total * es);
@@ -54,7 +54,7 @@ START_TEST(ntt_on_a_failing_device_is_redone_on_the_cpu)
     test_rng_init(&rng, 1400);
     setenv("HPR_CL_INJECT_FAULT", id, 1);
     hpr_ctx *ctx = ocl_ctx("cpu");
-    hpr_ntt_opts opts = {0, HPR_NTT_NR, "3", NULL, 2, 0, "cpu"};
+    hpr_ntt_opts opts = {sizeof opts, 0, HPR_NTT_NR, "3", NULL, 2, 0, "cpu"};
     unsigned char *want = ocl_ntt_random(HPR_FIELD_GOLDILOCKS, 2 << 9, &rng), *got = malloc((2 << 9) * 8);
     memcpy(got, want, (2 << 9) * 8);
     ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_GOLDILOCKS, 9, want, &opts), HPR_OK);
@@ -78,7 +78,7 @@ START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
 {
     char id[16];
     test_rng rng;
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 1); /* before OpenCL loads (first_device): POCL fits beside 1 thread */
     ocl_first_device(id);
     test_rng_init(&rng, 1500 + (uint64_t)_i);
@@ -88,7 +88,7 @@ START_TEST(ntt_columns_split_across_devices_give_the_cpu_result)
     hpr_ctx *ctx = ocl_hybrid_ctx();
     for (size_t f = 0; f < sizeof ntt_fields / sizeof ntt_fields[0]; f++) {
         size_t es = hpr_field_element_size(ntt_fields[f]), cols = 32, total = cols << 12;
-        hpr_ntt_opts opts = {(int)(f % 2), (hpr_ntt_order)(f % 4), "5", NULL, cols, (int)(f % 2), "cpu"};
+        hpr_ntt_opts opts = {sizeof opts, (int)(f % 2), (hpr_ntt_order)(f % 4), "5", NULL, cols, (int)(f % 2), "cpu"};
         unsigned char *want = ocl_ntt_random(ntt_fields[f], total, &rng), *got = malloc(total * es);
         memcpy(got, want, total * es);
         ck_assert_int_eq(hpr_ntt(ctx, ntt_fields[f], 12, want, &opts), HPR_OK);
@@ -123,7 +123,7 @@ START_TEST(one_large_ntt_split_four_step_gives_the_cpu_result)
 {
     char id[16];
     test_rng rng;
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     hpr_field field = ntt_fields[_i];
     size_t es = hpr_field_element_size(field);
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 1); /* before OpenCL loads (first_device): POCL fits beside 1 thread */
@@ -135,7 +135,8 @@ START_TEST(one_large_ntt_split_four_step_gives_the_cpu_result)
     for (unsigned round = 0; round < 4; round++) {
         unsigned log_n = 12 + round % 2;
         size_t n = (size_t)1 << log_n;
-        hpr_ntt_opts opts = {(int)(round / 2), (hpr_ntt_order)((round + (unsigned)_i) % 4), round % 3 ? "5" : NULL,
+        hpr_ntt_opts opts = {sizeof opts, (int)(round / 2), (hpr_ntt_order)((round + (unsigned)_i) % 4),
+                             round % 3 ? "5" : NULL,
                              NULL, 1, 0, "cpu"};
         unsigned char *want = ocl_ntt_random(field, n, &rng), *got = malloc(n * es);
         memcpy(got, want, n * es);
@@ -158,7 +159,7 @@ START_TEST(one_large_ntt_split_four_step_gives_the_cpu_result)
     setenv("HPR_CL_INJECT_FAULT", id, 1);
     ctx = ocl_hybrid_ctx();
     size_t n = (size_t)1 << 12;
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 1, 0, "cpu"};
+    hpr_ntt_opts opts = {sizeof opts, 0, HPR_NTT_NN, NULL, NULL, 1, 0, "cpu"};
     unsigned char *want = ocl_ntt_random(field, n, &rng), *got = malloc(n * es);
     memcpy(got, want, n * es);
     ck_assert_int_eq(hpr_ntt(ctx, field, 12, want, &opts), HPR_OK);

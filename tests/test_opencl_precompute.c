@@ -78,7 +78,7 @@ static void expect_bases(hpr_ctx *ctx, const curve_t *c, const hpr_bases *b, con
 /* want = the plain MSM of in's first n terms on the CPU of ctx. */
 static void plain_msm(hpr_ctx *ctx, const curve_t *c, const inputs *in, size_t n, unsigned char *want)
 {
-    hpr_msm_opts opts = {0, 0, 0, "cpu"};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, "cpu"};
     ck_assert_int_eq(hpr_msm_ex(ctx, c->curve, c->group, in->points, in->scalars, n, want, &opts), HPR_OK);
 }
 
@@ -121,11 +121,11 @@ START_TEST(precomputed_msm_equals_the_plain_one_on_the_cpu)
             }
             expect_bases(ctx, c, b, in.scalars, n, want, NULL, "auto window");
             for (size_t w = 0; w < sizeof windows / sizeof windows[0] && n >= 64; w++) {
-                hpr_msm_opts opts = {windows[w], 0, 0, "cpu"};
+                hpr_msm_opts opts = {sizeof opts, windows[w], 0, 0, "cpu"};
                 expect_bases(ctx, c, b, in.scalars, n, want, &opts, "forced window");
             }
             if (n >= 64) {
-                hpr_msm_opts tiled = {7, 3, 1, "cpu"};
+                hpr_msm_opts tiled = {sizeof tiled, 7, 3, 1, "cpu"};
                 expect_bases(ctx, c, b, in.scalars, n, want, &tiled, "forced tiling");
                 plain_msm(ctx, c, &in, n - 17, want);
                 expect_bases(ctx, c, b, in.scalars, n - 17, want, NULL, "a prefix of the set");
@@ -190,7 +190,7 @@ START_TEST(every_tier_gives_the_same_bits)
                           hpr_cpu_tier_name(0));
         }
         expect_bases(ctx, c, b, in.scalars, n, want, NULL, tier);
-        hpr_msm_opts wide = {16, 0, 0, "cpu"};
+        hpr_msm_opts wide = {sizeof wide, 16, 0, 0, "cpu"};
         expect_bases(ctx, c, b, in.scalars, n, want, &wide, tier);
         hpr_bases_destroy(b);
         free_inputs(&in);
@@ -216,7 +216,7 @@ START_TEST(precomputed_bases_stay_on_the_device)
     hpr_bases *b = NULL;
     unsigned char want[MAXP], first[MAXP];
     inputs in = precomputed_case(ctx, c, n, 400 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES | EDGE_INFINITY, f, want, &b);
-    hpr_msm_opts on_device = {0, 0, 0, id};
+    hpr_msm_opts on_device = {sizeof on_device, 0, 0, 0, id};
     /* the device's self-tests of the group run (and send) first */
     ck_assert_int_eq(hpr_msm_ex(ctx, c->curve, c->group, in.points, in.scalars, 10, first, &on_device), HPR_OK);
     for (int round = 0; round < 2; round++) {
@@ -227,7 +227,7 @@ START_TEST(precomputed_bases_stay_on_the_device)
         assert_seeded(sent == f * n * (32 + (round ? 0 : ps)), "round %d: %llu bytes sent", round, sent);
         assert_seeded(resident == f * n * ps, "round %d: %llu bytes resident", round, resident);
     }
-    hpr_msm_opts window = {11, 0, 0, id};
+    hpr_msm_opts window = {sizeof window, 11, 0, 0, id};
     expect_bases(ctx, c, b, in.scalars, n, want, &window, "11-bit windows on the device");
     hpr_bases_destroy(b);
     free_inputs(&in);
@@ -239,7 +239,7 @@ END_TEST
 /* Each device of the run computed tiles (a device that only failed does not count). */
 static void expect_every_device_computed(hpr_ctx *ctx, const char *what)
 {
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
     ck_assert_msg(rep.ndevices == 2, "%s: %u devices in the run (%s)", what, rep.ndevices, rep.notes);
     for (unsigned d = 0; d < rep.ndevices; d++)
@@ -259,7 +259,7 @@ START_TEST(precomputed_bases_on_every_device_together)
     hpr_bases *b = NULL;
     unsigned char want[MAXP];
     inputs in = precomputed_case(ctx, c, n, 500 + (uint64_t)_i, EDGE_ZEROS | EDGE_ONES, 8, want, &b);
-    hpr_msm_opts all = {0, 0, 0, "all"};
+    hpr_msm_opts all = {sizeof all, 0, 0, 0, "all"};
     expect_bases(ctx, c, b, in.scalars, n, want, &all, "all devices");
     expect_every_device_computed(ctx, "all devices");
     expect_bases(ctx, c, b, in.scalars, n, want, &all, "all devices, again");

@@ -28,7 +28,7 @@ static void prepare(const char *id, hpr_device_report *rep)
 START_TEST(binary_cache_hits_and_rebuilds_a_truncated_entry)
 {
     char dir[] = "/tmp/hpr-cache-test-XXXXXX", id[16], path[4096], cmd[4200];
-    hpr_device_report rep;
+    hpr_device_report rep = {.struct_size = sizeof rep};
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("HPR_CACHE_DIR", dir, 1);
     ocl_first_device(id);
@@ -90,7 +90,7 @@ START_TEST(calibration_is_stored_per_device_and_survives_a_corrupt_profile)
         test_rng_init(&rng, 1700);
         unsigned char *want = ocl_ntt_random(HPR_FIELD_KOALABEAR, total, &rng), *got = malloc(total * es);
         memcpy(got, want, total * es);
-        hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 8, 0, "cpu"};
+        hpr_ntt_opts opts = {sizeof opts, 0, HPR_NTT_NN, NULL, NULL, 8, 0, "cpu"};
         ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_KOALABEAR, 10, want, &opts), HPR_OK);
         opts.device = "all";
         ck_assert_int_eq(hpr_ntt(ctx, HPR_FIELD_KOALABEAR, 10, got, &opts), HPR_OK);
@@ -160,7 +160,7 @@ START_TEST(without_opencl_the_cpu_still_runs)
     ck_assert_int_eq(hpr_device_count(ctx), 0);
     ck_assert_msg(strstr(hpr_opencl_notice(ctx), "no OpenCL platform") != NULL, "%s", hpr_opencl_notice(ctx));
     ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, 10, test_seed ^ 700, points, scalars), HPR_OK);
-    hpr_msm_opts opts = {0, 0, 0, "cl:0.0"};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, "cl:0.0"};
     ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, points, scalars, 10, got, &opts),
                      HPR_ERR_UNKNOWN_DEVICE);
     ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "no OpenCL platform") != NULL, "%s", hpr_ctx_error_detail(ctx));
@@ -181,7 +181,7 @@ START_TEST(unknown_device_names_are_rejected)
     unsigned char pts[64] = {0}, sc[32] = {0}, got[64];
     const char *names[] = {"cl:99.0", "gpu", "cl:", ""};
     for (size_t i = 0; i < 4; i++) {
-        hpr_msm_opts opts = {0, 0, 0, names[i]};
+        hpr_msm_opts opts = {sizeof opts, 0, 0, 0, names[i]};
         ck_assert_int_eq(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, pts, sc, 1, got, &opts), HPR_ERR_UNKNOWN_DEVICE);
         ck_assert_msg(hpr_ctx_error_detail(ctx)[0] != '\0', "no detail for '%s'", names[i]);
     }
@@ -224,7 +224,7 @@ START_TEST(auto_leaves_pocl_out_unless_calibrated_to_help)
 {
     char vendors[] = "/tmp/hpr-auto-vendors-XXXXXX", cache[] = "/tmp/hpr-auto-cache-XXXXXX", cmd[256];
     char cpu_key[256], cl_key[256], line[1200], id[16];
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     ck_assert_ptr_nonnull(mkdtemp(vendors));
     ck_assert_ptr_nonnull(mkdtemp(cache));
     setenv("POCL_MAX_PTHREAD_COUNT", "1", 1); /* 1 thread and POCL's 1: both fit 2 cores */
@@ -241,7 +241,7 @@ START_TEST(auto_leaves_pocl_out_unless_calibrated_to_help)
     ck_assert_uint_eq(rep.ndevices, 1);
     {   /* a call that names auto gets the context's choice */
         unsigned char point[64], scalar[32], got[64];
-        hpr_msm_opts asked = {0, 0, 0, "auto"};
+        hpr_msm_opts asked = {sizeof asked, 0, 0, 0, "auto"};
         ck_assert_int_eq(hpr_random_msm_inputs(ctx, HPR_CURVE_BN254, HPR_G1, 1, test_seed ^ 901, point, scalar), HPR_OK);
         ck_assert_msg(hpr_msm_ex(ctx, HPR_CURVE_BN254, HPR_G1, point, scalar, 1, got, &asked) == HPR_OK, "%s",
                       hpr_ctx_error_detail(ctx));

@@ -263,7 +263,7 @@ START_TEST(a_proof_reports_its_phases)
 {
     static const char *phases[] = {"witness", "h", "msm A", "msm B1", "msm B2", "msm C", "msm H", "assemble"};
     char wtns[1024];
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     recorder *r = recorder_new();
     hpr_ctx *ctx = progress_ctx("cpu", 2, r, 1e-6);
     hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
@@ -274,13 +274,13 @@ START_TEST(a_proof_reports_its_phases)
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
         ck_assert_msg(saw_phase(r, 0, phases[i]), "no report in the phase %s", phases[i]);
     ck_assert_int_eq(hpr_groth16_verify(ctx, p, &proof), HPR_OK);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     /* from the bytes: the same */
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
     size_t first = r->count;
     ck_assert_int_eq(hpr_groth16_prove(ctx, p, wt.data, wt.len, &proof), HPR_OK);
     expect_reports(r, first, "groth16 prove", 8);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     free(wt.data);
     hpr_groth16_prover_destroy(p);
     hpr_ctx_destroy(ctx);
@@ -420,7 +420,7 @@ END_TEST
 START_TEST(a_proof_cancelled_midway_stops_and_the_next_one_verifies)
 {
     char wtns[1024];
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     recorder *r = recorder_new();
     hpr_ctx *ctx = progress_ctx("cpu", 2, r, 1e-6);
     hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
@@ -437,7 +437,7 @@ START_TEST(a_proof_cancelled_midway_stops_and_the_next_one_verifies)
     ck_assert_int_eq(hpr_groth16_prove_file(ctx, p, wtns, &proof), HPR_OK);
     expect_reports(r, first, "groth16 prove", 8);
     ck_assert_int_eq(hpr_groth16_verify(ctx, p, &proof), HPR_OK);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     hpr_groth16_prover_destroy(p);
     hpr_ctx_destroy(ctx);
     recorder_free(r);
@@ -467,7 +467,7 @@ START_TEST(the_hybrid_msm_reports_and_cancels)
     ck_assert_int_eq(hpr_msm(ctx, HPR_CURVE_BN254, HPR_G1, points, scalars, n, got), HPR_OK);
     ck_assert(memcmp(got, want, sizeof want) == 0);
     expect_reports(r, 0, "msm", 2);
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     ck_assert_int_eq(hpr_ctx_last_report(ctx, &rep), HPR_OK);
     printf("hybrid MSM: %u devices, %zu reports\n", rep.ndevices, r->count);
     r->cancel_fraction = 0.2; /* among the scheduler's tiles */
@@ -512,7 +512,7 @@ START_TEST(overhead_of_a_callback_is_printed)
     unsigned char *points, *scalars;
     unsigned long calls = 0;
     volatile int never = 0;
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *with = NULL;
     msm_inputs(n, &points, &scalars);
     hpr_ctx *without = progress_ctx("cpu", 2, NULL, 0);

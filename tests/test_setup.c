@@ -218,14 +218,13 @@ static int write_mem(void *user, const void *bytes, size_t len)
 static hpr_status prove_and_verify(hpr_ctx *ctx, const mem_writer *w, const file_buf *wtns)
 {
     hpr_groth16_prover *p = NULL;
-    hpr_groth16_proof proof;
-    memset(&proof, 0, sizeof proof);
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     ck_assert_msg(hpr_groth16_prover_create_from_buffer(ctx, w->data, w->len, &p) == HPR_OK, "%s",
                   hpr_ctx_error_detail(ctx));
     ck_assert_msg(hpr_groth16_prove(ctx, p, wtns->data, wtns->len, &proof) == HPR_OK, "%s",
                   hpr_ctx_error_detail(ctx));
     hpr_status st = hpr_groth16_verify(ctx, p, &proof);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     hpr_groth16_prover_destroy(p);
     return st;
 }

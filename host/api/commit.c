@@ -3,12 +3,19 @@
  * Thin: each takes the call lock where it reaches a context, then calls one engine entry.
  */
 #include "host/commit/commit_calls.h"
+#include "host/core/sized.h"
 
 hpr_status hpr_commit(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, size_t columns, const void *in,
                       const hpr_commit_opts *opts, hpr_merkle_tree **tree)
 {
+    hpr_commit_opts o;
     ctx_enter(ctx);
-    return ctx_leave(ctx, commit_call(ctx, field, log_n, rate, columns, in, opts, NULL, tree));
+    hpr_status st = opts ? SIZED_READ(ctx, hpr_commit_opts, opts, &o) : HPR_OK;
+    if (st != HPR_OK && tree)
+        *tree = NULL;
+    if (st == HPR_OK)
+        st = commit_call(ctx, field, log_n, rate, columns, in, opts ? &o : NULL, NULL, tree);
+    return ctx_leave(ctx, st);
 }
 
 hpr_status hpr_merkle_root(const hpr_merkle_tree *tree, uint32_t root[8])

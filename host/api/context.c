@@ -9,6 +9,7 @@
 #include "host/core/cpu_tiers.h"
 #include "host/core/devices.h"
 #include "host/core/memory_budget.h"
+#include "host/core/sized.h"
 #include "host/msm/resident.h"
 #include "host/ntt/ntt_internal.h"
 
@@ -41,6 +42,7 @@ void hpr_config_default(hpr_config *cfg)
 {
     if (!cfg)
         return;
+    cfg->struct_size = sizeof *cfg;
     cfg->threads = 0;
     cfg->devices = NULL;
     cfg->cpu_tier = NULL;
@@ -74,18 +76,23 @@ static hpr_status tier_fail(hpr_status st, const char *tier)
 
 hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
 {
-    hpr_config defaults;
+    hpr_config given;
     hpr_ctx *ctx = NULL;
     hpr_status st = HPR_OK;
     cl_dev *dev;
+    char why[200];
     ctx_create_clear();
     if (!out)
         return ctx_create_fail(HPR_ERR_INVALID_ARGUMENT, "out must not be NULL");
     *out = NULL;
     if (!cfg) {
-        hpr_config_default(&defaults);
-        cfg = &defaults;
+        hpr_config_default(&given);
+    } else {
+        if ((st = sized_problem("hpr_config", cfg, sizeof given, sizeof given, 1, why, sizeof why)) != HPR_OK)
+            return ctx_create_fail(st, "%s", why);
+        memcpy(&given, cfg, sizeof given);
     }
+    cfg = &given;
     const char *devices = cfg->devices ? cfg->devices : "auto";
     if (!is_cpu_name(devices) && strncmp(devices, "cl:", 3) != 0)
         return ctx_create_fail(HPR_ERR_UNKNOWN_DEVICE, "device '%.64s': expected auto, cpu, all or cl:P.D", devices);
@@ -173,7 +180,15 @@ const char *hpr_ctx_notice(const hpr_ctx *ctx)
 
 hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report)
 {
-    if (!ctx || !report)
+    hpr_run_report full;
+    size_t bytes;
+    if (!ctx || !report || SIZED_CHECK_OUT(NULL, hpr_run_report, report, &bytes) != HPR_OK)
         return HPR_ERR_INVALID_ARGUMENT;
-    return ctx_result_report(ctx, report) ? HPR_OK : HPR_ERR_INVALID_ARGUMENT;
+    if (!ctx_result_report(ctx, &full))
+        return HPR_ERR_INVALID_ARGUMENT;
+    size_t fit = sized_entries(bytes, offsetof(hpr_run_report, devices), sizeof full.devices[0]);
+    if (full.ndevices > fit)
+        full.ndevices = (unsigned)fit;
+    sized_write(report, &full, bytes);
+    return HPR_OK;
 }

@@ -2,30 +2,54 @@
  * host/api/groth16.c: the public entries for Groth16 prover handles, proofs and verification.
  * Thin: each takes the call lock where it reaches a context, then calls one engine entry.
  */
+#include "host/api/proof_args.h"
 #include "host/groth16/groth16_calls.h"
 
 hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json)
 {
-    return g16_proof_json(proof, proof_json, public_json);
+    hpr_groth16_proof in;
+    if (proof && SIZED_READ(NULL, hpr_groth16_proof, proof, &in) != HPR_OK) {
+        if (proof_json)
+            *proof_json = NULL;
+        if (public_json)
+            *public_json = NULL;
+        return HPR_ERR_INVALID_ARGUMENT;
+    }
+    return g16_proof_json(proof ? &in : NULL, proof_json, public_json);
 }
 
 hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
                              hpr_groth16_proof *proof)
 {
+    proof_args a;
     ctx_enter(ctx);
-    return ctx_leave(ctx, g16_prove_call(ctx, prover, wtns, wtns_len, proof));
+    hpr_status st = proof_args_begin(ctx, proof, &a);
+    if (st == HPR_OK)
+        st = proof_args_end(&a, g16_prove_call(ctx, prover, wtns, wtns_len, a.proof));
+    return ctx_leave(ctx, st);
 }
 
 hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
                                   hpr_groth16_proof *proof)
 {
+    proof_args a;
     ctx_enter(ctx);
-    return ctx_leave(ctx, groth16_prove_file_call(ctx, prover, wtns_path, proof));
+    hpr_status st = proof_args_begin(ctx, proof, &a);
+    if (st == HPR_OK)
+        st = proof_args_end(&a, groth16_prove_file_call(ctx, prover, wtns_path, a.proof));
+    return ctx_leave(ctx, st);
+}
+
+void hpr_groth16_proof_clear(hpr_groth16_proof *proof)
+{
+    char why[200];
+    if (proof && sized_problem("hpr_groth16_proof", proof, sizeof *proof, sizeof *proof, 0, why, sizeof why) == HPR_OK)
+        g16_proof_clear(proof); /* a proof the library never wrote (struct_size unset) holds nothing */
 }
 
 void hpr_groth16_proof_free(hpr_groth16_proof *proof)
 {
-    g16_proof_free(proof);
+    hpr_groth16_proof_clear(proof);
 }
 
 hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out)
@@ -76,8 +100,10 @@ unsigned hpr_groth16_prover_precomputed(const hpr_groth16_prover *prover, size_t
 
 hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof)
 {
+    hpr_groth16_proof in;
     ctx_enter(ctx);
-    return ctx_leave(ctx, groth16_verify_call(ctx, prover, proof));
+    hpr_status st = proof ? SIZED_READ(ctx, hpr_groth16_proof, proof, &in) : HPR_OK;
+    return ctx_leave(ctx, st != HPR_OK ? st : groth16_verify_call(ctx, prover, proof ? &in : NULL));
 }
 
 hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,

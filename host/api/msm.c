@@ -2,6 +2,7 @@
  * host/api/msm.c: the public entries for MSMs, bases, points and random MSM inputs.
  * Thin: each takes the call lock where it reaches a context, then calls one engine entry.
  */
+#include "host/core/sized.h"
 #include "host/msm/msm_calls.h"
 
 hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
@@ -41,8 +42,10 @@ size_t hpr_bases_bytes(const hpr_bases *bases)
 hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
                          const hpr_msm_opts *opts)
 {
+    hpr_msm_opts o;
     ctx_enter(ctx);
-    return ctx_leave(ctx, msm_bases_call(ctx, bases, scalars, n, out, opts));
+    hpr_status st = opts ? SIZED_READ(ctx, hpr_msm_opts, opts, &o) : HPR_OK;
+    return ctx_leave(ctx, st != HPR_OK ? st : msm_bases_call(ctx, bases, scalars, n, out, opts ? &o : NULL));
 }
 
 size_t hpr_point_size(hpr_curve curve, hpr_group group)
@@ -53,8 +56,12 @@ size_t hpr_point_size(hpr_curve curve, hpr_group group)
 hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
                       size_t n, void *out, const hpr_msm_opts *opts)
 {
+    hpr_msm_opts o;
     ctx_enter(ctx);
-    return ctx_leave(ctx, msm_ex_call(ctx, curve, group, points, scalars, n, out, opts));
+    hpr_status st = opts ? SIZED_READ(ctx, hpr_msm_opts, opts, &o) : HPR_OK;
+    if (st == HPR_OK)
+        st = msm_ex_call(ctx, curve, group, points, scalars, n, out, opts ? &o : NULL);
+    return ctx_leave(ctx, st);
 }
 
 hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,

@@ -150,7 +150,7 @@ static hpr_status msm_prepare(hpr_ctx *ctx, void *self, unsigned max_log)
 static hpr_status msm_run(hpr_ctx *ctx, void *self)
 {
     msm_calibration *mc = self;
-    hpr_msm_opts opts = {0, 0, 0, mc->device};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, mc->device};
     unsigned char out[96];
     return msm_ex_call(ctx, mc->curve, HPR_G1, mc->points, mc->scalars, mc->n, out, &opts);
 }
@@ -222,7 +222,7 @@ static hpr_status ntt_prepare(hpr_ctx *ctx, void *self, unsigned max_log)
 static hpr_status ntt_run(hpr_ctx *ctx, void *self)
 {
     ntt_calibration *nc = self;
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, nc->columns, 0, nc->device};
+    hpr_ntt_opts opts = {sizeof opts, 0, HPR_NTT_NN, NULL, NULL, nc->columns, 0, nc->device};
     memcpy(nc->work, nc->data, (nc->columns << nc->log_n) * ntt_field_element_size(nc->field));
     return ntt_call(ctx, nc->field, nc->log_n, nc->work, &opts);
 }

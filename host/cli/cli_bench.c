@@ -16,7 +16,7 @@
  * none). Returns CLI_EXIT_FAILURE. */
 static int unknown_device_error(const char *device)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *probe = NULL;
     char list[256] = "";
     size_t used = 0;
@@ -27,7 +27,7 @@ static int unknown_device_error(const char *device)
         return cli_error("device '%s' is not available", device);
     unsigned count = hpr_device_count(probe);
     for (unsigned i = 0; i < count && used + 20 < sizeof list; i++) {
-        hpr_device_info info;
+        hpr_device_info info = {.struct_size = sizeof info};
         if (hpr_device_get_info(probe, i, &info) == HPR_OK)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", info.id);
     }

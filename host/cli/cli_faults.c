@@ -83,7 +83,7 @@ static void print_notice(const hpr_ctx *ctx, unsigned faults)
 
 void cli_faults_after_call(hpr_ctx *ctx, cli_faults *fs)
 {
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     unsigned found = 0;
     if (hpr_ctx_last_report(ctx, &rep) == HPR_OK) {
         const char *by = "the CPU";

@@ -62,7 +62,7 @@ int cli_groth16_verify_before_writing(hpr_ctx *ctx, const hpr_groth16_prover *pr
     hpr_status st = hpr_groth16_verify(ctx, prover, proof);
     if (st == HPR_OK)
         return CLI_EXIT_OK;
-    devices_of(&proof->report, devs, sizeof devs);
+    devices_of(proof->report, devs, sizeof devs);
     if (st == HPR_ERR_PROOF_INVALID)
         return cli_error("the proof does not verify (computed on %s): the witness does not satisfy the circuit's "
                          "constraints, or the key and the witness do not belong together, or a device computed "
@@ -131,13 +131,14 @@ extern const size_t cli_example_zkey_len, cli_example_wtns_len;
  * proof.json and public.json (nothing is written otherwise). */
 static int example_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *out_dir)
 {
-    hpr_groth16_proof proof;
+    hpr_groth16_report report = {.struct_size = sizeof report};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
     char proof_path[1100], public_path[1100];
     FILE *human = stdout;
     hpr_status st = hpr_groth16_prove(ctx, prover, cli_example_wtns, cli_example_wtns_len, &proof);
     if (st != HPR_OK)
         return cli_status_error("proving the example", st, ctx);
-    cli_faults_after_proof(ctx, &proof.report, NULL);
+    cli_faults_after_proof(ctx, proof.report, NULL);
     int rc = cli_groth16_verify_before_writing(ctx, prover, &proof);
     if (rc == CLI_EXIT_OK && out_dir) {
         snprintf(proof_path, sizeof proof_path, "%s/proof.json", out_dir);
@@ -145,13 +146,13 @@ static int example_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const c
         rc = cli_groth16_write_outputs(&proof, proof_path, public_path, &human);
     }
     if (rc == CLI_EXIT_OK) {
-        cli_groth16_print_report(&proof.report, stdout);
+        cli_groth16_print_report(proof.report, stdout);
         if (out_dir)
             printf("proof verified and written: %s, %s\n", proof_path, public_path);
         else
             printf("proof verified (pairing check against the key); set HPR_EXAMPLE_OUT=DIR to keep it\n");
     }
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     return rc;
 }
 

@@ -48,7 +48,7 @@ static void write_devices(FILE *fp, hpr_ctx *ctx)
     unsigned count = ctx && strcmp(hpr_ctx_devices(ctx), "cpu") != 0 ? hpr_device_count(ctx) : 0;
     fputs("[", fp);
     for (unsigned i = 0; i < count; i++) {
-        hpr_device_info d;
+        hpr_device_info d = {.struct_size = sizeof d};
         if (hpr_device_get_info(ctx, i, &d) != HPR_OK)
             continue;
         fprintf(fp, "%s{\"id\": ", i ? ", " : "");
@@ -62,11 +62,10 @@ static void write_devices(FILE *fp, hpr_ctx *ctx)
 
 static void write_meta(FILE *fp, hpr_ctx *ctx)
 {
-    hpr_cpu_info cpu;
+    hpr_cpu_info cpu = cli_cpu_info();
     char host[256] = "", date[32] = "";
     time_t now = time(NULL);
     struct tm utc;
-    hpr_cpu_info_get(&cpu);
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
     if (gmtime_r(&now, &utc))

@@ -114,7 +114,7 @@ void cli_cluster_print_report(FILE *to, const hpr_cluster_report *r)
 int cli_cluster_agree(hpr_ctx *ctx, int rc)
 {
     hpr_ctx *own = NULL;
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     if (!have_cluster)
         return rc;
     if (!ctx) { /* this rank could not make its context: a small one carries the message */
@@ -362,7 +362,7 @@ int cli_cluster_begin(int *argc, char ***argv)
         return CLI_EXIT_USAGE;
     }
     if (cluster_size > 1) {
-        cluster = (hpr_cluster){cluster_rank, cluster_size, NULL, mpi_send, mpi_poll};
+        cluster = (hpr_cluster){sizeof(hpr_cluster), cluster_rank, cluster_size, NULL, mpi_send, mpi_poll};
         have_cluster = 1;
     }
     return -1;

@@ -36,8 +36,10 @@ int cli_msm_parse_group(const char *cmd, const char *s)
 int cli_run_msm(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const void *points, const void *scalars,
                 size_t n, unsigned window_bits, unsigned char *out, cli_faults *faults, hpr_cluster_report *report)
 {
-    hpr_msm_opts opts = {window_bits, 0, 0, NULL};
+    hpr_msm_opts opts = {sizeof opts, window_bits, 0, 0, NULL};
     const hpr_cluster *cl = cli_cluster();
+    if (report) /* a record's member: sized here, where the call is made */
+        report->struct_size = sizeof *report;
     hpr_status st = cl      ? hpr_cluster_msm(ctx, cl, curve, cli_msm_group, points, scalars, n, out, &opts, report)
                     : bases ? hpr_msm_bases(ctx, bases, scalars, n, out, &opts)
                             : hpr_msm_ex(ctx, curve, cli_msm_group, points, scalars, n, out, &opts);

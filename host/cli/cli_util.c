@@ -187,7 +187,7 @@ int cli_parse_device(const char *s, int allow_all)
 
 void cli_print_split(hpr_ctx *ctx, const char *device, const char *unit)
 {
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     if (strcmp(device, "all") != 0 || hpr_ctx_last_report(ctx, &rep) != HPR_OK)
         return;
     fprintf(stderr, "  all:");
@@ -318,4 +318,12 @@ int cli_compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+hpr_cpu_info cli_cpu_info(void)
+{
+    hpr_cpu_info info = {.struct_size = sizeof info};
+    if (hpr_cpu_info_get(&info) != HPR_OK) /* a struct_size of this build's own: not expected */
+        memset(&info, 0, sizeof info);
+    return info;
 }

@@ -76,6 +76,8 @@ int cli_read_file(const char *path, unsigned char **data, size_t *len);
 int cli_parse_size(const char *s, unsigned long long *bytes);
 
 double cli_now_seconds(void);
+/* The processor and OS facts (hpr_cpu_info_get); all fields empty if the library refused them. */
+hpr_cpu_info cli_cpu_info(void);
 int cli_compare_doubles(const void *a, const void *b);
 
 #endif

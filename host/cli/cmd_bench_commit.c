@@ -61,7 +61,7 @@ typedef struct {
 /* One timed commit of input into root: 0 or the exit code. */
 static int commit_once(hpr_ctx *ctx, commit_record *r, const uint32_t *input, uint32_t root[DIGEST], double *ms)
 {
-    hpr_commit_opts opts = {NULL, r->device};
+    hpr_commit_opts opts = {sizeof opts, NULL, r->device};
     hpr_merkle_tree *tree = NULL;
     double t0 = cli_now_seconds();
     hpr_status st = hpr_commit(ctx, r->field, r->log_n, r->rate, r->columns, input, &opts, &tree);

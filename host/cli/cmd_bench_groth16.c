@@ -68,32 +68,32 @@ static hpr_status prove_once(hpr_ctx *ctx, const hpr_groth16_prover *prover, con
 static int bench_one(hpr_ctx *ctx, const hpr_groth16_prover *prover, const bench_witness *wtns, unsigned repeat,
                      const char *device, double setup_s, cli_json *json)
 {
-    hpr_cluster_report cluster = {0};
+    hpr_cluster_report cluster = {.struct_size = sizeof cluster};
     double wall_s = 0;
     double medians[HPR_G16_PHASES];
     double *runs = malloc((size_t)(repeat + 1) * HPR_G16_PHASES * sizeof *runs), *col = malloc(repeat * sizeof *col);
     double *totals = malloc(repeat * sizeof *totals);
-    hpr_groth16_proof proof;
-    hpr_groth16_report last = {0};
+    hpr_groth16_report report = {.struct_size = sizeof report};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
+    hpr_groth16_report last = {.struct_size = sizeof last};
     cli_faults faults = {0};
     int rc = CLI_EXIT_OK;
     if ((rc = cli_cluster_agree(ctx, !runs || !col || !totals ? cli_error("out of memory") : 0)) != 0)
         goto out;
     for (unsigned k = 0; k <= repeat; k++) { /* run 0 warms up */
-        memset(&proof, 0, sizeof proof);
         hpr_status st = prove_once(ctx, prover, wtns, &proof, &cluster, &wall_s);
         if (st != HPR_OK) {
             rc = cli_status_error("proving", st, ctx);
             goto out;
         }
-        cli_faults_after_proof(ctx, &proof.report, &faults);
+        cli_faults_after_proof(ctx, proof.report, &faults);
         if (k > 0) {
             for (int i = 0; i < HPR_G16_PHASES; i++)
-                runs[(k - 1) * HPR_G16_PHASES + i] = proof.report.seconds[i];
-            totals[k - 1] = cli_cluster() ? wall_s : proof.report.total_s; /* across ranks: rank 0's wall time */
+                runs[(k - 1) * HPR_G16_PHASES + i] = proof.report->seconds[i];
+            totals[k - 1] = cli_cluster() ? wall_s : proof.report->total_s; /* across ranks: rank 0's wall time */
         }
-        last = proof.report;
-        hpr_groth16_proof_free(&proof);
+        last = *proof.report;
+        hpr_groth16_proof_clear(&proof);
     }
     size_t pre_bytes = 0;
     unsigned f = hpr_groth16_prover_precomputed(prover, &pre_bytes);

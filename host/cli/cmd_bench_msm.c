@@ -117,7 +117,7 @@ static int measure(hpr_ctx *ctx, hpr_curve curve, const hpr_bases *bases, const 
     unsigned char first[192] = {0}, again[192] = {0};
     size_t ps = hpr_point_size(curve, cli_msm_group);
     double *ms = malloc(repeat * sizeof *ms);
-    hpr_cluster_report report = {0};
+    hpr_cluster_report report = {.struct_size = sizeof report};
     int rc = CLI_EXIT_FAILURE, differs = 0;
     if (!ms)
         return cli_cluster_agree(ctx, cli_error("out of memory"));
@@ -178,7 +178,7 @@ static void print_record(const bench_record *r)
 /* Per-device shares of the last hybrid run, and the devices left out (stderr). */
 static void print_hybrid_report(hpr_ctx *ctx)
 {
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     if (hpr_ctx_last_report(ctx, &rep) != HPR_OK)
         return;
     fprintf(stderr, "  all:");
@@ -243,7 +243,7 @@ static void set_efficiency(bench_record *recs, size_t first, size_t last)
 /* The devices that computed points in the context's last MSM. */
 static unsigned devices_that_ran(hpr_ctx *ctx)
 {
-    hpr_run_report rep;
+    hpr_run_report rep = {.struct_size = sizeof rep};
     unsigned count = 0;
     if (hpr_ctx_last_report(ctx, &rep) != HPR_OK)
         return 1;
@@ -257,7 +257,7 @@ static unsigned devices_that_ran(hpr_ctx *ctx)
  * threads), which is what runs an OpenCL-only measurement. */
 static unsigned device_threads(hpr_ctx *ctx, const char *device)
 {
-    hpr_device_info info;
+    hpr_device_info info = {.struct_size = sizeof info};
     if (strncmp(device, "cl:", 3) == 0)
         for (unsigned i = 0; i < hpr_device_count(ctx); i++)
             if (hpr_device_get_info(ctx, i, &info) == HPR_OK && strcmp(info.id, device) == 0)
@@ -436,7 +436,7 @@ int cmd_bench(int argc, char **argv)
 /* The OpenCL devices that pass their self-test on both curves. */
 static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, char *notice, size_t notice_len)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     *count = 0;
     notice[0] = '\0';
@@ -448,7 +448,7 @@ static void usable_opencl_devices(char ids[][16], size_t max, size_t *count, cha
     if (n == 0)
         snprintf(notice, notice_len, "%s", hpr_opencl_notice(ctx));
     for (unsigned i = 0; i < n && *count < max; i++) {
-        hpr_device_info info;
+        hpr_device_info info = {.struct_size = sizeof info};
         if (hpr_device_get_info(ctx, i, &info) != HPR_OK ||
             hpr_device_prepare(ctx, info.id, HPR_CURVE_BN254, NULL) != HPR_OK ||
             hpr_device_prepare(ctx, info.id, HPR_CURVE_BLS12_381, NULL) != HPR_OK) {

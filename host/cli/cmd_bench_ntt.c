@@ -74,7 +74,7 @@ static void random_elements(unsigned char *d, size_t count, size_t es, unsigned 
 static int run_once(hpr_ctx *ctx, ntt_record *r, const unsigned char *input, unsigned char *work, size_t in_bytes,
                     size_t out_bytes)
 {
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, r->batch, 0, r->device};
+    hpr_ntt_opts opts = {sizeof opts, 0, HPR_NTT_NN, NULL, NULL, r->batch, 0, r->device};
     hpr_status st;
     (void)out_bytes;
     if (!r->lde) {

@@ -38,7 +38,7 @@ static const char *calibrate_help =
 /* Every OpenCL device id of a CPU-only context, after "cpu". */
 static size_t all_devices(char ids[][CLI_DEVICE_NAME_LEN], size_t max)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     size_t n = 0;
     snprintf(ids[n++], CLI_DEVICE_NAME_LEN, "cpu");
@@ -47,7 +47,7 @@ static size_t all_devices(char ids[][CLI_DEVICE_NAME_LEN], size_t max)
     if (hpr_ctx_create(&cfg, &ctx) != HPR_OK)
         return n;
     for (unsigned i = 0; i < hpr_device_count(ctx) && n < max; i++) {
-        hpr_device_info info;
+        hpr_device_info info = {.struct_size = sizeof info};
         if (hpr_device_get_info(ctx, i, &info) == HPR_OK && info.usable)
             snprintf(ids[n++], CLI_DEVICE_NAME_LEN, "%s", info.id);
     }
@@ -88,7 +88,7 @@ static void print_rows(hpr_ctx *ctx, const char *id, const char *kind, const cha
 
 static int calibrate_device(const char *id, unsigned threads, const calibration_plan *cp)
 {
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     double speed[MAX_SIZES];
     hpr_status st = HPR_OK;

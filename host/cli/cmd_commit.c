@@ -246,7 +246,7 @@ out:
 /* Commits the matrix read from a->in and writes root.json: 0 or the exit code. */
 static int run_commit(const commit_args *a, hpr_ctx *ctx)
 {
-    hpr_commit_opts opts = {a->shift, a->device};
+    hpr_commit_opts opts = {sizeof opts, a->shift, a->device};
     hpr_merkle_tree *tree = NULL;
     unsigned char *data = NULL;
     uint32_t root[DIGEST];

@@ -48,8 +48,7 @@ static void print_tiers(void)
 
 static void print_cpu(void)
 {
-    hpr_cpu_info f;
-    hpr_cpu_info_get(&f);
+    hpr_cpu_info f = cli_cpu_info();
     fprintf(cli_table, "cpu       %s\n", f.brand[0] ? f.brand : "(unknown model)");
     fprintf(cli_table, "  cores   %u online\n", f.online_cpus);
     fprintf(cli_table, "  avx2 %s, avx512f %s, avx512vl %s, avx512ifma %s, adx %s, bmi2 %s\n", yes_no(f.avx2), yes_no(f.avx512f),
@@ -68,7 +67,7 @@ static const char *program_source(const hpr_device_report *rep)
 
 static void print_prepare(hpr_ctx *ctx, const char *id, hpr_curve curve, int first)
 {
-    hpr_device_report rep;
+    hpr_device_report rep = {.struct_size = sizeof rep};
     hpr_status st = hpr_device_prepare(ctx, id, curve, &rep);
     fprintf(cli_table, "  %-9s program %s (%.2f s, %s words)%s; self-test %s\n", cli_curve_name(curve),
            rep.cache_hit ? "from the binary cache" : (rep.cache_rebuilt ? "rebuilt (cache entry was corrupt)" : "built"),
@@ -153,9 +152,8 @@ static void print_device(hpr_ctx *ctx, const hpr_device_info *d, const hpr_curve
 
 static void json_cpu(hpr_ctx *ctx)
 {
-    hpr_cpu_info f;
+    hpr_cpu_info f = cli_cpu_info();
     const char *why;
-    hpr_cpu_info_get(&f);
     fputs("{\"op\": \"device\", \"id\": \"cpu\", \"type\": \"cpu\", \"name\": ", json_fp);
     cli_json_string(json_fp, f.brand);
     fprintf(json_fp, ", \"cores\": %u, \"avx2\": %s, \"avx512f\": %s, \"avx512vl\": %s, \"avx512ifma\": %s, "
@@ -194,7 +192,7 @@ int cmd_devices(int argc, char **argv)
     cli_opt opts[] = {CLI_OPT("--prepare", &prepare), CLI_OPT("--json", &json)};
     hpr_curve curves[2];
     size_t ncurves = 0;
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     cli_json j;
     int rc = cli_parse_options(argc, argv, "devices ", devices_help, opts, sizeof opts / sizeof opts[0]);
@@ -224,7 +222,7 @@ int cmd_devices(int argc, char **argv)
     if (count == 0)
         fprintf(cli_table, "opencl    none: %s; running CPU-only\n", hpr_opencl_notice(ctx));
     for (unsigned i = 0; i < count; i++) {
-        hpr_device_info info;
+        hpr_device_info info = {.struct_size = sizeof info};
         if (hpr_device_get_info(ctx, i, &info) != HPR_OK)
             continue;
         if (json_fp)

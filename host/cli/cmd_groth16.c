@@ -130,16 +130,16 @@ static int finish_across(hpr_ctx *ctx, const hpr_groth16_prover *prover, const c
 {
     cli_faults faults = {0};
     FILE *human = stdout;
-    cli_faults_after_proof(ctx, &proof->report, &faults); /* rank 0's devices */
+    cli_faults_after_proof(ctx, proof->report, &faults); /* rank 0's devices */
     int rc = po->verify ? cli_groth16_verify_before_writing(ctx, prover, proof) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
         rc = cli_groth16_write_outputs(proof, pos[2], pos[3], &human);
     if (rc == CLI_EXIT_OK && po->report) {
-        cli_groth16_print_report(&proof->report, cli_table == stderr ? stderr : human);
+        cli_groth16_print_report(proof->report, cli_table == stderr ? stderr : human);
         cli_cluster_print_report(cli_table == stderr ? stderr : human, report);
     }
     if (rc == CLI_EXIT_OK && po->json)
-        rc = write_report_json(po->json, ctx, prover, hpr_ctx_devices(ctx), &proof->report, &faults,
+        rc = write_report_json(po->json, ctx, prover, hpr_ctx_devices(ctx), proof->report, &faults,
                                report);
     return rc;
 }
@@ -151,8 +151,9 @@ static int prove_across(const char *const *pos, const prove_options *po)
 {
     hpr_ctx *ctx = NULL;
     hpr_groth16_prover *prover = NULL;
-    hpr_groth16_proof proof;
-    hpr_cluster_report report = {0};
+    hpr_groth16_report phases = {.struct_size = sizeof phases};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &phases};
+    hpr_cluster_report report = {.struct_size = sizeof report};
     unsigned char *wtns = NULL;
     size_t wtns_len = 0;
     int leader = cli_cluster_leader();
@@ -168,7 +169,6 @@ static int prove_across(const char *const *pos, const prove_options *po)
         rc = cli_read_file(pos[1], &wtns, &wtns_len);
     if ((rc = cli_cluster_agree(ctx, rc)) != 0)
         goto out;
-    memset(&proof, 0, sizeof proof);
     hpr_status st = hpr_cluster_groth16_prove(ctx, cli_cluster(), prover, wtns, wtns_len, &proof, &report);
     cli_progress_clear();
     if (st != HPR_OK) {
@@ -177,7 +177,7 @@ static int prove_across(const char *const *pos, const prove_options *po)
     }
     if (leader)
         rc = finish_across(ctx, prover, pos, po, &proof, &report);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
 out:
     free(wtns);
     hpr_groth16_prover_destroy(prover);
@@ -189,7 +189,8 @@ static int prove(const char *const *pos, const prove_options *po)
 {
     hpr_ctx *ctx = NULL;
     hpr_groth16_prover *prover = NULL;
-    hpr_groth16_proof proof;
+    hpr_groth16_report report = {.struct_size = sizeof report};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
     cli_faults faults = {0};
     FILE *human = stdout;
     int rc = check_output_paths(pos, po->json);
@@ -204,18 +205,18 @@ static int prove(const char *const *pos, const prove_options *po)
     }
     if ((rc = prove_witness(ctx, prover, pos[1], &proof)) != CLI_EXIT_OK)
         goto out;
-    cli_faults_after_proof(ctx, &proof.report, &faults); /* a device that failed: one warning line */
+    cli_faults_after_proof(ctx, proof.report, &faults); /* a device that failed: one warning line */
     rc = po->verify ? cli_groth16_verify_before_writing(ctx, prover, &proof) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
         rc = cli_groth16_write_outputs(&proof, pos[2], pos[3], &human);
     if (rc == CLI_EXIT_OK && po->report) {
-        cli_groth16_print_report(&proof.report, cli_table == stderr ? stderr : human); /* --json - */
+        cli_groth16_print_report(proof.report, cli_table == stderr ? stderr : human); /* --json - */
         print_memory(ctx, prover, cli_table == stderr ? stderr : human);
         print_device_choice(ctx, cli_table == stderr ? stderr : human);
     }
     if (rc == CLI_EXIT_OK && po->json)
-        rc = write_report_json(po->json, ctx, prover, hpr_ctx_devices(ctx), &proof.report, &faults, NULL);
-    hpr_groth16_proof_free(&proof);
+        rc = write_report_json(po->json, ctx, prover, hpr_ctx_devices(ctx), proof.report, &faults, NULL);
+    hpr_groth16_proof_clear(&proof);
 out:
     hpr_groth16_prover_destroy(prover);
     hpr_ctx_destroy(ctx);

@@ -324,7 +324,7 @@ static int run_batch(const char *const *pos, const batch_options *o)
     witness_list list = {0};
     hpr_ctx *ctx = NULL, *verify_ctx = NULL;
     hpr_groth16_prover *prover = NULL;
-    hpr_cluster_report report = {0};
+    hpr_cluster_report report = {.struct_size = sizeof report};
     int rc = prepare(pos, &list);
     if (!rc)
         rc = cli_ctx_from_options(o->devices, o->threads, o->tier, CMD, NULL, &ctx);

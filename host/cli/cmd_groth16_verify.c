@@ -22,7 +22,7 @@ static int verify_files(const char *const *pos)
     unsigned char *text[3] = {NULL, NULL, NULL};
     size_t len[3];
     hpr_ctx *ctx = NULL;
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     int rc = CLI_EXIT_USAGE;
     for (int i = 0; i < 3; i++)
         if (cli_read_file(pos[i], &text[i], &len[i]) != 0)

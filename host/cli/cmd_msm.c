@@ -99,7 +99,7 @@ int cmd_msm(int argc, char **argv)
     unsigned char *points = NULL, *scalars = NULL, result[192];
     hpr_ctx *ctx = NULL;
     hpr_curve curve;
-    hpr_cluster_report report = {0};
+    hpr_cluster_report report = {.struct_size = sizeof report};
     cli_output out = {0};
     size_t n = 0;
     int rc = CLI_EXIT_USAGE;

@@ -91,14 +91,14 @@ int cmd_ntt(int argc, char **argv)
 {
     const char *field_s = NULL, *in = NULL, *out = NULL, *coset = NULL, *order_s = NULL, *gen = NULL, *cols_s = NULL,
                *threads_s = NULL, *device = NULL;
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, NULL, NULL, 1, 0, NULL};
+    hpr_ntt_opts opts = {sizeof opts, 0, HPR_NTT_NN, NULL, NULL, 1, 0, NULL};
     hpr_field field;
     unsigned long long v;
     unsigned char *data = NULL;
     size_t len = 0;
     unsigned log_n = 0;
     hpr_ctx *ctx = NULL;
-    hpr_cluster_report report = {0};
+    hpr_cluster_report report = {.struct_size = sizeof report};
     cli_opt o[] = {CLI_OPT("--field", &field_s), CLI_OPT("--in", &in),           CLI_OPT("--out", &out),         CLI_OPT("--coset", &coset),
                    CLI_OPT("--order", &order_s), CLI_OPT("--generator", &gen),   CLI_OPT("--columns", &cols_s),  CLI_OPT("--threads", &threads_s),
                    CLI_OPT("--device", &device), CLI_OPT_FLAG("--inverse", &opts.inverse),

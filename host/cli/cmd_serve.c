@@ -170,7 +170,8 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
 {
     const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
     const serve_key *k = find_key(s, name);
-    hpr_groth16_proof proof;
+    hpr_groth16_report report = {.struct_size = sizeof report};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
     char detail[600], *pj = NULL, *uj = NULL;
     if (!k && !name)
         return reply_error(c, 400, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
@@ -182,9 +183,9 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
     count(s, &s->running, 1);
     hpr_status st = hpr_groth16_prove(s->ctx, k->prover, r->body ? r->body : (const unsigned char *)"", r->len, &proof);
     if (st == HPR_OK) /* a device that failed: one warning line in the server's log */
-        cli_faults_after_proof(s->ctx, &proof.report, NULL);
+        cli_faults_after_proof(s->ctx, proof.report, NULL);
     if (st == HPR_OK && s->verify && (st = hpr_groth16_verify(s->ctx, k->prover, &proof)) != HPR_OK)
-        hpr_groth16_proof_free(&proof);
+        hpr_groth16_proof_clear(&proof);
     snprintf(detail, sizeof detail, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
              hpr_ctx_error_detail(s->ctx));
     count(s, &s->running, -1);
@@ -198,7 +199,7 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
     if (st != HPR_OK)
         return reply_error(c, status_code(st), "%s", detail);
     st = hpr_groth16_proof_json(&proof, &pj, &uj);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     char *body = st == HPR_OK ? malloc(strlen(pj) + strlen(uj) + 32) : NULL;
     if (body)
         sprintf(body, "{\"proof\": %s, \"public\": %s}", pj, uj);
@@ -380,7 +381,7 @@ static void list_devices(server *s)
     snprintf(s->devices[0], sizeof s->devices[0], "cpu");
     s->ndevices = 1;
     for (unsigned i = 0, n = hpr_device_count(s->ctx); i < n && s->ndevices <= HPR_REPORT_MAX_DEVICES; i++) {
-        hpr_device_info info;
+        hpr_device_info info = {.struct_size = sizeof info};
         char *name;
         if (hpr_device_get_info(s->ctx, i, &info) != HPR_OK || !(name = json_escape(info.name)))
             continue;

@@ -37,6 +37,8 @@ hpr_status cluster_call_begin(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_clus
         memset(report, 0, sizeof *report);
     ctx_call_begin(ctx);
     memset(call, 0, sizeof *call);
+    call->refused = ctx->cluster_refused;
+    ctx->cluster_refused = HPR_OK;
     call->ctx = ctx;
     call->size = 1;
     call->t0 = rt_now_seconds();
@@ -190,6 +192,13 @@ int cluster_tile_status(hpr_status st)
     }
 }
 
+hpr_status cluster_arguments_status(cluster_call *call, hpr_status st)
+{
+    if (st != HPR_OK || call->refused == HPR_OK)
+        return st;
+    return ctx_fail(call->ctx, call->refused, "%s", call->ctx->cluster_refused_why);
+}
+
 void cluster_report_end(const cluster_call *call, hpr_cluster_report *report)
 {
     if (!report)
@@ -314,7 +323,7 @@ hpr_status cluster_ntt_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_field 
                             void *data, const hpr_ntt_opts *opts, hpr_cluster_report *report)
 {
     cluster_call call;
-    hpr_ntt_opts o = opts ? *opts : (hpr_ntt_opts){0};
+    hpr_ntt_opts o = opts ? *opts : (hpr_ntt_opts){.struct_size = sizeof(hpr_ntt_opts)};
     ntt_job job = {ctx, field, log_n, o, data, 0};
     double speeds[HPR_CLUSTER_MAX_RANKS] = {0}, speed;
     hpr_status st = cluster_call_begin(ctx, cluster, report, &call);
@@ -322,7 +331,7 @@ hpr_status cluster_ntt_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_field 
         return st;
     o.columns = o.columns ? o.columns : 1;
     job.opts = o;
-    st = ntt_check(&call, field, log_n, data, &o, &job.column_bytes);
+    st = cluster_arguments_status(&call, ntt_check(&call, field, log_n, data, &o, &job.column_bytes));
     if (call.size == 1 && st == HPR_OK) { /* one process: hpr_ntt itself */
         st = ntt_call(ctx, field, log_n, data, opts);
         cluster_report_end(&call, report);

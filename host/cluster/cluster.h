@@ -19,7 +19,12 @@ typedef struct {
     double t0;
     uint64_t bytes0, messages0;
     unsigned runs;    /* ranks_run steps so far (the report's shares average over them) */
+    hpr_status refused; /* an argument the public entry refused (ctx->cluster_refused): agreed on */
 } cluster_call;
+
+/* st, else the refusal of the public entry (its detail set on the context): the status this
+ * rank brings to the call's first agreement. */
+hpr_status cluster_arguments_status(cluster_call *call, hpr_status st);
 
 /* The start of a cluster call: report (may be NULL) zeroed, the call begun on ctx
  * (ctx_call_begin), the cluster checked (rank in [0, size), at most HPR_CLUSTER_MAX_RANKS,

@@ -384,10 +384,10 @@ hpr_status cluster_prove_call(hpr_ctx *ctx, const hpr_cluster *cluster, const hp
     hpr_status st = cluster_call_begin(ctx, cluster, report, &call);
     if (st != HPR_OK)
         return st;
-    if (!prover || !proof) /* the others learn of it in the first agreement */
-        return cluster_agree(&call, ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "prover and proof must not be NULL"), 0, 0,
-                             "zkey", NULL, 0, NULL, NULL, NULL);
-    memset(proof, 0, sizeof *proof);
+    st = !prover || !proof ? ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "prover and proof must not be NULL") : HPR_OK;
+    if ((st = cluster_arguments_status(&call, st)) != HPR_OK) /* the others learn of it in the first agreement */
+        return cluster_agree(&call, st, 0, 0, "zkey", NULL, 0, NULL, NULL, NULL);
+    g16_proof_reset(proof);
     if (call.size == 1) {
         st = g16_prove_call(ctx, prover, wtns, wtns_len, proof);
         cluster_report_end(&call, report);
@@ -399,13 +399,14 @@ hpr_status cluster_prove_call(hpr_ctx *ctx, const hpr_cluster *cluster, const hp
         double t0 = rt_now_seconds();
         if (call.rank == 0) {
             st = g16_prove_values_by(ctx, prover, w.values, r, s, proof, cluster_work, &pc);
-            proof->report.total_s = rt_now_seconds() - t0;
+            if (proof->report)
+                proof->report->total_s = rt_now_seconds() - t0;
         } else {
             st = g16_work_by(ctx, prover, values, cluster_work, &pc);
         }
     }
     if (st != HPR_OK)
-        g16_proof_free(proof);
+        g16_proof_clear(proof);
     wtns_free(&w);
     free(values);
     cluster_report_end(&call, report);
@@ -513,7 +514,7 @@ static int batch_compute(void *user, sched_range tile, void *in, size_t in_len, 
 {
     batch_job *b = user;
     witness_head head;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     if (in_len < sizeof head || tile.end != tile.begin + 1) {
         snprintf(detail, dlen, "witness %zu came malformed (%zu bytes)", tile.begin, in_len);
         return -1;
@@ -528,7 +529,7 @@ static int batch_compute(void *user, sched_range tile, void *in, size_t in_len, 
         return -1;
     }
     int rc = pack_outcome(st, b->ctx->detail, &proof, out, out_len);
-    g16_proof_free(&proof);
+    g16_proof_clear(&proof);
     if (rc != 0)
         snprintf(detail, dlen, "witness %zu: no memory for its proof", tile.begin);
     return rc;
@@ -539,7 +540,7 @@ static int batch_compute(void *user, sched_range tile, void *in, size_t in_len, 
 static void write_outcome(batch_job *b, size_t index, int rank, const unsigned char *bytes, size_t len)
 {
     outcome_head head;
-    hpr_groth16_proof proof = {0};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     memcpy(&head, bytes, sizeof head);
     head.detail[sizeof head.detail - 1] = '\0';
     if (head.status == HPR_OK) {
@@ -623,6 +624,7 @@ hpr_status cluster_batch_call(hpr_ctx *ctx, const hpr_cluster *cluster, const hp
         st = ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "prover must not be NULL");
     else if (call.rank == 0 && (!read_witness || !write_proof))
         st = ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "rank 0 needs read_witness and write_proof");
+    st = cluster_arguments_status(&call, st);
     uint64_t digest = prover ? g16_prover_digest(prover) : 0;
     uint64_t n = count;
     digest = ranks_digest(digest, &n, sizeof n);

@@ -323,7 +323,7 @@ hpr_status cluster_msm_call(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve 
     hpr_status st = cluster_call_begin(ctx, cluster, report, &call);
     if (st != HPR_OK)
         return st;
-    st = check_args(ctx, curve, group, points, scalars, n, out, opts, &ops);
+    st = cluster_arguments_status(&call, check_args(ctx, curve, group, points, scalars, n, out, opts, &ops));
     if (call.size == 1) {
         if (st == HPR_OK) {
             msm_points pts = {points, n, 0, 0, 0};

@@ -80,6 +80,11 @@ struct hpr_ctx {
     uint64_t calls_done;          /* outermost calls completed: tells a thread whether its record is the latest */
     ranks_link *cluster;          /* the link of the cluster calls (host/cluster/cluster.c): kept between calls, since a
                                    * faster rank's next call may send before this one has ended */
+    /* host/api/cluster.c: a cluster call's argument that this rank refused before the call
+     * (its report's struct_size), for the call to agree on with the other ranks (which would
+     * otherwise wait for this one); HPR_OK: none */
+    hpr_status cluster_refused;
+    char cluster_refused_why[200];
 };
 
 /* Fills k from the environment (host/core/knobs.c). */

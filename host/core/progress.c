@@ -68,7 +68,7 @@ void progress_begin(hpr_ctx *ctx, const char *call, uint64_t total)
 /* Calls the callback (the reporting guard held, or no work running) with phase. */
 static void report(progress_state *p, const char *phase, double fraction, double now)
 {
-    hpr_progress r = {p->call, phase, fraction, now - p->t0};
+    hpr_progress r = {sizeof r, p->call, phase, fraction, now - p->t0};
     p->fn(&r, p->user);
 }
 

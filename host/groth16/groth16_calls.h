@@ -12,7 +12,12 @@
 #include "host/groth16/groth16.h"
 
 hpr_status g16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
-void g16_proof_free(hpr_groth16_proof *proof);
+/* Frees the proof's public signals and empties it; its struct_size and report pointer stay. */
+void g16_proof_clear(hpr_groth16_proof *proof);
+/* Empties a proof about to be written (a full hpr_groth16_proof of this library): every
+ * member zero but its report pointer, struct_size sizeof, and the report (if any) emptied
+ * likewise. */
+void g16_proof_reset(hpr_groth16_proof *proof);
 hpr_status groth16_memory_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, int from_file, size_t *bytes);
 hpr_status g16_verification_key_json_call(hpr_ctx *ctx, const hpr_groth16_prover *prover, char **vk_json);
 hpr_status groth16_setup_call(hpr_ctx *ctx, const char *r1cs_path, unsigned flags, const char *seed,

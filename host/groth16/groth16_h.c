@@ -147,7 +147,8 @@ void g16_h_ntt_opts(const zkey_file *zk, int coset, const char *device, char *sh
         bn254_fr_coset_shift(zkey_log_domain(zk) + 1, shift);
     else if (coset)
         bls12_381_fr_coset_shift(zkey_log_domain(zk) + 1, shift);
-    *opts = (hpr_ntt_opts){!coset, HPR_NTT_NN, coset ? shift : NULL, SNARKJS_GENERATOR, 3, 0, device};
+    *opts = (hpr_ntt_opts){sizeof(hpr_ntt_opts), !coset, HPR_NTT_NN, coset ? shift : NULL, SNARKJS_GENERATOR, 3, 0,
+                           device};
 }
 
 hpr_status g16_h_from_evaluations(hpr_ctx *ctx, const zkey_file *zk, unsigned char *abc, unsigned char *h,

@@ -82,7 +82,7 @@ static hpr_status small_sum(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cons
 {
     unsigned char pts[5 * 192], sc[5 * 32];
     size_t size = msm_point_size(curve, group);
-    hpr_msm_opts opts = {0, 0, 0, "cpu"};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, "cpu"};
     for (size_t i = 0; i < n; i++) {
         memcpy(pts + i * size, points[i], size);
         memcpy(sc + i * 32, scalars[i], 32);
@@ -216,7 +216,8 @@ hpr_status g16_prove_values_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, c
     const zkey_file *zk = g16_prover_zkey(prover);
     unsigned char msm[4][96], msm_b2[192]; /* A, B1, C, H; B2 */
     unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
-    g16_phases ph = {ctx, &proof->report, rt_now_seconds(), ""};
+    hpr_groth16_report unasked = {.struct_size = sizeof unasked}; /* no report asked for: the phases keep one */
+    g16_phases ph = {ctx, proof->report ? proof->report : &unasked, rt_now_seconds(), ""};
     g16_work work;
     hpr_status st;
     const g16_precomputed *pre = fn ? NULL : g16_prover_precomputed(prover); /* a cluster's ranks: the sections */
@@ -258,7 +259,7 @@ hpr_status g16_work_by(hpr_ctx *ctx, const hpr_groth16_prover *prover, const uns
     const zkey_file *zk = g16_prover_zkey(prover);
     unsigned char msm[4][96], msm_b2[192];
     unsigned char *h = rt_alloc_large((size_t)zk->domain_size * 32);
-    hpr_groth16_report report = {0};
+    hpr_groth16_report report = {.struct_size = sizeof report};
     g16_phases ph = {ctx, &report, rt_now_seconds(), ""};
     g16_work work;
     work_init(&work, prover, w, h, msm, msm_b2);
@@ -305,9 +306,11 @@ static hpr_status prove_parsed(hpr_ctx *ctx, const hpr_groth16_prover *prover, c
     hpr_status st = g16_random_blinding(ctx, g16_prover_zkey(prover)->curve, r, s);
     if (st != HPR_OK)
         return st;
-    proof->report.seconds[HPR_G16_WITNESS] = rt_now_seconds() - t0;
+    if (proof->report)
+        proof->report->seconds[HPR_G16_WITNESS] = rt_now_seconds() - t0;
     st = g16_prove_values(ctx, prover, w->values, r, s, proof);
-    proof->report.total_s = rt_now_seconds() - t0;
+    if (proof->report)
+        proof->report->total_s = rt_now_seconds() - t0;
     return st;
 }
 
@@ -321,7 +324,7 @@ static hpr_status check_prove_args(hpr_ctx *ctx, const hpr_groth16_prover *prove
     ctx_call_begin(ctx);
     if (!prover || !in || !proof)
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "prover, witness and proof must not be NULL");
-    memset(proof, 0, sizeof *proof);
+    g16_proof_reset(proof);
     return HPR_OK;
 }
 
@@ -373,7 +376,7 @@ static hpr_status prove_bytes(hpr_ctx *ctx, const hpr_groth16_prover *prover, co
     st = prove_parsed(ctx, prover, &w, t0, proof);
     wtns_free(&w);
     if (st != HPR_OK)
-        g16_proof_free(proof);
+        g16_proof_clear(proof);
     return st;
 }
 
@@ -422,11 +425,23 @@ hpr_status groth16_prove_file_call(hpr_ctx *ctx, const hpr_groth16_prover *prove
     return progress_end(ctx, mem_proof_end(ctx, st));
 }
 
-void g16_proof_free(hpr_groth16_proof *proof)
+void g16_proof_clear(hpr_groth16_proof *proof)
 {
     if (!proof)
         return;
     free(proof->public_signals);
     proof->public_signals = NULL;
     proof->n_public = 0;
+}
+
+void g16_proof_reset(hpr_groth16_proof *proof)
+{
+    hpr_groth16_report *report = proof->report;
+    memset(proof, 0, sizeof *proof);
+    proof->struct_size = sizeof *proof;
+    proof->report = report;
+    if (report) {
+        memset(report, 0, sizeof *report);
+        report->struct_size = sizeof *report;
+    }
 }

@@ -103,7 +103,7 @@ static hpr_status run_check(hpr_ctx *ctx, const g16_check *k)
 {
     const msm_curve_ops *g1 = msm_ops(k->curve, HPR_G1), *g2 = msm_ops(k->curve, HPR_G2);
     unsigned char vk_x[96], *scalars = calloc(k->n_public + 1, 32);
-    hpr_msm_opts opts = {0, 0, 0, "cpu"};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, "cpu"};
     hpr_status st;
     if (!scalars)
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "Groth16 verification: out of memory");

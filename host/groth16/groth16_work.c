@@ -158,7 +158,7 @@ static hpr_status msm_failed(hpr_ctx *ctx, hpr_status st, const g16_msm *m)
  * naming the MSM. */
 static hpr_status run_msm(hpr_ctx *ctx, hpr_curve curve, const g16_msm *m, const char *device)
 {
-    hpr_msm_opts opts = {0, 0, 0, device};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, device};
     msm_points pts = {m->points, m->n, m->key, m->owner, m->validated};
     hpr_status st = msm_keyed_ops(ctx, curve, m->group, m->sliced, &pts, m->scalars, m->n, m->out, &opts);
     return st == HPR_OK ? HPR_OK : msm_failed(ctx, st, m);

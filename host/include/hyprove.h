@@ -12,6 +12,20 @@
  *   - a scalar is 32 bytes, the canonical integer (< r, not Montgomery), little-endian, as in
  *     snarkjs .wtns files.
  * Not constant-time: see docs/threat-model.md.
+ *
+ * Structs that cross the API and may grow (options, reports, the proof) begin with
+ * `size_t struct_size`, which the caller sets to sizeof the struct it was compiled with:
+ *   hpr_msm_opts o = {.struct_size = sizeof o, .device = "cpu"};
+ * (hpr_config_default sets it). The library reads and writes only the struct_size bytes it is
+ * given, so a program built against this header keeps working with later libraries of the
+ * same soname, whose structs only grow at the end. A struct_size of 0 or below this
+ * release's size (a program that left the field out) is HPR_ERR_INVALID_ARGUMENT; one above it
+ * is accepted when the newer fields are all zero. An output struct's struct_size is set to
+ * the bytes the library wrote. The arrays of devices come last in their reports
+ * (hpr_run_report, hpr_groth16_report), so that a later release can make them longer: a call
+ * fills as many entries as the caller's struct holds. Every call returning hpr_status is
+ * HPR_NODISCARD.
+ * docs/api.md: "Structs that grow".
  */
 #ifndef HYPROVE_H
 #define HYPROVE_H
@@ -24,9 +38,9 @@ extern "C" {
 #endif
 
 #define HPR_VERSION_MAJOR 0
-#define HPR_VERSION_MINOR 1
+#define HPR_VERSION_MINOR 2
 #define HPR_VERSION_PATCH 0
-#define HPR_VERSION_STRING "0.1.0"
+#define HPR_VERSION_STRING "0.2.0"
 
 /* Marks the API: the library is built with hidden visibility, so these are the only symbols
  * that libhyprove.so exports. */
@@ -34,6 +48,21 @@ extern "C" {
 #define HPR_API __attribute__((visibility("default")))
 #else
 #define HPR_API
+#endif
+
+/* A status that must be looked at (gcc and clang warn where a call's result is dropped; note
+ * that gcc warns even through a cast to void). Define HPR_NO_NODISCARD before including this
+ * header to turn it off. On the calls whose failure leaves their outputs unusable. */
+#if defined(__GNUC__) && !defined(HPR_NO_NODISCARD)
+#define HPR_NODISCARD __attribute__((warn_unused_result))
+#else
+#define HPR_NODISCARD
+#endif
+/* A call kept for one release under an older name. */
+#if defined(__GNUC__)
+#define HPR_DEPRECATED(why) __attribute__((deprecated(why)))
+#else
+#define HPR_DEPRECATED(why)
 #endif
 
 /* Status codes in numbered ranges: 1xx arguments, 2xx formats and I/O, 3xx resources,
@@ -63,7 +92,7 @@ typedef enum {
     HPR_ERR_CANCELLED = 600 /* the caller cancelled the call (hpr_config.cancel, hpr_ctx_cancel) */
 } hpr_status;
 
-/* The version of the library that is running ("0.1.0"), which may differ from the
+/* The version of the library that is running ("0.2.0"), which may differ from the
  * HPR_VERSION_STRING that a program was compiled with; *major, *minor and *patch get its
  * numbers where not NULL. */
 HPR_API const char *hpr_version(unsigned *major, unsigned *minor, unsigned *patch);
@@ -97,6 +126,7 @@ typedef struct hpr_ctx hpr_ctx;
  * kernel run of a whole MSM, a tile, an NTT batch) finishes first.
  */
 typedef struct {
+    size_t struct_size; /* sizeof the library's hpr_progress: members past it are absent */
     const char *call;  /* "msm", "ntt", "ntt lde", "commit", "groth16 prove", "calibrate" */
     const char *phase; /* a proof's phase ("witness", "h", "msm A", "msm B1", "msm B2", "msm C",
                         * "msm H", "assemble"), else "" (and "" in the final report) */
@@ -122,6 +152,7 @@ HPR_API void hpr_ctx_cancel(hpr_ctx *ctx);
 #define HPR_MAX_THREADS 4096 /* the most CPU worker threads a context takes */
 
 typedef struct {
+    size_t struct_size;  /* sizeof(hpr_config); hpr_config_default sets it */
     unsigned threads;    /* CPU worker threads, 1..HPR_MAX_THREADS; 0 = every online core */
     /* default device of the calls: "auto" (or NULL): the native CPU tiers and the OpenCL devices
      * that are not CPU devices (GPUs), an OpenCL CPU device (POCL) only where this machine's
@@ -166,19 +197,21 @@ typedef struct {
 
 /* Whether the CPU tier name can run here: HPR_OK, or HPR_ERR_CPU_TIER / HPR_ERR_INVALID_ARGUMENT
  * with *why (static text) saying what is missing. why may be NULL. */
-HPR_API hpr_status hpr_cpu_tier_check(const char *name, const char **why);
+HPR_API HPR_NODISCARD hpr_status hpr_cpu_tier_check(const char *name, const char **why);
 /* The CPU kernel tier this context uses ("portable", "adx", "avx2", "avx512" or "neon"; "" for
  * NULL). */
 HPR_API const char *hpr_ctx_cpu_tier(const hpr_ctx *ctx);
 
 /* What the processor and the OS offer, from CPUID and XCR0 (every flag 0 off x86-64). */
 typedef struct {
+    size_t struct_size;     /* sizeof(hpr_cpu_info), set by the caller */
     char brand[49];         /* the processor's name, "" when unknown */
     unsigned online_cpus;   /* cores online */
     int avx2, avx512f, avx512vl, avx512ifma, adx, bmi2;
     int os_avx, os_avx512;  /* XCR0 enables the YMM / ZMM state */
 } hpr_cpu_info;
-HPR_API void hpr_cpu_info_get(hpr_cpu_info *info); /* info NULL: nothing */
+/* HPR_ERR_INVALID_ARGUMENT for NULL info or a struct_size out of range. */
+HPR_API HPR_NODISCARD hpr_status hpr_cpu_info_get(hpr_cpu_info *info);
 /* The CPU kernel tiers this library knows ("portable"; x86-64's "adx", "avx2", "avx512", slowest
  * first; AArch64's "neon"): index 0 .. hpr_cpu_tier_count() - 1; NULL past the end. */
 HPR_API unsigned hpr_cpu_tier_count(void);
@@ -194,10 +227,11 @@ HPR_API const char *hpr_cpu_tier_name(unsigned index);
  * what is wrong, to follow the file's name: "is a FIFO, not a regular file", "cannot be
  * opened: No such file or directory", "is longer than the bound of 4 GiB"; or
  * HPR_ERR_OUT_OF_MEMORY; HPR_ERR_INVALID_ARGUMENT for NULL path, data or len. */
-HPR_API hpr_status hpr_input_read(const char *path, int streams, size_t limit, void **data, size_t *len, char *why,
-                                  size_t why_len);
+HPR_API HPR_NODISCARD hpr_status hpr_input_read(const char *path, int streams, size_t limit, void **data, size_t *len,
+                                                char *why, size_t why_len);
 
-/* Fills *cfg with the defaults (all cores, devices "auto"); cfg NULL: nothing. */
+/* Fills *cfg with the defaults (all cores, devices "auto", struct_size sizeof(hpr_config));
+ * cfg NULL: nothing. */
 HPR_API void hpr_config_default(hpr_config *cfg);
 
 /* Creates a context (thread pool and devices). cfg may be NULL for the defaults.
@@ -213,7 +247,7 @@ HPR_API void hpr_config_default(hpr_config *cfg);
  * The environment knobs (docs/api.md) are read here: one set to a malformed value fails the call
  * with HPR_ERR_INVALID_ARGUMENT ("HPR_CPU='bogus': unknown CPU tier (expected portable,
  * adx, avx2 or avx512)"). Why a call failed: hpr_ctx_error_detail(NULL) on the same thread. */
-HPR_API hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out);
+HPR_API HPR_NODISCARD hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out);
 HPR_API void hpr_ctx_destroy(hpr_ctx *ctx);
 /* Detail of the calling thread's last failed call on this context ("" if it succeeded).
  * Valid until the thread's next call into the library.
@@ -246,10 +280,11 @@ typedef struct {
 } hpr_device_run;
 
 typedef struct {
-    unsigned ndevices;
-    hpr_device_run devices[HPR_REPORT_MAX_DEVICES];
+    size_t struct_size;           /* sizeof(hpr_run_report), set by the caller */
     double seconds;               /* wall time of the call */
     char notes[512];              /* devices left out and why, faults that the others made good */
+    unsigned ndevices;            /* the entries of devices filled: at most what the struct holds */
+    hpr_device_run devices[HPR_REPORT_MAX_DEVICES];
 } hpr_run_report;
 
 /* The report of the calling thread's last call on the context when it was an MSM (devices,
@@ -260,7 +295,7 @@ typedef struct {
  * a dropped device stays unusable on the context) and failure (the error); its tiles and
  * points count only what it did compute. HPR_ERR_INVALID_ARGUMENT before any MSM, and for a
  * NULL ctx or report. */
-HPR_API hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report);
+HPR_API HPR_NODISCARD hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report);
 
 /* ---- calibration ---- */
 
@@ -269,8 +304,8 @@ HPR_API hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *repor
  * calibration profile (profile.jsonl in the cache directory: HPR_CACHE_DIR, else
  * $XDG_CACHE_HOME/hyprove, else ~/.cache/hyprove), keyed by the device's identity and driver.
  * points_per_s (count entries, may be NULL) receives the figures. Sizes up to 2^24. */
-HPR_API hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n, size_t count,
-                         double *points_per_s);
+HPR_API HPR_NODISCARD hpr_status hpr_calibrate(hpr_ctx *ctx, const char *device, hpr_curve curve, const unsigned *log_n,
+                                               size_t count, double *points_per_s);
 
 /* The calibrated throughput (points/s) of device on curve at the measured size nearest to
  * 2^log_n, or 0 when the profile has none (and for a NULL ctx or device, or an unknown
@@ -280,6 +315,7 @@ HPR_API double hpr_calibrated_speed(hpr_ctx *ctx, const char *device, hpr_curve 
 /* ---- OpenCL devices ---- */
 
 typedef struct {
+    size_t struct_size;      /* sizeof(hpr_device_info), set by the caller */
     char id[16];             /* "cl:P.D" */
     char kind[16];           /* "gpu", "cpu", "accelerator" or "other" */
     char name[128], vendor[128], driver[128], platform[128], c_version[64];
@@ -295,12 +331,13 @@ typedef struct {
 /* Number of OpenCL devices found (0 without OpenCL, hpr_opencl_notice says why; 0 for a NULL
  * ctx). Loads the OpenCL ICD loader on first use. */
 HPR_API unsigned hpr_device_count(hpr_ctx *ctx);
-HPR_API hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info);
+HPR_API HPR_NODISCARD hpr_status hpr_device_get_info(hpr_ctx *ctx, unsigned index, hpr_device_info *info);
 /* Why no OpenCL device can be used ("" when some are found; "OpenCL is not available" for a
  * NULL ctx). */
 HPR_API const char *hpr_opencl_notice(hpr_ctx *ctx);
 
 typedef struct {
+    size_t struct_size;  /* sizeof(hpr_device_report), set by the caller */
     int cache_hit;       /* the program came from the binary cache */
     int cache_rebuilt;   /* a cache entry was corrupt or stale and was rebuilt */
     int cache_written;   /* a freshly built binary was stored in the cache */
@@ -311,13 +348,15 @@ typedef struct {
 /* Builds (or loads) the MSM program of curve on the device and runs its self-test (a field
  * multiplication and a small MSM against the CPU). HPR_ERR_DEVICE with the reason if the
  * device fails; it is then marked unusable for the context's lifetime. */
-HPR_API hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve, hpr_device_report *report);
+HPR_API HPR_NODISCARD hpr_status hpr_device_prepare(hpr_ctx *ctx, const char *device, hpr_curve curve,
+                                                    hpr_device_report *report);
 
 /* Byte size of one point of (curve, group) in the interchange form; 0 if unsupported. */
 HPR_API size_t hpr_point_size(hpr_curve curve, hpr_group group);
 #define HPR_SCALAR_SIZE 32
 
 typedef struct {
+    size_t struct_size;         /* sizeof(hpr_msm_opts) */
     unsigned window_bits;       /* Pippenger window c, 1..20; 0 = chosen from n */
     unsigned point_chunks;      /* tiles along the points, 1..min(n, 65536); 0 = chosen from n
                                  * and threads */
@@ -339,10 +378,10 @@ typedef struct {
  * over Fq2). An OpenCL device that fails is marked unusable and the MSM is redone on the CPU
  * (hpr_ctx_notice names the failure); an unknown device is HPR_ERR_UNKNOWN_DEVICE.
  */
-HPR_API hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
-                   size_t n, void *out);
-HPR_API hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, const void *scalars,
-                      size_t n, void *out, const hpr_msm_opts *opts);
+HPR_API HPR_NODISCARD hpr_status hpr_msm(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
+                                         const void *scalars, size_t n, void *out);
+HPR_API HPR_NODISCARD hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
+                                            const void *scalars, size_t n, void *out, const hpr_msm_opts *opts);
 
 /*
  * Bases resident on the devices: a fixed set of n points of (curve, group) for many MSMs.
@@ -357,8 +396,8 @@ HPR_API hpr_status hpr_msm_ex(hpr_ctx *ctx, hpr_curve curve, hpr_group group, co
  * called on them). Same results as hpr_msm_ex over the same points, on every device.
  */
 typedef struct hpr_bases hpr_bases;
-HPR_API hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points, size_t n,
-                                    hpr_bases **out);
+HPR_API HPR_NODISCARD hpr_status hpr_bases_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
+                                                  size_t n, hpr_bases **out);
 HPR_API void hpr_bases_destroy(hpr_bases *bases);
 /*
  * Precomputed bases: as hpr_bases_create, and with precompute = f >= 2 the set also keeps
@@ -374,8 +413,9 @@ HPR_API void hpr_bases_destroy(hpr_bases *bases);
  * is hpr_bases_create; at most 16; f n must stay below 2^32. Making them reports no progress
  * and cannot be cancelled (BN254 2^16, f = 8: about 2.5 s on two Zen 4 cores).
  */
-HPR_API hpr_status hpr_bases_create_precomputed(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *points,
-                                                size_t n, unsigned precompute, hpr_bases **out);
+HPR_API HPR_NODISCARD hpr_status hpr_bases_create_precomputed(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
+                                                              const void *points, size_t n, unsigned precompute,
+                                                              hpr_bases **out);
 /* Number of points in the set (0 for NULL); without its precomputed multiples. */
 HPR_API size_t hpr_bases_count(const hpr_bases *bases);
 /* The set's precompute factor f (1: none; 0 for NULL). */
@@ -384,12 +424,12 @@ HPR_API unsigned hpr_bases_precompute(const hpr_bases *bases);
 HPR_API size_t hpr_bases_bytes(const hpr_bases *bases);
 /* out = sum_i scalars[i] * bases[i] for i < n (n <= hpr_bases_count: the first n bases), as
  * hpr_msm_ex with bases' curve and group; opts may be NULL. */
-HPR_API hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n, void *out,
-                                 const hpr_msm_opts *opts);
+HPR_API HPR_NODISCARD hpr_status hpr_msm_bases(hpr_ctx *ctx, const hpr_bases *bases, const void *scalars, size_t n,
+                                               void *out, const hpr_msm_opts *opts);
 
 /* Checks one point in the interchange form: coordinates < p, on the curve and, for
  * BLS12-381, in the prime-order subgroup. ctx may be NULL (it only receives the detail). */
-HPR_API hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point);
+HPR_API HPR_NODISCARD hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *point);
 
 /*
  * Formats a point in the interchange form as snarkjs JSON writes it: ["x","y","1"] with
@@ -397,13 +437,14 @@ HPR_API hpr_status hpr_point_check(hpr_ctx *ctx, hpr_curve curve, hpr_group grou
  * G2: [["x.c0","x.c1"],["y.c0","y.c1"],["1","0"]], infinity [["0","0"],["1","0"],["0","0"]].
  * HPR_ERR_INVALID_ARGUMENT if buf is too small (256 bytes suffice for G1, 512 for G2).
  */
-HPR_API hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf, size_t buflen);
+HPR_API HPR_NODISCARD hpr_status hpr_point_to_json(hpr_curve curve, hpr_group group, const void *point, char *buf,
+                                                   size_t buflen);
 
 /* Parses decimal affine coordinates (as snarkjs JSON writes them) into the interchange form;
  * z must be "1", or "0" for infinity. Checks range and curve membership. G1 only
  * (HPR_ERR_UNSUPPORTED_GROUP for G2). */
-HPR_API hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *x, const char *y, const char *z,
-                                  void *point);
+HPR_API HPR_NODISCARD hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, const char *x, const char *y,
+                                                        const char *z, void *point);
 
 /*
  * Many multiples of one base: out[i] = scalars[i] * base for i < n (not their sum), as
@@ -415,8 +456,8 @@ HPR_API hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_group group, cons
  * Method: a window table of base sized for n (at most about 3.5 MiB), one mixed addition per
  * window per scalar, on the context's threads; the bytes do not depend on the thread count.
  */
-HPR_API hpr_status hpr_fixed_base_mul(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *base,
-                                      const void *scalars, size_t n, void *out);
+HPR_API HPR_NODISCARD hpr_status hpr_fixed_base_mul(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *base,
+                                                    const void *scalars, size_t n, void *out);
 
 /*
  * Deterministic random MSM inputs for benchmarks and tests: n valid points of the prime-order
@@ -425,8 +466,8 @@ HPR_API hpr_status hpr_fixed_base_mul(hpr_ctx *ctx, hpr_curve curve, hpr_group g
  * every thread count. points: n * hpr_point_size bytes; scalars: n * 32 bytes (either may be
  * NULL to skip it). n at most 2^32 - 1 (as hpr_msm), else HPR_ERR_INVALID_ARGUMENT.
  */
-HPR_API hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n, unsigned long long seed,
-                                 void *points, void *scalars);
+HPR_API HPR_NODISCARD hpr_status hpr_random_msm_inputs(hpr_ctx *ctx, hpr_curve curve, hpr_group group, size_t n,
+                                                       unsigned long long seed, void *points, void *scalars);
 
 /* ---- NTT ---- */
 
@@ -442,6 +483,7 @@ typedef enum {
 typedef enum { HPR_NTT_NN = 0, HPR_NTT_NR = 1, HPR_NTT_RN = 2, HPR_NTT_RR = 3 } hpr_ntt_order;
 
 typedef struct {
+    size_t struct_size;       /* sizeof(hpr_ntt_opts) */
     int inverse;              /* 0: coefficients -> evaluations; 1: evaluations -> coefficients */
     hpr_ntt_order order;
     const char *coset_shift;  /* decimal; evaluations on shift * <w>; NULL = no coset (shift 1) */
@@ -471,7 +513,8 @@ HPR_API unsigned hpr_field_two_adicity(hpr_field field);
  * Errors: an element >= p (its index), log_n above the two-adicity, a shift of 0 or >= p, a
  * generator whose power is not a primitive root of order n. On error data is unchanged.
  */
-HPR_API hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data, const hpr_ntt_opts *opts);
+HPR_API HPR_NODISCARD hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *data,
+                                         const hpr_ntt_opts *opts);
 
 /*
  * Low-degree extension: columns polynomials of 2^log_n coefficients each (column-major,
@@ -481,16 +524,16 @@ HPR_API hpr_status hpr_ntt(hpr_ctx *ctx, hpr_field field, unsigned log_n, void *
  * they do). shift: decimal, NULL = the generator g (the usual coset for LDE). columns 0
  * means 1. On error out is unchanged.
  */
-HPR_API hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, const char *shift,
-                       size_t columns, const void *in, void *out);
+HPR_API HPR_NODISCARD hpr_status hpr_ntt_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate,
+                                             const char *shift, size_t columns, const void *in, void *out);
 
 /* The NTT's calibration, as hpr_calibrate for the MSM: forward NTTs (natural orders) of
  * 2^log_n[i] elements on one device ("cpu" or "cl:P.D"), batches of at least 2^16 elements,
  * a warm-up then the median of 3 runs; elements_per_s (may be NULL) receives the figures,
  * stored in the same profile under the field's name. Under "all", the scheduler deals NTT
  * columns (and four-step's sub-NTTs) from these figures, else it probes. Sizes up to 2^24. */
-HPR_API hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field, const unsigned *log_n, size_t count,
-                             double *elements_per_s);
+HPR_API HPR_NODISCARD hpr_status hpr_calibrate_ntt(hpr_ctx *ctx, const char *device, hpr_field field,
+                                                   const unsigned *log_n, size_t count, double *elements_per_s);
 
 /* The calibrated NTT throughput (elements/s) of device on field at the measured size nearest
  * to 2^log_n, or 0 when the profile has none (and for a NULL ctx or device). */
@@ -518,7 +561,8 @@ HPR_API unsigned hpr_poseidon2_width(hpr_poseidon2 instance);
  * (an unknown instance, states NULL with count > 0, count * width beyond the address space),
  * HPR_ERR_ELEMENT_OUT_OF_RANGE (the detail names the first element >= p: its index, state
  * and position). */
-HPR_API hpr_status hpr_poseidon2_permute(hpr_ctx *ctx, hpr_poseidon2 instance, uint32_t *states, size_t count);
+HPR_API HPR_NODISCARD hpr_status hpr_poseidon2_permute(hpr_ctx *ctx, hpr_poseidon2 instance, uint32_t *states,
+                                                       size_t count);
 
 /*
  * Merkle commitments of a matrix with Plonky3's layout (MerkleTreeMmcs over
@@ -533,6 +577,7 @@ HPR_API hpr_status hpr_poseidon2_permute(hpr_ctx *ctx, hpr_poseidon2 instance, u
 typedef struct hpr_merkle_tree hpr_merkle_tree;
 
 typedef struct {
+    size_t struct_size; /* sizeof(hpr_commit_opts) */
     const char *shift;  /* decimal coset shift of the LDE domain, nonzero and below p; NULL = 1
                          * (no shift). Rate 1 takes NULL or "1" only. */
     const char *device; /* where the leaves are hashed: "cpu", "all", "cl:P.D"; NULL = the
@@ -572,11 +617,12 @@ typedef struct {
  * the budget: the detail names the need and the limit); HPR_ERR_IO (the temporary file);
  * HPR_ERR_CANCELLED.
  */
-HPR_API hpr_status hpr_commit(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, size_t columns,
-                              const void *in, const hpr_commit_opts *opts, hpr_merkle_tree **tree);
+HPR_API HPR_NODISCARD hpr_status hpr_commit(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate,
+                                            size_t columns, const void *in, const hpr_commit_opts *opts,
+                                            hpr_merkle_tree **tree);
 
 /* The root (8 canonical elements); HPR_ERR_INVALID_ARGUMENT for a NULL tree or root. */
-HPR_API hpr_status hpr_merkle_root(const hpr_merkle_tree *tree, uint32_t root[8]);
+HPR_API HPR_NODISCARD hpr_status hpr_merkle_root(const hpr_merkle_tree *tree, uint32_t root[8]);
 /* The committed matrix's rows (leaves) and columns, the tree's depth (log2 rows) and the
  * field; 0 for a NULL tree. */
 HPR_API size_t hpr_merkle_rows(const hpr_merkle_tree *tree);
@@ -589,15 +635,16 @@ HPR_API hpr_field hpr_merkle_field(const hpr_merkle_tree *tree);
  * (8 elements each, from the leaves up). HPR_ERR_INVALID_ARGUMENT: a NULL tree, row >= rows;
  * HPR_ERR_IO: a streamed tree's file could not be read. A tree is read-only once made: any
  * number of threads may open it at once. */
-HPR_API hpr_status hpr_merkle_open(const hpr_merkle_tree *tree, size_t row, uint32_t *values, uint32_t *path);
+HPR_API HPR_NODISCARD hpr_status hpr_merkle_open(const hpr_merkle_tree *tree, size_t row, uint32_t *values,
+                                                 uint32_t *path);
 
 /* Checks an opening: HPR_OK when the leaf of values (columns elements) climbed with path
  * (depth digests, from the leaves up) at index row gives root, HPR_ERR_PROOF_INVALID when it
  * does not. HPR_ERR_UNSUPPORTED_FIELD (not KoalaBear or BabyBear); HPR_ERR_INVALID_ARGUMENT
  * (root NULL, values NULL with columns > 0, path NULL with depth > 0, depth above 63,
  * row >= 2^depth); HPR_ERR_ELEMENT_OUT_OF_RANGE (an element of values, path or root >= p). */
-HPR_API hpr_status hpr_merkle_verify(hpr_field field, const uint32_t root[8], unsigned depth, size_t row,
-                                     const uint32_t *values, size_t columns, const uint32_t *path);
+HPR_API HPR_NODISCARD hpr_status hpr_merkle_verify(hpr_field field, const uint32_t root[8], unsigned depth, size_t row,
+                                                   const uint32_t *values, size_t columns, const uint32_t *path);
 
 /* Releases a tree (its memory, its temporary file); NULL: nothing. */
 HPR_API void hpr_merkle_destroy(hpr_merkle_tree *tree);
@@ -620,6 +667,7 @@ typedef enum {
 } hpr_groth16_phase;
 
 typedef struct {
+    size_t struct_size; /* sizeof(hpr_groth16_report), set by the caller */
     double seconds[HPR_G16_PHASES];
     /* per phase, the devices that computed it and their share of its points, e.g.
      * "cpu 62%, cl:0.0 38%" ("" for the phases without points); a device that failed in the
@@ -634,17 +682,20 @@ typedef struct {
     /* each device that failed during the proof, once (in a phase or in its self-test when the
      * proof picked its devices): device, failures (its tiles or tasks that failed, each redone
      * elsewhere), dropped (1: it was given no more work), failure (its first error); the other
-     * members are 0. The proof is the same bits either way. */
+     * members are 0; at most what the struct holds. The proof is the same bits either way. */
     unsigned nfailed;
     hpr_device_run failed[HPR_REPORT_MAX_DEVICES];
 } hpr_groth16_report;
 
 typedef struct {
+    size_t struct_size;                 /* sizeof(hpr_groth16_proof), set by the caller */
+    /* where the proving calls put their report (times, devices and faults per phase): NULL for
+     * none, else the caller's hpr_groth16_report with its struct_size set; the caller keeps it */
+    hpr_groth16_report *report;
     hpr_curve curve;
     unsigned char a[96], b[192], c[96]; /* pi_a (G1), pi_b (G2), pi_c (G1) in the interchange form */
     unsigned n_public;
     unsigned char *public_signals;      /* n_public canonical 32-byte scalars (w[1..n_public]) */
-    hpr_groth16_report report;
 } hpr_groth16_proof;
 
 /* Opens a Groth16 .zkey (memory-mapped, validated strictly: every violation is
@@ -658,11 +709,12 @@ typedef struct {
  * opened, with HPR_ERR_IO and a detail saying what it is ("zkey 'k' is a FIFO, not a regular
  * file", "is a directory", "is a character device", "is not a regular file of known size"
  * for /proc-style files); an empty file is HPR_ERR_FORMAT ("is empty"). */
-HPR_API hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path, hpr_groth16_prover **out);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_prover_create(hpr_ctx *ctx, const char *zkey_path,
+                                                           hpr_groth16_prover **out);
 /* The same from the bytes of a .zkey: the prover keeps its own copy (len bytes of memory), so
  * the caller may release zkey as soon as this returns. */
-HPR_API hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey, size_t len,
-                                                         hpr_groth16_prover **out);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_prover_create_from_buffer(hpr_ctx *ctx, const void *zkey, size_t len,
+                                                                       hpr_groth16_prover **out);
 HPR_API void hpr_groth16_prover_destroy(hpr_groth16_prover *prover);
 /*
  * Precomputed sections (see hpr_bases_create_precomputed): with precompute = f >= 2 the
@@ -679,7 +731,8 @@ HPR_API void hpr_groth16_prover_destroy(hpr_groth16_prover *prover);
  * (hpr_cluster_groth16_*) read the plain sections. Where it pays: on the CPU tiers f = 2
  * (f > 2 streams more points than it saves); larger f on GPUs.
  */
-HPR_API hpr_status hpr_groth16_prover_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover, unsigned precompute);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_prover_precompute(hpr_ctx *ctx, hpr_groth16_prover *prover,
+                                                               unsigned precompute);
 /* The prover's factor (1: none; 0 for NULL) and, where bytes is not NULL, the bytes its
  * precomputed sections hold on the host (0 without). */
 HPR_API unsigned hpr_groth16_prover_precomputed(const hpr_groth16_prover *prover, size_t *bytes);
@@ -692,8 +745,8 @@ HPR_API void hpr_groth16_prover_sizes(const hpr_groth16_prover *prover, size_t *
 
 /* The curve and counts of a .zkey from its container and Groth16 header alone (the point
  * sections are not read: a cheap size query); NULL outputs are skipped. */
-HPR_API hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve,
-                                          size_t *domain_size, size_t *n_vars, size_t *n_public);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t len, hpr_curve *curve,
+                                                        size_t *domain_size, size_t *n_vars, size_t *n_public);
 
 /*
  * A proof from a .wtns file's bytes (or its path): the witness must be of the zkey's prime
@@ -708,20 +761,25 @@ HPR_API hpr_status hpr_groth16_zkey_sizes(hpr_ctx *ctx, const void *zkey, size_t
  * G2 bases stay on the OpenCL devices of ctx from the first proof until ctx proves with
  * another prover or is destroyed (see hpr_bases_create). A failing
  * OpenCL device is reported in hpr_ctx_notice and its work redone on the CPU; the proof is the
- * same either way. Release with hpr_groth16_proof_free.
+ * same either way. The caller sets proof->struct_size and proof->report (NULL: no report)
+ * before the call; the rest is written. Release with hpr_groth16_proof_clear.
  * Memory: the zkey's pages are resident only while a phase reads them, and after each phase
  * the library calls glibc's malloc_trim(0), which hands the free pages of the whole process's
  * heap back to the system (glibc keeps freed blocks that are not at its heap's top); only
  * where glibc's allocator is the process's malloc (not under jemalloc, tcmalloc or a
  * sanitizer, where glibc's malloc_trim would corrupt glibc's unused arenas).
  */
-HPR_API hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
-                             hpr_groth16_proof *proof);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_prove(hpr_ctx *ctx, const hpr_groth16_prover *prover, const void *wtns,
+                                                   size_t wtns_len, hpr_groth16_proof *proof);
 /* wtns_path: a regular file, refused as hpr_groth16_prover_create refuses the zkey (never
  * blocking on a FIFO); read a stream yourself and call hpr_groth16_prove. */
-HPR_API hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover, const char *wtns_path,
-                                  hpr_groth16_proof *proof);
-HPR_API void hpr_groth16_proof_free(hpr_groth16_proof *proof);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_prove_file(hpr_ctx *ctx, const hpr_groth16_prover *prover,
+                                                        const char *wtns_path, hpr_groth16_proof *proof);
+/* Frees what a proof holds (its public signals) and leaves the struct empty for reuse (its
+ * struct_size and report pointer kept); the struct itself is the caller's. NULL: nothing. */
+HPR_API void hpr_groth16_proof_clear(hpr_groth16_proof *proof);
+/* The name of hpr_groth16_proof_clear in 0.1, kept for one release. */
+HPR_API void hpr_groth16_proof_free(hpr_groth16_proof *proof) HPR_DEPRECATED("use hpr_groth16_proof_clear");
 
 /*
  * Verification, snarkjs's check e(A, B) = e(alpha, beta) e(vk_x, gamma) e(C, delta) with the
@@ -736,29 +794,33 @@ HPR_API void hpr_groth16_proof_free(hpr_groth16_proof *proof);
  * (not NUL-terminated: their lengths are given); malformed JSON or a field that is missing or
  * of the wrong form is HPR_ERR_FORMAT naming the file and field.
  */
-HPR_API hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover, const hpr_groth16_proof *proof);
-HPR_API hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_len, const char *public_json,
-                                           size_t public_len, const char *proof_json, size_t proof_len);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_verify(hpr_ctx *ctx, const hpr_groth16_prover *prover,
+                                                    const hpr_groth16_proof *proof);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_verify_json(hpr_ctx *ctx, const char *vk_json, size_t vk_len,
+                                                         const char *public_json, size_t public_len,
+                                                         const char *proof_json, size_t proof_len);
 
 /* proof.json and public.json exactly as snarkjs writes them (one-space indentation, no final
  * newline; curve "bn128" or "bls12381"; public.json "[\n]" when there are no public signals).
  * *proof_json and *public_json are malloc'd; release with free. HPR_ERR_INVALID_ARGUMENT (the
  * outputs set to NULL where given) for a NULL proof or output, an unknown curve, a point that
  * does not decode, or public_signals NULL while n_public > 0. */
-HPR_API hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json, char **public_json);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_proof_json(const hpr_groth16_proof *proof, char **proof_json,
+                                                        char **public_json);
 
 /* The peak working memory one proof with prover is estimated to need on ctx (its devices and
  * threads), in bytes: what the memory budget checks before the proof (hpr_config.memory_limit;
  * docs/memory.md): the witness (from_file: also its file's bytes, until parsed), h, the
  * largest phase with the zkey section it reads (the key's pages are resident only during the
  * phase that reads them). The process's own code and libraries are not counted. */
-HPR_API hpr_status hpr_groth16_prover_memory(hpr_ctx *ctx, const hpr_groth16_prover *prover, int from_file,
-                                             size_t *bytes);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_prover_memory(hpr_ctx *ctx, const hpr_groth16_prover *prover,
+                                                           int from_file, size_t *bytes);
 
 /* snarkjs's verification_key.json of the prover's zkey, byte for byte what `snarkjs zkey export
  * verificationkey` writes (vk_alphabeta_12 computed by this library's pairing). *vk_json is
  * malloc'd; release with free. */
-HPR_API hpr_status hpr_groth16_verification_key_json(hpr_ctx *ctx, const hpr_groth16_prover *prover, char **vk_json);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_verification_key_json(hpr_ctx *ctx, const hpr_groth16_prover *prover,
+                                                                   char **vk_json);
 
 /*
  * ---- A development setup: for tests and benchmarks, NEVER for production ----
@@ -779,8 +841,9 @@ HPR_API hpr_status hpr_groth16_verification_key_json(hpr_ctx *ctx, const hpr_gro
  */
 #define HPR_SETUP_INSECURE_DEV 1u
 typedef int (*hpr_write_fn)(void *user, const void *bytes, size_t len);
-HPR_API hpr_status hpr_groth16_setup(hpr_ctx *ctx, const char *r1cs_path, unsigned flags, const char *seed,
-                                     hpr_write_fn write_zkey, void *user, char **vk_json);
+HPR_API HPR_NODISCARD hpr_status hpr_groth16_setup(hpr_ctx *ctx, const char *r1cs_path, unsigned flags,
+                                                   const char *seed, hpr_write_fn write_zkey, void *user,
+                                                   char **vk_json);
 
 /* ---- Several processes: one call shared by the ranks of a job (Open MPI, or any transport) ----
  *
@@ -811,6 +874,7 @@ HPR_API hpr_status hpr_groth16_setup(hpr_ctx *ctx, const char *r1cs_path, unsign
 #define HPR_CLUSTER_MAX_RANKS 16
 
 typedef struct {
+    size_t struct_size; /* sizeof(hpr_cluster) */
     int rank, size;
     void *user;
     int (*send)(void *user, int to, const void *data, size_t len);
@@ -819,6 +883,7 @@ typedef struct {
 
 /* What one cluster call did (filled on rank 0; other ranks get ranks and seconds). */
 typedef struct {
+    size_t struct_size;                       /* sizeof(hpr_cluster_report), set by the caller */
     unsigned ranks;
     unsigned tiles[HPR_CLUSTER_MAX_RANKS];    /* tiles each rank computed */
     double share[HPR_CLUSTER_MAX_RANKS];      /* its part of the work, 0..1 */
@@ -834,29 +899,32 @@ typedef struct {
  * detail) joined: HPR_OK on every rank when all are HPR_OK, else on every rank the lowest
  * failing rank's status with the detail "rank R: <its detail>". Use it after each rank has
  * read its inputs, so that one rank's bad file ends the job with one error. */
-HPR_API hpr_status hpr_cluster_agree(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_status status, const char *detail);
+HPR_API HPR_NODISCARD hpr_status hpr_cluster_agree(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_status status,
+                                                   const char *detail);
 
 /* hpr_msm_ex across the ranks: each passes the same points and scalars (compared by digest;
  * every rank reads them, none are sent), out is written on rank 0. The window grid of the MSM
  * (windows x blocks of points, host/msm/msm_hybrid.c) is dealt to the ranks; each runs its tiles
  * on its own devices (opts->device, or the context's). report may be NULL. */
-HPR_API hpr_status hpr_cluster_msm(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve curve, hpr_group group,
-                                   const void *points, const void *scalars, size_t n, void *out,
-                                   const hpr_msm_opts *opts, hpr_cluster_report *report);
+HPR_API HPR_NODISCARD hpr_status hpr_cluster_msm(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_curve curve,
+                                                 hpr_group group, const void *points, const void *scalars, size_t n,
+                                                 void *out, const hpr_msm_opts *opts, hpr_cluster_report *report);
 
 /* hpr_ntt across the ranks, its columns dealt to them: data is rank 0's (the other ranks pass
  * NULL); rank 0 sends each rank the columns of its tiles and receives them transformed. opts
  * must be the same on every rank. */
-HPR_API hpr_status hpr_cluster_ntt(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_field field, unsigned log_n,
-                                   void *data, const hpr_ntt_opts *opts, hpr_cluster_report *report);
+HPR_API HPR_NODISCARD hpr_status hpr_cluster_ntt(hpr_ctx *ctx, const hpr_cluster *cluster, hpr_field field,
+                                                 unsigned log_n, void *data, const hpr_ntt_opts *opts,
+                                                 hpr_cluster_report *report);
 
 /* hpr_groth16_prove across the ranks: each rank holds a prover of the same zkey (compared by
  * digest; mapped by each rank, never sent), the witness is rank 0's (others pass NULL, 0) and
  * is sent to the others; h is computed on every rank, and the five MSMs' window grids are
  * dealt to the ranks. The proof is written on rank 0 (others get it zeroed). */
-HPR_API hpr_status hpr_cluster_groth16_prove(hpr_ctx *ctx, const hpr_cluster *cluster,
-                                             const hpr_groth16_prover *prover, const void *wtns, size_t wtns_len,
-                                             hpr_groth16_proof *proof, hpr_cluster_report *report);
+HPR_API HPR_NODISCARD hpr_status hpr_cluster_groth16_prove(hpr_ctx *ctx, const hpr_cluster *cluster,
+                                                           const hpr_groth16_prover *prover, const void *wtns,
+                                                           size_t wtns_len, hpr_groth16_proof *proof,
+                                                           hpr_cluster_report *report);
 
 /* Many proofs across the ranks (throughput): rank 0 reads witness i with read_witness (data
  * malloc'd, freed by the library; an error is reported for that witness with why) and sends
@@ -874,10 +942,11 @@ typedef hpr_status (*hpr_witness_reader)(void *user, size_t index, void **data, 
                                          size_t why_len);
 typedef hpr_status (*hpr_proof_writer)(void *user, size_t index, hpr_status status, const char *detail,
                                        const hpr_groth16_proof *proof, int rank);
-HPR_API hpr_status hpr_cluster_groth16_prove_batch(hpr_ctx *ctx, const hpr_cluster *cluster,
-                                                   const hpr_groth16_prover *prover, size_t count,
-                                                   hpr_witness_reader read_witness, hpr_proof_writer write_proof,
-                                                   void *user, size_t *failed, hpr_cluster_report *report);
+HPR_API HPR_NODISCARD hpr_status hpr_cluster_groth16_prove_batch(hpr_ctx *ctx, const hpr_cluster *cluster,
+                                                                 const hpr_groth16_prover *prover, size_t count,
+                                                                 hpr_witness_reader read_witness,
+                                                                 hpr_proof_writer write_proof, void *user,
+                                                                 size_t *failed, hpr_cluster_report *report);
 
 #ifdef __cplusplus
 }

@@ -292,7 +292,7 @@ hpr_status msm_grid_prepare(hpr_ctx *ctx, hpr_curve curve, hpr_group group, cons
                             msm_grid **out)
 {
     msm_grid *g = calloc(1, sizeof *g);
-    hpr_msm_opts opts = {0};
+    hpr_msm_opts opts = {.struct_size = sizeof opts};
     unsigned blocks;
     *out = NULL;
     if (!g)

@@ -420,7 +420,7 @@ hpr_status ntt_lde_call(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned 
     const ntt_field_ops *ops = field_ops(field);
     if (ops)
         snprintf(g_dec, sizeof g_dec, "%u", ops->generator);
-    hpr_ntt_opts opts = {0, HPR_NTT_NN, shift ? shift : g_dec, NULL, columns, 0, "cpu"};
+    hpr_ntt_opts opts = {sizeof opts, 0, HPR_NTT_NN, shift ? shift : g_dec, NULL, columns, 0, "cpu"};
     if (ops && (uint64_t)log_n + log_rate > ops->two_adicity) /* before log_n + log_rate could wrap */
         return ctx_fail(ctx, HPR_ERR_INVALID_ARGUMENT, "LDE of 2^%u coefficients at rate %u: 2^%llu points exceed the "
                         "two-adicity of %s (%u)", log_n, rate, (unsigned long long)log_n + log_rate, ops->name,

@@ -219,7 +219,7 @@ RS_API int groth16_prover_prove(void *prover_object, const void *wtns_buffer, un
                                 unsigned long long error_msg_maxsize)
 {
     rs_prover *p = prover_object;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
     char *pj = NULL, *uj = NULL;
     int rc;
     if (!p || !wtns_buffer || !proof_buffer || !proof_size || !public_buffer || !public_size) {
@@ -237,7 +237,7 @@ RS_API int groth16_prover_prove(void *prover_object, const void *wtns_buffer, un
     }
     pthread_mutex_unlock(&p->lock);
     st = hpr_groth16_proof_json(&proof, &pj, &uj);
-    hpr_groth16_proof_free(&proof);
+    hpr_groth16_proof_clear(&proof);
     if (st != HPR_OK)
         rc = fail(NULL, st, "formatting the proof", error_msg, error_msg_maxsize);
     else

@@ -198,7 +198,7 @@ static void fuzz_msm_opts(fuzz_input *in)
 {
     hpr_ctx *ctx = fuzz_ctx();
     char *device = fuzz_field(in, '\n');
-    hpr_msm_opts opts = {0, 0, 0, NULL};
+    hpr_msm_opts opts = {sizeof opts, 0, 0, 0, NULL};
     unsigned char points[7 * 192], scalars[7 * 32], got[192], want[192];
     opts.window_bits = tame_window(fuzz_u32(in));
     opts.point_chunks = fuzz_u32(in);
@@ -231,7 +231,8 @@ static void fuzz_ntt_opts(fuzz_input *in)
     unsigned shape = fuzz_byte(in), layout = fuzz_byte(in), columns = (layout & 3) + 1;
     hpr_field field = fields[(shape & 7) % 5];
     unsigned log_n = (shape >> 3) % 5;
-    hpr_ntt_opts fwd = {0, (hpr_ntt_order)(shape >> 6), NULL, NULL, columns, (int)((layout >> 2) & 1), NULL}, inv;
+    hpr_ntt_opts fwd = {sizeof fwd, 0, (hpr_ntt_order)(shape >> 6), NULL, NULL, columns, (int)((layout >> 2) & 1),
+                        NULL}, inv;
     size_t bytes = ((size_t)columns << log_n) * hpr_field_element_size(field);
     unsigned char *data = malloc(bytes), *orig = malloc(bytes);
     if (shift && gen && device && data && orig) {

@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hpr_curve curve = 0, pcurve;
     size_t domain = 0, n_vars = 0, n_public = 0, pdomain, pvars, ppublic;
     hpr_groth16_prover *prover = NULL;
-    hpr_groth16_proof proof;
+    hpr_groth16_proof proof = {.struct_size = sizeof proof};
 
     hpr_status sizes = hpr_groth16_zkey_sizes(ctx, zkey, zkey_len, &curve, &domain, &n_vars, &n_public);
     hpr_status st = hpr_groth16_prover_create_from_buffer(ctx, zkey, zkey_len, &prover);
@@ -103,13 +103,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hpr_groth16_prover_sizes(prover, &pdomain, &pvars, &ppublic);
     FUZZ_CHECK(pcurve == curve && pdomain == domain && pvars == n_vars && ppublic == n_public);
     if (domain <= PROVE_MAX_DOMAIN && n_vars <= PROVE_MAX_VARS) {
-        memset(&proof, 0, sizeof proof);
         st = hpr_groth16_prove(ctx, prover, wtns, wtns_len, &proof);
         if (st == HPR_OK)
             check_proof(ctx, curve, n_vars, n_public, wtns, wtns_len, &proof);
         else
             FUZZ_CHECK(hpr_ctx_error_detail(ctx)[0] != '\0');
-        hpr_groth16_proof_free(&proof);
+        hpr_groth16_proof_clear(&proof);
     }
     hpr_groth16_prover_destroy(prover);
     return 0;

@@ -10,7 +10,7 @@ int main(void)
 {
     unsigned major = 99, minor = 99, patch = 99;
     const char *v = hpr_version(&major, &minor, &patch);
-    hpr_config cfg;
+    hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     unsigned char points[128], scalars[64] = {0}, sum[64], twice[64];
     if (strcmp(v, HPR_VERSION_STRING) != 0 || major != HPR_VERSION_MAJOR || minor != HPR_VERSION_MINOR ||
