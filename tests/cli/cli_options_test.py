@@ -7,7 +7,8 @@ exactly those the command accepts (HPR_LIST_OPTIONS=1 makes a command print its 
 and exit), and its --help must mention each of them and no option it does not accept. Then the
 parser's rules: options anywhere among the positional arguments, "--" ends the options,
 "--name=VALUE", a repeated single-value option refused, a repeated list option accumulated, a
-flag given a value refused, unknown and ambiguous options named.
+flag given a value refused, unknown and ambiguous options named. Last, the one thread cap:
+--threads takes 1..HPR_MAX_THREADS (read from hyprove.h).
 
 usage: cli_options_test.py HYPROVE docs/cli.md FIXTURE_DIR
 """
@@ -139,10 +140,26 @@ def check_rules(hyprove, fixtures):
         check(r.returncode == 2 and "--listen given twice" in r.stderr, "serve refuses --listen twice", r)
 
 
+def check_thread_cap(hyprove, header):
+    cap = int(re.search(r"#define HPR_MAX_THREADS (\d+)", open(header).read()).group(1))
+    msm = ["msm", "--curve", "bn254", "--log-n", "2", "--device", "cpu"]
+    r = run([hyprove] + msm + ["--threads", str(cap)])
+    check(r.returncode == 0 and f"{cap} threads" in r.stderr, f"msm --threads {cap} (HPR_MAX_THREADS) runs", r)
+    r = run([hyprove] + msm + ["--threads", str(cap + 1)])
+    check(r.returncode == 2 and f"--threads '{cap + 1}' is not an integer in 1..{cap}" in r.stderr,
+          f"--threads {cap + 1}: refused, naming 1..{cap}", r)
+    for command in (["bench", "ntt", "--log-n", "3"], ["groth16", "setup", "--insecure-dev", "a.r1cs", "b.zkey"]):
+        r = run([hyprove] + command + ["--threads", str(cap + 1)])
+        check(r.returncode == 2 and f"1..{cap}" in r.stderr, f"{' '.join(command[:2])} --threads {cap + 1}: refused",
+              r)
+
+
 def main():
     hyprove, readme, fixtures = sys.argv[1:4]
     check_docs(hyprove, readme)
     check_rules(hyprove, fixtures)
+    check_thread_cap(hyprove, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(readme))), "host",
+                                           "include", "hyprove.h"))
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
