@@ -13,6 +13,10 @@
 #define CLI_EXIT_FAILURE 1
 #define CLI_EXIT_USAGE 2
 
+/* A macro's value as a string literal ("4096" for HPR_MAX_THREADS), for help texts. */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+
 /* Prints "hyprove: error: <message>" on one line to stderr. Returns CLI_EXIT_FAILURE. */
 int cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
