@@ -60,6 +60,9 @@ int cmd_ntt(int argc, char **argv);
 int cmd_bench_ntt(int argc, char **argv);
 /* `hyprove commit`, `hyprove bench commit` and `hyprove bench poseidon2` (cmd_commit.c). */
 int cmd_commit(int argc, char **argv);
+/* `hyprove commit verify FILE [--root ROOT.json]` (cmd_commit_verify.c) and its help. */
+int cmd_commit_verify(int argc, char **argv);
+extern const char cli_commit_verify_help[];
 int cmd_bench_commit(int argc, char **argv);
 int cmd_bench_poseidon2(int argc, char **argv);
 int cmd_groth16(int argc, char **argv);

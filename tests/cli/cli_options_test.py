@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-COMMANDS = ["devices", "msm", "bench msm", "calibrate", "ntt", "bench ntt", "commit", "bench commit",
+COMMANDS = ["devices", "msm", "bench msm", "calibrate", "ntt", "bench ntt", "commit", "commit verify", "bench commit",
             "bench poseidon2", "groth16 prove", "groth16 prove-batch", "groth16 verify", "bench groth16", "serve"]
 OPTION = re.compile(r"--[a-z][a-z0-9-]*")
 failures = []

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """One exit-status convention for every command (docs/cli.md, "Exit status"; issue 46 item 8).
 
-  0  done; for a check (groth16 verify): it verifies
+  0  done; for a check (groth16 verify, commit verify): it verifies
   1  the command could not do its work: an input missing, unreadable or malformed, an output,
      memory, a device
   2  a usage error: the command line itself
-  3  a check ran and the answer is no (groth16 verify)
+  3  a check ran and the answer is no (groth16 verify, commit verify)
 
 Each class is checked on several commands. A status 1 or 2 comes with exactly one
 "hyprove: error:" line; a status 3 with a "does not verify" or "invalid proof" line and no error
@@ -70,6 +70,7 @@ def usage_errors(tmp):
     expect(2, "groth16 prove with the same output twice",
            ["groth16", "prove", os.path.join(FIXTURE, "circuit.zkey"), os.path.join(FIXTURE, "witness.wtns"), out,
             out], out)
+    expect(2, "commit verify without a file", ["commit", "verify"], "FILE")
     expect(2, "commit with --threads above the cap",
            ["commit", "--field", "koalabear", "--log-n", "1", "--no-lde", "--columns", "1", "--in", PROOF, "--out",
             out, "--threads", "99999"], "--threads")
@@ -89,6 +90,7 @@ def unreadable_inputs(tmp):
     expect(1, "groth16 setup with a missing r1cs", ["groth16", "setup", "--insecure-dev", missing, out], missing)
     expect(1, "groth16 prove with a missing zkey",
            ["groth16", "prove", missing, os.path.join(FIXTURE, "witness.wtns"), out, out + "2"], missing)
+    expect(1, "commit verify with a missing file", ["commit", "verify", missing], missing)
     check(not os.path.exists(out), "nothing written by the failed commands")
 
 
@@ -112,7 +114,19 @@ def malformed_inputs(tmp):
     expect(1, "groth16 prove-batch with a list that names no witness",
            ["groth16", "prove-batch", os.path.join(FIXTURE, "circuit.zkey"), empty, os.path.join(tmp, "outdir")],
            "names no witness")
+    expect(1, "commit verify with a file that is not JSON",
+           ["commit", "verify", write(tmp, "notjson.json", "{")], "not JSON")
     check(not os.path.exists(out), "nothing written by the failed commands")
+
+
+def commitment(tmp):
+    """A real commitment with two openings: (root.json path, its document)."""
+    matrix = write(tmp, "matrix.bin", struct.pack("<32I", *range(1, 33)))
+    root = os.path.join(tmp, "root.json")
+    r = run(["commit", "--field", "koalabear", "--log-n", "4", "--no-lde", "--columns", "2", "--in", matrix, "--out",
+             root, "--open", "1,9"])
+    check(r.returncode == 0, "commit writes root.json with openings", r)
+    return root, json.load(open(root)) if r.returncode == 0 else {}
 
 
 def checks(tmp):
@@ -124,6 +138,14 @@ def checks(tmp):
     neg = json.load(open(PROOF))
     neg["pi_a"] = [neg["pi_a"][0], str(BN254_P - int(neg["pi_a"][1])), "1"]
     expect(3, "groth16 verify of -A for A", ["groth16", "verify", VK, PUBLIC, write(tmp, "neg.json", json.dumps(neg))])
+    root, doc = commitment(tmp)
+    if not doc:
+        return
+    r = expect(0, "commit verify of real openings", ["commit", "verify", root])
+    check(r.stdout.startswith("OK"), "commit verify says OK", r)
+    doc["openings"][0]["values"][1] = (doc["openings"][0]["values"][1] + 1) % 0x7f000001
+    expect(3, "commit verify of an opening with a value changed",
+           ["commit", "verify", write(tmp, "tampered.json", json.dumps(doc))])
 
 
 def main():
