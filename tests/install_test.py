@@ -12,12 +12,20 @@ installed file). Then, with nothing but the prefix:
     hyprove::hyprove_static and hyprove::rapidsnark;
   - the installed CLI runs from the prefix (its RUNPATH finds the library), and
     hyprove-prover behaves as rapidsnark's prover: four arguments, exit 0 and a proof that
-    snarkjs accepts, exit 1 otherwise.
+    snarkjs accepts, exit 1 otherwise;
+  - the link lines that README.md and docs/install.md show (their ```sh blocks marked
+    `<!-- install_test: run -->`) run as they stand with bash -euo pipefail, only the prefix
+    (the block's `PREFIX=` line), the build folder and the compiler substituted, on a copy of
+    tests/install/consumer.c named app.c; every program they build then runs with no
+    LD_LIBRARY_PATH (the one they link without an rpath must fail so, as the docs say), and
+    the static one needs no libhyprove.so.
 
 usage: install_test.py BUILD_DIR SOURCE_DIR C_COMPILER SNARKJS
 """
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -155,6 +163,58 @@ def installed_cli(prefix, work):
     check(r.returncode == 1 and r.stderr.strip() != "", "hyprove-prover with a bad zkey exits 1 with a message")
 
 
+MARK = "<!-- install_test: run -->"
+
+
+def marked_blocks(page):
+    """[(line number, text)] of the ```sh blocks of page marked with MARK on the line before."""
+    lines = open(os.path.join(SOURCE, page), encoding="utf-8").read().splitlines()
+    blocks = []
+    for i, line in enumerate(lines):
+        if line.strip() == "```sh" and i > 0 and lines[i - 1].strip() == MARK:
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
+            blocks.append((i + 1, "\n".join(lines[i + 1:end])))
+    return blocks
+
+
+def needs_libhyprove_so(exe):
+    r = run(["readelf", "-d", exe])
+    return r.returncode != 0 or "libhyprove.so" in r.stdout
+
+
+def run_documented(page, work):
+    """page's marked link lines run as written, for a prefix of their own."""
+    blocks = marked_blocks(page)
+    check(len(blocks) > 0, f"{page} marks its link lines for this test")
+    for first, text in blocks:
+        where = f"{page}:{first}"
+        folder = os.path.join(work, "documented-" + re.sub(r"\W", "-", where))
+        prefix = os.path.join(folder, "prefix")
+        os.makedirs(folder)
+        script, n = re.subn(r"^PREFIX=\S*", "PREFIX=" + shlex.quote(prefix), text, count=1, flags=re.M)
+        check(n == 1, f"{where}: the block sets PREFIX")
+        script = re.sub(r"^cc ", shlex.quote(CC) + " ", script.replace("build/release", shlex.quote(BUILD)),
+                        flags=re.M)
+        if not re.search(r"^cmake --install ", script, re.M):  # the block uses a prefix installed before it
+            run(["cmake", "--install", BUILD, "--prefix", prefix])
+        shutil.copy(os.path.join(SOURCE, "tests", "install", "consumer.c"), os.path.join(folder, "app.c"))
+        r = run(["bash", "-euo", "pipefail", "-c", script], cwd=folder)
+        check(r.returncode == 0, f"{where}: the block runs as written (exit {r.returncode}: "
+                                 f"{(r.stdout + r.stderr).strip()[-400:]})")
+        programs = sorted(f for f in os.listdir(folder) if re.fullmatch(r"app(-[a-z]+)?", f))
+        check(len(programs) > 0, f"{where}: the block builds a program ({programs})")
+        for name in programs:
+            r = run([os.path.join(folder, name)])
+            if name == "app-env":
+                check(r.returncode != 0, f"{where}: {name}, linked without an rpath, does not find the library "
+                                         f"without LD_LIBRARY_PATH (exit {r.returncode})")
+                continue
+            check(r.returncode == 0 and "ok" in r.stdout,
+                  f"{where}: {name} runs with no LD_LIBRARY_PATH ({r.stdout.strip()} {r.stderr.strip()[-300:]})")
+            if "static" in name:
+                check(not needs_libhyprove_so(os.path.join(folder, name)), f"{where}: {name} needs no libhyprove.so")
+
+
 def main():
     with tempfile.TemporaryDirectory() as work:
         prefix = os.path.join(work, "prefix")
@@ -168,6 +228,8 @@ def main():
         with_pkg_config(prefix, libdir, work)
         with_cmake(prefix, work)
         installed_cli(prefix, work)
+        for page in ("README.md", os.path.join("docs", "install.md")):
+            run_documented(page, work)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 

@@ -37,6 +37,13 @@ typedef struct {
  * return (0 after --help or a listing for HPR_LIST_OPTIONS, CLI_EXIT_USAGE after an error). */
 int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
                    const char **pos, int max_pos, int *npos);
+/* The options before the command: argv[1..) up to the first word that is not an option.
+ * --threads T and --max-memory SIZE are kept for the command's cli_parse_args, which parses
+ * them ahead of its own arguments; --json FILE is the main job's (*json, NULL when not given).
+ * *command receives the index of the command's word (argc: none, the main job, for which
+ * --max-memory is applied here and --threads refused). --help and --version print main_help
+ * or the version. Returns -1 to go on, else the exit code (0 after --help or --version). */
+int cli_leading_options(int argc, char **argv, const char *main_help, int *command, const char **json);
 /* Where tables and human-readable results go: stdout, or stderr when a command's JSON or
  * result output is stdout ("-"), so that the output stays parseable. */
 extern FILE *cli_table;
@@ -53,6 +60,9 @@ int cmd_ntt(int argc, char **argv);
 int cmd_bench_ntt(int argc, char **argv);
 /* `hyprove commit`, `hyprove bench commit` and `hyprove bench poseidon2` (cmd_commit.c). */
 int cmd_commit(int argc, char **argv);
+/* `hyprove commit verify FILE [--root ROOT.json]` (cmd_commit_verify.c) and its help. */
+int cmd_commit_verify(int argc, char **argv);
+extern const char cli_commit_verify_help[];
 int cmd_bench_commit(int argc, char **argv);
 int cmd_bench_poseidon2(int argc, char **argv);
 int cmd_groth16(int argc, char **argv);

@@ -15,6 +15,12 @@
  * command makes reads (hpr_config.memory_limit, host/core/memory_budget.c). A malformed
  * HPR_MAX_MEMORY in the environment is named here too, before any context refuses it.
  *
+ * Options before the command (`hyprove --threads 2 --max-memory 1G msm ...`): main.c reads them
+ * with cli_leading_options (getopt_long stopping at the first word that is not an option) and
+ * cli_parse_args parses them ahead of the command's own arguments, so that they behave exactly
+ * as they would after the command: the same checks, the same "given twice" rule, and a command
+ * without --threads refuses it wherever it stands. With no command, they belong to the main job.
+ *
  * HPR_LIST_OPTIONS (environment, any value) makes a command print the options it accepts, one
  * per line ("--curve VALUE", "--report"), and exit 0 without running: tests check README's
  * synopsis and the help texts against it, and shell completions can read it.
@@ -189,16 +195,13 @@ static void build_table(const cli_opt *opts, size_t nopts, struct option *table)
     memset(&table[nopts + 2], 0, sizeof table[nopts + 2]);
 }
 
-int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
-                   const char **pos, int max_pos, int *npos)
+/* cli_parse_args over argv as given (the leading options already in it). */
+static int parse_argv(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
+                      const char **pos, int max_pos, int *npos)
 {
     struct option table[MAX_OPTS + 3];
     const char *env;
     int c;
-    if (nopts > MAX_OPTS)
-        return cli_error("internal: %s has more than %d options", cmd, MAX_OPTS);
-    if (getenv("HPR_LIST_OPTIONS"))
-        return print_options(opts, nopts);
     build_table(opts, nopts, table);
     opterr = 0;
     optind = 0; /* glibc: 0 restarts the scan from argv[1] */
@@ -221,6 +224,119 @@ int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, con
     if (!max_memory_given && (env = getenv("HPR_MAX_MEMORY")) && env[0] && cli_parse_size(env, &bytes) != 0)
         return cli_error("HPR_MAX_MEMORY='%s' is not a memory size (bytes, or a number with K, M, G or T: 512M, 1.5G)",
                          env);
+    return -1;
+}
+
+/* The options given before the command (cli_leading_options), as "--name" "VALUE" pairs. */
+#define MAX_LEADING 4
+static char *leading[MAX_LEADING];
+static int nleading;
+
+int cli_parse_args(int argc, char **argv, const char *cmd, const char *help, const cli_opt *opts, size_t nopts,
+                   const char **pos, int max_pos, int *npos)
+{
+    char **all = NULL;
+    int rc;
+    if (nopts > MAX_OPTS)
+        return cli_error("internal: %s has more than %d options", cmd, MAX_OPTS);
+    if (getenv("HPR_LIST_OPTIONS"))
+        return print_options(opts, nopts);
+    if (nleading == 0 || argc < 1)
+        return parse_argv(argc, argv, cmd, help, opts, nopts, pos, max_pos, npos);
+    /* the command's name, then the leading options, then its own arguments: a leading option
+     * stands before any "--" and is parsed first, as if given first after the command */
+    all = malloc(((size_t)argc + (size_t)nleading + 1) * sizeof *all);
+    if (!all) {
+        rc = cli_error("%sout of memory for the arguments", cmd);
+        goto out;
+    }
+    all[0] = argv[0];
+    memcpy(all + 1, leading, (size_t)nleading * sizeof *all);
+    memcpy(all + 1 + nleading, argv + 1, (size_t)(argc - 1) * sizeof *all);
+    all[argc + nleading] = NULL;
+    rc = parse_argv(argc + nleading, all, cmd, help, opts, nopts, pos, max_pos, npos);
+out:
+    free(all);
+    return rc;
+}
+
+/* One option before the command: -1 (go on), or the exit code of --help, --version or an error. */
+static int leading_option(int c, char **argv, const char *main_help, const char **json)
+{
+    static const char *const names[] = {"--threads", "--max-memory"};
+    const char *name = c == 'T' ? names[0] : names[1];
+    switch (c) {
+    case 'h':
+        fputs(main_help, stdout);
+        return CLI_EXIT_OK;
+    case 'V':
+        printf("hyprove %s\n", HPR_VERSION_STRING);
+        return CLI_EXIT_OK;
+    case ':':
+        return cli_usage_error("", "option %s needs a value", argv[optind - 1]);
+    case '?':
+        if (optopt == 'h' || optopt == 'V')
+            return cli_usage_error("", "option --%s takes no value", optopt == 'h' ? "help" : "version");
+        return optopt ? cli_usage_error("", "unknown option '-%c' before the command", optopt)
+                      : cli_usage_error("", "unknown option '%.*s' before the command (before it: --threads T and "
+                                        "--max-memory SIZE; --json FILE for the main job)",
+                                        (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+    case 'J':
+        if (*json)
+            return cli_usage_error("", "option --json given twice (it takes one value)");
+        *json = optarg;
+        return -1;
+    default:
+        break;
+    }
+    for (int k = 0; k < nleading; k += 2)
+        if (strcmp(leading[k], name) == 0)
+            return cli_usage_error("", "option %s given twice (it takes one value)", name);
+    leading[nleading++] = (char *)name;
+    leading[nleading++] = optarg;
+    return -1;
+}
+
+/* With no command (the main job): --max-memory applies now, --threads has nothing to apply to. */
+static int main_job_options(void)
+{
+    for (int k = 0; k < nleading; k += 2) {
+        if (strcmp(leading[k], "--threads") == 0)
+            return cli_usage_error("", "option --threads needs a command: the main job measures one thread and "
+                                   "every core");
+        int rc = max_memory("", leading[k + 1]);
+        if (rc >= 0)
+            return rc;
+    }
+    nleading = 0;
+    return -1;
+}
+
+int cli_leading_options(int argc, char **argv, const char *main_help, int *command, const char **json)
+{
+    static const struct option table[] = {{"threads", required_argument, NULL, 'T'},
+                                          {"max-memory", required_argument, NULL, 'M'},
+                                          {"json", required_argument, NULL, 'J'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
+    int c;
+    *json = NULL;
+    nleading = 0;
+    opterr = 0;
+    optind = 0;
+    /* "+": stop at the first word that is not an option, the command */
+    while ((c = getopt_long(argc, argv, "+:h", table, NULL)) != -1) {
+        int rc = leading_option(c, argv, main_help, json);
+        if (rc >= 0)
+            return rc;
+    }
+    *command = optind;
+    if (optind == argc)
+        return main_job_options();
+    if (*json)
+        return cli_usage_error("", "'hyprove --json FILE' is the main job and takes no command; give a command's "
+                               "--json after the command ('%s ... --json FILE')", argv[optind]);
     return -1;
 }
 

@@ -75,8 +75,8 @@ int cli_ctx_from_options(const char *devices, const char *threads_s, const char 
 int cli_parse_threads(const char *cmd, const char *s, unsigned *threads)
 {
     unsigned long long v = 0;
-    if (s && cli_parse_uint(s, 1, 1024, &v) != 0)
-        return cli_usage_error(cmd, "--threads '%s' is not an integer in 1..1024", s);
+    if (s && cli_parse_uint(s, 1, HPR_MAX_THREADS, &v) != 0)
+        return cli_usage_error(cmd, "--threads '%s' is not an integer in 1..%d (HPR_MAX_THREADS)", s, HPR_MAX_THREADS);
     *threads = (unsigned)v;
     return 0;
 }

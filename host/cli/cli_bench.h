@@ -21,7 +21,8 @@ int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const 
 int cli_ctx_from_options(const char *devices, const char *threads_s, const char *tier, const char *cmd,
                          const char *progress_what, hpr_ctx **ctx);
 
-/* --threads T (NULL: 0, every core): 0 or the exit code of a usage error naming cmd. */
+/* --threads T, 1..HPR_MAX_THREADS (NULL: 0, every core): 0 or the exit code of a usage error
+ * naming cmd. */
 int cli_parse_threads(const char *cmd, const char *s, unsigned *threads);
 
 /* --repeat R or its alias --reps R (default 5, 1..1000): 0 or the exit code of a usage error. */

@@ -9,9 +9,16 @@
 #include "cli_output.h" /* output files: cli_output_open, _commit, _commit_all, _abort */
 #include "hyprove.h"
 
-#define CLI_EXIT_OK 0
-#define CLI_EXIT_FAILURE 1
-#define CLI_EXIT_USAGE 2
+/* The exit statuses of every command (docs/cli.md, "Exit status"). */
+#define CLI_EXIT_OK 0           /* done; a check: it verifies */
+#define CLI_EXIT_FAILURE 1      /* the work could not be done: an input missing, unreadable or malformed,
+                                 * an output, memory, a device, an internal error */
+#define CLI_EXIT_USAGE 2        /* the command line: a command, option, value or argument count */
+#define CLI_EXIT_NOT_VERIFIED 3 /* a check (groth16 verify, commit verify) ran: it does not verify */
+
+/* A macro's value as a string literal ("4096" for HPR_MAX_THREADS), for help texts. */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
 
 /* Prints "hyprove: error: <message>" on one line to stderr. Returns CLI_EXIT_FAILURE. */
 int cli_error(const char *fmt, ...)

@@ -51,7 +51,8 @@ static const char *commit_help =
     "                 \"rate\": R, \"columns\": C, \"rows\": R*2^N, \"shift\": \"1\", \"root\": [8 integers],\n"
     "                 \"openings\": [{\"row\": r, \"values\": [C integers], \"path\": [[8], ...]}]}\n"
     "                (openings only with --open; path: the siblings bottom-up, log2(rows) of them)\n"
-    "The time goes to stderr.\n";
+    "The time goes to stderr. `hyprove commit verify FILE` checks the openings of a root.json\n"
+    "against its root or another's (`hyprove commit verify --help`).\n";
 
 typedef struct {
     hpr_field field;
@@ -288,6 +289,8 @@ int cmd_commit(int argc, char **argv)
 {
     commit_args a;
     hpr_ctx *ctx = NULL;
+    if (argc >= 2 && strcmp(argv[1], "verify") == 0)
+        return cmd_commit_verify(argc - 1, argv + 1);
     memset(&a, 0, sizeof a);
     int rc = parse_commit_args(argc, argv, &a);
     if (rc >= 0)

@@ -114,14 +114,14 @@ static int list_add(witness_list *l, const char *dir, const char *entry, size_t 
     snprintf(path, need, "%s%s", entry[0] == '/' ? "" : dir, entry);
     name = witness_name(path);
     if (!name || !*name) {
-        rc = name ? cli_usage_error(CMD, "line %zu: '%s' names no witness file", line, entry)
+        rc = name ? cli_error("witness list, line %zu: '%s' names no witness file", line, entry)
                   : cli_error("out of memory");
         goto out;
     }
     for (size_t i = 0; i < l->count; i++)
         if (strcmp(l->names[i], name) == 0) {
-            rc = cli_usage_error(CMD, "line %zu: witness '%s' and witness %zu ('%s') have the same name '%s': "
-                                      "both would write %s.proof.json", line, path, i + 1, l->paths[i], name, name);
+            rc = cli_error("witness list, line %zu: witness '%s' and witness %zu ('%s') have the same name '%s': "
+                           "both would write %s.proof.json", line, path, i + 1, l->paths[i], name, name);
             goto out;
         }
     if (l->count == l->cap) {
@@ -175,7 +175,7 @@ static int list_read(const char *list_path, witness_list *l)
             rc = list_add(l, dir, s, line);
     }
     if (!rc && l->count == 0)
-        rc = cli_usage_error(CMD, "'%s' names no witness", list_path);
+        rc = cli_error("witness list '%s' names no witness", list_path);
     free(text);
     return rc;
 }

@@ -29,13 +29,13 @@ const char cli_setup_help[] =
     "  --vk VK.json  also write the verification key\n"
     "  --threads T   threads for the multiples of the generators (default: every core)\n"
     "\n"
-    "Exit status: 0 written; 1 a write that failed or memory that ran out; 2 bad arguments, or\n"
-    "an unreadable or malformed .r1cs. Files are written whole or not at all (a pipe or stdout\n"
-    "as \"-\" is written as it comes).\n";
+    "Exit status: 0 written; 1 a missing, unreadable or malformed .r1cs, a write that failed or\n"
+    "memory that ran out; 2 bad arguments. Files are written whole or not at all (a pipe or\n"
+    "stdout as \"-\" is written as it comes).\n";
 
 typedef struct {
     cli_output *out;
-    int failed; /* a write failed: exit 1, not the .r1cs's fault */
+    int failed; /* a write failed: the setup stops */
 } zkey_writer;
 
 static int write_output(void *user, const void *bytes, size_t len)
@@ -66,7 +66,7 @@ static int setup(const char *r1cs, const char *zkey, const char *vk, const char 
     memset(outs, 0, sizeof outs);
     if (rc != CLI_EXIT_OK || (rc = cli_ctx_from_options("cpu", threads_s, NULL, "groth16 setup ", NULL, &ctx)) != 0)
         return rc;
-    rc = CLI_EXIT_USAGE;
+    rc = CLI_EXIT_FAILURE;
     if (cli_output_open(&outs[0], zkey) != 0)
         goto out;
     nouts = 1;
@@ -80,8 +80,7 @@ static int setup(const char *r1cs, const char *zkey, const char *vk, const char 
     hpr_status st = hpr_groth16_setup(ctx, r1cs, HPR_SETUP_INSECURE_DEV, seed, write_output, &writer,
                                       vk ? &vk_json : NULL);
     if (st != HPR_OK) {
-        cli_status_error("setting up", st, ctx);
-        rc = writer.failed || st == HPR_ERR_OUT_OF_MEMORY || st == HPR_ERR_INTERNAL ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
+        rc = cli_status_error("setting up", st, ctx);
         goto out;
     }
     if (vk && fputs(vk_json, outs[1].fp) < 0) {

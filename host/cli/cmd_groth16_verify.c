@@ -13,17 +13,19 @@ const char cli_verify_help[] =
     "Checks a Groth16 proof as `snarkjs groth16 verify` does (the same files, in the same\n"
     "order; BN254 and BLS12-381): every point on its curve and in its subgroup, every public\n"
     "signal below r, then the pairing equation. Exit status: 0 the proof verifies (\"OK\" on\n"
-    "stdout), 1 it does not, 2 bad arguments or a file that is missing or malformed.\n";
+    "stdout), 3 it does not, 1 a file that is missing, unreadable or malformed (a point off its\n"
+    "curve or outside its subgroup included), 2 bad arguments.\n";
 
 
-/* The three files read, then hpr_groth16_verify_json: exit 0 valid, 1 invalid, 2 otherwise. */
+/* The three files read, then hpr_groth16_verify_json: exit 0 valid, 3 invalid, 1 when a file
+ * could not be read or checked. */
 static int verify_files(const char *const *pos)
 {
     unsigned char *text[3] = {NULL, NULL, NULL};
     size_t len[3];
     hpr_ctx *ctx = NULL;
-    hpr_config cfg = {.struct_size = sizeof cfg};
-    int rc = CLI_EXIT_USAGE;
+    hpr_config cfg;
+    int rc = CLI_EXIT_FAILURE;
     for (int i = 0; i < 3; i++)
         if (cli_read_file(pos[i], &text[i], &len[i]) != 0)
             goto out;
@@ -41,10 +43,9 @@ static int verify_files(const char *const *pos)
         rc = CLI_EXIT_OK;
     } else if (st == HPR_ERR_PROOF_INVALID) {
         fprintf(stderr, "hyprove: invalid proof: %s\n", hpr_ctx_error_detail(ctx));
-        rc = CLI_EXIT_FAILURE;
+        rc = CLI_EXIT_NOT_VERIFIED;
     } else {
-        cli_status_error("verifying", st, ctx);
-        rc = CLI_EXIT_USAGE;
+        rc = cli_status_error("verifying", st, ctx);
     }
 out:
     hpr_ctx_destroy(ctx);

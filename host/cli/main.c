@@ -11,7 +11,7 @@
 #endif
 
 static const char *main_help =
-    "usage: hyprove [COMMAND] [OPTIONS]\n"
+    "usage: hyprove [--threads T] [--max-memory SIZE] [COMMAND] [OPTIONS]\n"
     "\n"
     "hyprove: a hybrid proving runtime (MSM, NTT and Poseidon2 Merkle commitments across CPU and\n"
     "OpenCL devices).\n"
@@ -27,6 +27,7 @@ static const char *main_help =
     "  bench ntt    time NTTs and LDEs over fields and sizes\n"
     "  commit       the Poseidon2 Merkle commitment of a matrix from a file, or of its LDE\n"
     "               (KoalaBear, BabyBear; Plonky3's layout): root.json, and openings of rows\n"
+    "  commit verify  check the openings of a root.json (commit --open) against a root\n"
     "  bench commit time commitments (LDE and tree) per device: rows/s, permutations/s\n"
     "  bench poseidon2  Poseidon2 permutations/s per instance and CPU tier\n"
     "  groth16 prove  a Groth16 proof from snarkjs/circom files (zkey, wtns -> proof, public)\n"
@@ -38,6 +39,12 @@ static const char *main_help =
     "  calibrate    measure each device's MSM throughput for the hybrid scheduler\n"
     "  serve        a Groth16 proving server over HTTP (zkeys kept loaded; POST /prove)\n"
     "  --version    print the version\n"
+    "\n"
+    "--threads T (1.." CLI_STR(HPR_MAX_THREADS) ") and --max-memory SIZE may come before the command as\n"
+    "well as after it, with the same meaning; the main job takes --max-memory and --json FILE.\n"
+    "Exit status: 0 done; 1 the command could not do its work (an input missing, unreadable or\n"
+    "malformed, an output, memory, a device); 2 a usage error; 3 a check that ran and does not\n"
+    "verify (groth16 verify, commit verify).\n"
     "\n"
     "Run as hyprove-prover (the link that `cmake --install` makes): rapidsnark's `prover`,\n"
     "  hyprove-prover CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json (exit status 0 or 1).\n"
@@ -77,47 +84,46 @@ static int alone(const char *what, int (*command)(int, char **), int argc, char 
     return rc >= 0 ? rc : command(argc, argv);
 }
 
-static int run_command(int argc, char **argv)
+/* The command argv[0] with its arguments. */
+static int dispatch(int argc, char **argv)
 {
-    int rc;
-    if (strcmp(program_name(argv[0]), "hyprove-prover") == 0)
-        return alone("hyprove-prover", cmd_rapidsnark_prover, argc, argv);
-    if ((argc < 2 || strncmp(argv[1], "--json", 6) == 0) && (rc = cli_cluster_refuse("hyprove (the main job)")) >= 0)
-        return rc;
-    if (argc < 2)
-        return cmd_default_job(NULL);
-    if (strcmp(argv[1], "--json") == 0 || strncmp(argv[1], "--json=", 7) == 0) {
-        const char *json = argv[1][6] == '=' ? argv[1] + 7 : argc == 3 ? argv[2] : NULL;
-        if (!json || argc > (argv[1][6] == '=' ? 2 : 3))
-            return cli_usage_error("", "expected 'hyprove --json FILE' (the main job with its table as JSON)");
-        return cmd_default_job(json);
-    }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    const char *cmd = argv[0];
+    if (strcmp(cmd, "help") == 0) {
         fputs(main_help, stdout);
         return CLI_EXIT_OK;
     }
-    if (strcmp(cmd, "--version") == 0) {
-        printf("hyprove %s\n", HPR_VERSION_STRING);
-        return CLI_EXIT_OK;
-    }
     if (strcmp(cmd, "msm") == 0)
-        return cmd_msm(argc - 1, argv + 1);
+        return cmd_msm(argc, argv);
     if (strcmp(cmd, "bench") == 0)
-        return cmd_bench(argc - 1, argv + 1);
+        return cmd_bench(argc, argv);
     if (strcmp(cmd, "devices") == 0)
-        return alone("devices", cmd_devices, argc - 1, argv + 1);
+        return alone("devices", cmd_devices, argc, argv);
     if (strcmp(cmd, "ntt") == 0)
-        return cmd_ntt(argc - 1, argv + 1);
+        return cmd_ntt(argc, argv);
     if (strcmp(cmd, "commit") == 0)
-        return alone("commit", cmd_commit, argc - 1, argv + 1);
+        return alone("commit", cmd_commit, argc, argv);
     if (strcmp(cmd, "groth16") == 0)
-        return cmd_groth16(argc - 1, argv + 1);
+        return cmd_groth16(argc, argv);
     if (strcmp(cmd, "calibrate") == 0)
-        return alone("calibrate", cmd_calibrate, argc - 1, argv + 1);
+        return alone("calibrate", cmd_calibrate, argc, argv);
     if (strcmp(cmd, "serve") == 0)
-        return alone("serve", cmd_serve, argc - 1, argv + 1);
+        return alone("serve", cmd_serve, argc, argv);
     return cli_usage_error("", "unknown command '%s'", cmd);
+}
+
+static int run_command(int argc, char **argv)
+{
+    const char *json;
+    int first, rc;
+    if (strcmp(program_name(argv[0]), "hyprove-prover") == 0)
+        return alone("hyprove-prover", cmd_rapidsnark_prover, argc, argv);
+    if ((rc = cli_leading_options(argc, argv, main_help, &first, &json)) >= 0)
+        return rc;
+    if (first < argc)
+        return dispatch(argc - first, argv + first);
+    if ((rc = cli_cluster_refuse("hyprove (the main job)")) >= 0)
+        return rc;
+    return cmd_default_job(json);
 }
 
 /* Under mpirun every rank runs the same command line (cli_mpi.h); MPI ends with main. */

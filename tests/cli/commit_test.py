@@ -7,7 +7,10 @@ shift and with the field's generator, on the devices cpu and all, and cl:0.0 whe
 devices` lists an OpenCL device. Every root must equal the oracle's, every opening the oracle's
 row and a path that recomputes the root. Then the errors: a missing input, a file of the wrong
 size, an element >= p (named in the message), --rate 3, an unknown field, an output folder that
-does not exist; a failed commit leaves no output file behind.
+does not exist; a failed commit leaves no output file behind. Last, `commit verify`: a real
+commitment's openings verify against their own root and against the root file written without
+--open; a tampered value, path element, row or root, and another commitment's root, each exit
+3 naming the opening; malformed files exit 1 naming the member, bad arguments 2.
 """
 import json
 import os
@@ -196,6 +199,123 @@ def test_errors(tmp):
     check("a successful commit leaves only root.json", os.listdir(outdir) == ["root.json"], os.listdir(outdir))
 
 
+def verify(path, *more):
+    return run("commit", "verify", path, *more)
+
+
+def expect_not_verified(name, res, *needles):
+    check(name + " (exit 3)", res.returncode == 3, "got %d: %s" % (res.returncode, res.stderr))
+    check(name + " (says so, no error line)", "does not verify" in res.stderr and "error" not in res.stderr
+          and "OK" not in res.stdout, res.stderr)
+    for needle in needles:
+        check(name + " (names %r)" % needle, needle in res.stderr, res.stderr)
+
+
+def commit_file(tmp, name, data, log_n, columns, *more):
+    src, out = os.path.join(tmp, name + ".bin"), os.path.join(tmp, name + ".json")
+    write_matrix(src, data)
+    res = run("commit", "--field", "babybear", "--log-n", str(log_n), "--rate", "2", "--columns", str(columns),
+              "--in", src, "--out", out, *more)
+    check("commit " + name, res.returncode == 0, res.stderr)
+    return out
+
+
+def test_verify_tampered(tmp, doc, root_only):
+    """Each change to a verifying file: exit 3, the opening named."""
+    p, rows = ref.BABYBEAR_P, doc["rows"]
+
+    def tampered(name, change):
+        d = json.loads(json.dumps(doc))
+        change(d)
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as fh:
+            json.dump(d, fh)
+        return path
+
+    def bump(lst, i):
+        lst[i] = (lst[i] + 1) % p
+
+    expect_not_verified("a tampered value", verify(tampered("value", lambda d: bump(d["openings"][1]["values"], 2))),
+                        "openings[1] (row %d)" % doc["openings"][1]["row"])
+    expect_not_verified("a tampered path element",
+                        verify(tampered("pathel", lambda d: bump(d["openings"][0]["path"][2], 7))), "openings[0]")
+    other = (doc["openings"][0]["row"] + 1) % rows
+    expect_not_verified("a wrong row", verify(tampered("row", lambda d: d["openings"][0].update(row=other))),
+                        "(row %d)" % other)
+    res = verify(tampered("root", lambda d: bump(d["root"], 0)))
+    expect_not_verified("a wrong root", res, "openings[0]", "openings[1]", "2 of 2")
+    res = verify(tampered("root2", lambda d: bump(d["root"], 0)), "--root", root_only)
+    check("--root: the trusted root replaces the file's own (a tampered root in FILE is not used)",
+          res.returncode == 0 and res.stdout.startswith("OK"), res.stderr)
+
+
+def test_verify_malformed(tmp, doc):
+    """A file that is not a root.json with openings: exit 1, one error line naming the member."""
+    def write(name, text):
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as fh:
+            fh.write(text)
+        return path
+
+    def changed(name, change):
+        d = json.loads(json.dumps(doc))
+        change(d)
+        return write(name, json.dumps(d))
+
+    p = ref.BABYBEAR_P
+    expect_error("verify: not JSON", verify(write("notjson", '{"field": "babybear",')), 1, "not JSON", "byte")
+    dup = json.dumps(doc)[:-1] + ', "root": %s}' % json.dumps(doc["root"])
+    expect_error("verify: a member repeated", verify(write("dup", dup)), 1, "repeated")
+    expect_error("verify: no openings", verify(changed("noopen", lambda d: d.pop("openings"))), 1, "openings")
+    expect_error("verify: an unknown field", verify(changed("field", lambda d: d.update(field="goldilocks"))), 1,
+                 "field", "goldilocks")
+    expect_error("verify: another hash", verify(changed("hash", lambda d: d.update(hash="sha256"))), 1, "hash")
+    expect_error("verify: rows not a power of two", verify(changed("rows", lambda d: d.update(rows=12))), 1, "rows")
+    expect_error("verify: a short values array",
+                 verify(changed("short", lambda d: d["openings"][0]["values"].pop())), 1, "openings[0].values")
+    expect_error("verify: an element >= p",
+                 verify(changed("big", lambda d: d["openings"][1]["path"][3].__setitem__(5, p))), 1,
+                 "openings[1].path[3][5]", str(p))
+    expect_error("verify: a path one level short",
+                 verify(changed("depth", lambda d: d["openings"][0]["path"].pop())), 1, "openings[0].path")
+    expect_error("verify: a row past the last",
+                 verify(changed("past", lambda d: d["openings"][0].update(row=doc["rows"]))), 1, "openings[0].row")
+    expect_error("verify: a value as a string",
+                 verify(changed("str", lambda d: d["openings"][0]["values"].__setitem__(0, "5"))), 1,
+                 "openings[0].values[0]")
+    expect_error("verify: a root of 7", verify(changed("root7", lambda d: d["root"].pop())), 1, "root")
+    missing = os.path.join(tmp, "missing.json")
+    expect_error("verify: a missing file", verify(missing), 1, missing)
+    expect_error("verify: no file", run("commit", "verify"), 2, "FILE")
+    expect_error("verify: two files", run("commit", "verify", missing, missing), 2, "unexpected argument")
+    expect_error("verify: an unknown option", run("commit", "verify", missing, "--rows", "3"), 2, "--rows")
+
+
+def test_verify(tmp, rng):
+    log_n, columns = 4, 11  # 32 committed rows: a depth-5 path; 11 columns: two sponge chunks
+    p = ref.BABYBEAR_P
+    data = [rng.randrange(p) for _ in range(columns << log_n)]
+    rows = [0, 13, 31]
+    opened = commit_file(tmp, "opened", data, log_n, columns, "--open", ",".join(map(str, rows)))
+    root_only = commit_file(tmp, "rootonly", data, log_n, columns)
+    res = verify(opened)
+    check("commit verify: a real commitment's openings verify (exit 0, OK)",
+          res.returncode == 0 and res.stdout.startswith("OK: 3 opening(s) verify") and res.stderr == "", res)
+    res = verify(opened, "--root", root_only)
+    check("commit verify --root: they verify against the root written without --open", res.returncode == 0, res)
+    with open(opened) as fh:
+        doc = json.load(fh)
+    res = subprocess.run([HYPROVE, "commit", "verify", "-"], input=json.dumps(doc), capture_output=True, text=True)
+    check("commit verify - reads stdin", res.returncode == 0, res)
+    other = commit_file(tmp, "other", [(x + 1) % p for x in data], log_n, columns)
+    expect_not_verified("another commitment's root (--root)", verify(opened, "--root", other), "openings[0]")
+    wide = commit_file(tmp, "wide", data + data[:1 << log_n], log_n, columns + 1)
+    expect_not_verified("--root of a commitment of another shape", verify(opened, "--root", wide), "columns")
+    two = dict(doc, openings=doc["openings"][:2])
+    test_verify_tampered(tmp, two, root_only)
+    test_verify_malformed(tmp, two)
+
+
 def main():
     if HYPROVE is None:
         print(__doc__, file=sys.stderr)
@@ -208,6 +328,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="hpr-commit-") as tmp:
         test_commits(tmp, rng, devices)
         test_errors(tmp)
+        test_verify(tmp, rng)
     print("commit_test: %d passed, %d failed (devices %s; HPR_TEST_SEED=%d)"
           % (PASSED[0], len(FAILED), ",".join(devices), SEED))
     return 1 if FAILED else 0

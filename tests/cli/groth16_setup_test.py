@@ -13,8 +13,9 @@ verification key; then:
     section it reads is in snarkjs's layout);
   - a witness with one private value changed gives a proof snarkjs rejects, and `prove --verify`
     refuses to write it.
-Then the refusals: no --insecure-dev, a truncated, lying or foreign .r1cs: exit 2, one error
-line naming what is wrong (section, constraint), and no output file left behind. Last,
+Then the refusals: no --insecure-dev (exit 2, usage), a missing, truncated, lying or foreign
+.r1cs (exit 1): one error line naming what is wrong (section, constraint), and no output file
+left behind. Last,
 scripts/synth-circuit.py (the scale benchmark's stand-in circuit) at 2^10 on both curves:
 snarkjs's wtns check accepts its witness, and its key from the setup proves it.
 
@@ -131,14 +132,16 @@ def sections(data):
     return out
 
 
-def refusal(args, out, what, needles):
+def refusal(args, out, what, needles, code=1):
+    """Refused with exit code (1: the r1cs is missing or malformed; 2: usage), one error line
+    naming needles, nothing written."""
     zkey = os.path.join(out, "refused.zkey")
     r = run([HYPROVE, "groth16", "setup"] + args + [zkey])
     lines = [l for l in r.stderr.splitlines() if "error" in l]
     msg = r.stderr.strip()
-    check(r.returncode == 2 and len(lines) == 1 and all(n in msg for n in needles) and not os.path.exists(zkey)
+    check(r.returncode == code and len(lines) == 1 and all(n in msg for n in needles) and not os.path.exists(zkey)
           and not [f for f in os.listdir(out) if ".tmp." in f],
-          f"{what}: exit 2, one error naming {needles}, nothing written (exit {r.returncode}: {msg[-220:]})")
+          f"{what}: exit {code}, one error naming {needles}, nothing written (exit {r.returncode}: {msg[-220:]})")
 
 
 def refusal_checks():
@@ -152,7 +155,7 @@ def refusal_checks():
             p = os.path.join(out, name)
             open(p, "wb").write(content)
             return p
-        refusal([src], out, "no --insecure-dev", ["--insecure-dev", "production"])
+        refusal([src], out, "no --insecure-dev", ["--insecure-dev", "production"], code=2)
         refusal(["--insecure-dev", os.path.join(out, "missing.r1cs")], out, "a missing r1cs", ["missing.r1cs"])
         # the section table says more bytes than the file has
         refusal(["--insecure-dev", variant("cut.r1cs", data[:-7])], out, "a truncated r1cs", ["runs past the end"])

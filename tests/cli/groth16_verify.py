@@ -234,9 +234,9 @@ def verify(vk, public, proof):
 
 def verify_checks(name, fixture):
     """`hyprove groth16 verify` (and `prove --verify`) against snarkjs's files: snarkjs's
-    proofs verify, and rapidsnark's (compact, no curve); tampered ones are rejected with exit 1
-    (a valid form that fails the equation) or 2 (malformed, a key repeated, off the curve,
-    outside the subgroup of G1 or G2)."""
+    proofs verify, and rapidsnark's (compact, no curve); tampered ones are rejected with exit 3
+    (a valid form that fails the equation) or 1 (malformed, a key repeated, off the curve,
+    outside the subgroup of G1 or G2; docs/cli.md, "Exit status")."""
     import json
     vk = os.path.join(fixture, "verification_key.json")
     public = os.path.join(fixture, "public.json")
@@ -265,14 +265,14 @@ def verify_checks(name, fixture):
                   f"{name}: {what}: exit {code} (got {r.returncode}: {r.stderr.strip()[-160:]})")
 
         neg_a = dict(good, pi_a=[good["pi_a"][0], str(curve_p - int(good["pi_a"][1])), "1"])
-        expect(neg_a, pub, 1, "-A instead of A (a coordinate changed, still on the curve)", "invalid proof")
-        expect(dict(good, pi_a=good["pi_c"], pi_c=good["pi_a"]), pub, 1, "A and C swapped", "invalid proof")
+        expect(neg_a, pub, 3, "-A instead of A (a coordinate changed, still on the curve)", "invalid proof")
+        expect(dict(good, pi_a=good["pi_c"], pi_c=good["pi_a"]), pub, 3, "A and C swapped", "invalid proof")
         if pub:
-            expect(good, [str(int(pub[0]) + 1)] + pub[1:], 1, "a public signal changed", "invalid proof")
-            expect(good, pub[:-1], 2, "a public signal missing", "public signals")
+            expect(good, [str(int(pub[0]) + 1)] + pub[1:], 3, "a public signal changed", "invalid proof")
+            expect(good, pub[:-1], 1, "a public signal missing", "public signals")
         off = dict(good, pi_a=[str(int(good["pi_a"][0]) + 1), good["pi_a"][1], "1"])
-        expect(off, pub, 2, "A off the curve", "not on the")
-        expect(dict(good, pi_b=[good["pi_b"][1], good["pi_b"][0], good["pi_b"][2]]), pub, 2, "B off the curve",
+        expect(off, pub, 1, "A off the curve", "not on the")
+        expect(dict(good, pi_b=[good["pi_b"][1], good["pi_b"][0], good["pi_b"][2]]), pub, 1, "B off the curve",
                "not on the")
         rapidsnark = os.path.join(fixture, "proof_rapidsnark.json")
         if os.path.exists(rapidsnark):  # rapidsnark's own output: compact, no curve
@@ -289,22 +289,22 @@ def verify_checks(name, fixture):
         dup = json.dumps(good)[:-1] + ', "pi_a": ' + json.dumps(good["pi_c"]) + "}"
         open(pf, "w").write(dup)
         r = verify(vk, os.path.join(out, "u.json"), pf)
-        check(r.returncode == 2 and "repeated" in r.stderr,
+        check(r.returncode == 1 and "repeated" in r.stderr,
               f"{name}: a proof with pi_a twice is refused, not read either way (exit {r.returncode}: "
               f"{r.stderr.strip()[-160:]})")
-        expect(dict(good, pi_b=twist_point_outside_subgroup(good["curve"])), pub, 2,
+        expect(dict(good, pi_b=twist_point_outside_subgroup(good["curve"])), pub, 1,
                "B on the twist but outside the prime-order subgroup", "subgroup")
         if good["curve"] == "bls12381":
-            expect(dict(good, pi_c=bls_g1_outside_subgroup()), pub, 2, "C outside the prime-order subgroup",
+            expect(dict(good, pi_c=bls_g1_outside_subgroup()), pub, 1, "C outside the prime-order subgroup",
                    "subgroup")
-        expect(dict(good, protocol="plonk"), pub, 2, "protocol plonk", "protocol")
+        expect(dict(good, protocol="plonk"), pub, 1, "protocol plonk", "protocol")
         bad = os.path.join(out, "bad.json")
         open(bad, "w").write('{"pi_a": [1, 2')
         r = verify(vk, public, bad)
-        check(r.returncode == 2 and "proof" in r.stderr and "byte" in r.stderr,
-              f"{name}: malformed proof JSON: exit 2 naming the file and byte ({r.stderr.strip()[-160:]})")
+        check(r.returncode == 1 and "proof" in r.stderr and "byte" in r.stderr,
+              f"{name}: malformed proof JSON: exit 1 naming the file and byte ({r.stderr.strip()[-160:]})")
         r = verify(vk, public, os.path.join(out, "none.json"))
-        check(r.returncode == 2 and "none.json" in r.stderr, f"{name}: a missing file: exit 2 naming it")
+        check(r.returncode == 1 and "none.json" in r.stderr, f"{name}: a missing file: exit 1 naming it")
 
 
 def wrong_key_checks(fixture):
