@@ -195,6 +195,7 @@ class Point:
     value: float     # points/s or elements/s
     efficiency: Optional[float]
     ran: Optional[int] = None  # devices_ran: the devices that computed points ("all" records)
+    used: Optional[tuple] = None  # devices_used: which devices those were (newer "all" records)
 
     @property
     def device_key(self):
@@ -264,7 +265,17 @@ def rate_point(run, index, i, rec):
                  get(run, i, rec, "cpu_tier", "str", str(run.meta.get("cpu_tier", ""))),
                  get(run, i, rec, "threads", "int", meta_threads(run)),
                  get(run, i, rec, "log_n", "int"), value, efficiency,
-                 get(run, i, rec, "devices_ran", "int", None))
+                 get(run, i, rec, "devices_ran", "int", None), devices_used(run, i, rec))
+
+
+def devices_used(run, index, rec):
+    """rec["devices_used"] as a tuple of device names, None when it is absent."""
+    used = rec.get("devices_used")
+    if used is None:
+        return None
+    if not isinstance(used, list) or not all(isinstance(d, str) for d in used):
+        raise PlotError(f"{run.path}: record {index} ({rec.get('op')}): \"devices_used\" is not a list of names")
+    return tuple(used)
 
 
 def meta_threads(run):
@@ -564,18 +575,20 @@ def sum_of_singles(singles, hybrid):
     """The bars of the devices a hybrid run combined; (their summed throughput, their names, a
     note for the legend: "" or how they were chosen). The candidates are the CPU at the hybrid
     run's tier and threads (else the fastest CPU bar) and every OpenCL device: the devices
-    whose throughputs `bench msm` sums for hybrid_efficiency. The record's devices_ran counts
-    the devices that computed points, not which ones: at 1 the hybrid run was one device
-    alone, and a sum of one would repeat its bar. Where it counts more than one but fewer than
-    the candidates, the CPU (its pool takes part in every hybrid run) and the fastest OpenCL
-    devices are taken, and the note says so. Without a count (NTT records, older files), every
-    candidate."""
+    whose throughputs `bench msm` sums for hybrid_efficiency. Records that name the devices
+    that computed points (devices_used) give exactly those. Older ones count them (devices_ran):
+    at 1 the hybrid run was one device alone, and a sum of one would repeat its bar; where the
+    count is more than one but fewer than the candidates, the CPU (its pool takes part in every
+    hybrid run) and the fastest OpenCL devices are taken, and the note says so. Without either
+    (NTT records, older files), every candidate."""
     cpus = [p for p in singles if p.device == "cpu"]
     match = [p for p in cpus if (p.tier, p.threads) == (hybrid.tier, hybrid.threads)]
     cpu = match[0] if match else max(cpus, key=lambda p: p.value, default=None)
     opencl = [p for p in singles if p.device != "cpu"]
     parts, note = ([cpu] if cpu else []) + opencl, ""
-    if hybrid.ran is not None and hybrid.ran < len(parts):
+    if hybrid.used is not None:
+        parts = [p for p in parts if p.device in hybrid.used]
+    elif hybrid.ran is not None and hybrid.ran < len(parts):
         if hybrid.ran > 1:
             note = f"{hybrid.ran} of {len(parts)} devices ran; assumed {'the CPU and ' if cpu else ''}the fastest"
         room = max(hybrid.ran - (1 if cpu else 0), 0)

@@ -59,8 +59,8 @@ static const char *bench_help =
     "                cpu_tier, threads, repeat, resident, precompute, setup_ms, bases_bytes,\n"
     "                median_ms, min_ms, ns_per_point,\n"
     "                points_per_s, devices_ran, faults (the devices that failed: device, error,\n"
-    "                tiles_failed, dropped), and hybrid_efficiency on \"all\" records where\n"
-    "                more than one device ran\n"
+    "                tiles_failed, dropped), and on \"all\" records devices_used (which devices\n"
+    "                computed points) and hybrid_efficiency where more than one ran\n"
     "  --device D    one device: auto, cpu, all or cl:P.D (auto: the native CPU tiers and the\n"
     "                GPUs; an OpenCL CPU device only where calibrated to help)\n"
     "  --devices D,.. measure each device alone and together, e.g. cpu,cl:0.0,all; the \"all\"\n"
@@ -106,6 +106,8 @@ typedef struct {
     unsigned ranks;       /* the processes of the job (1: no mpirun) */
     unsigned long long bytes_sent; /* the ranks' messages in the last run (0 alone) */
     cli_timing timing;             /* every run and its statistics (JSON) */
+    char used[128];       /* "all" alone: the devices that computed points in the last run,
+                           * comma-separated ("cpu,cl:0.0"); "": not known (a cluster run) */
 } bench_record;
 
 /* One measurement: a warm-up, then repeat timed runs, each checked against the warm-up (on
@@ -194,6 +196,19 @@ static void print_hybrid_report(hpr_ctx *ctx)
         fprintf(stderr, "  note: %s\n", rep.notes);
 }
 
+/* ", \"devices_used\": [\"cpu\", \"cl:0.0\"]" from "cpu,cl:0.0" (device names: no quotes or
+ * backslashes to escape). */
+static void write_used(FILE *fp, const char *used)
+{
+    fputs(", \"devices_used\": [\"", fp);
+    for (const char *c = used; *c; c++)
+        if (*c == ',')
+            fputs("\", \"", fp);
+        else
+            fputc(*c, fp);
+    fputs("\"]", fp);
+}
+
 static int write_json(const char *path, const bench_record *recs, size_t count)
 {
     cli_json j;
@@ -211,6 +226,8 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
                 r->resident ? "true" : "false", r->precompute, r->setup_ms, r->bases_bytes, r->median_ms, r->min_ms,
                 r->median_ms * 1e6 / n, n / (r->median_ms * 1e-3), r->devices_ran, r->ranks ? r->ranks : 1, r->bytes_sent);
         cli_timing_json(j.fp, &r->timing);
+        if (r->used[0])
+            write_used(j.fp, r->used);
         if (r->efficiency >= 0)
             fprintf(j.fp, ", \"hybrid_efficiency\": %.4f", r->efficiency);
         cli_faults_json(j.fp, &r->faults);
@@ -219,9 +236,34 @@ static int write_json(const char *path, const bench_record *recs, size_t count)
     return cli_json_end(&j) == 0 ? 0 : CLI_EXIT_FAILURE;
 }
 
+/* Whether name is one of the entries of the comma-separated list. */
+static int listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t entry = strcspn(p, ",");
+        if (entry == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += entry + (p[entry] == ',');
+    }
+    return 0;
+}
+
+/* Whether a single device's record is one of the devices that the "all" record combined: the
+ * CPU at its tier and threads, an OpenCL device; of those, only the ones that computed points
+ * in it where that is known (all->used). */
+static int combined_in(const bench_record *all, const bench_record *single)
+{
+    int cpu = strcmp(single->device, "cpu") == 0;
+    if ((cpu && (single->threads != all->threads || strcmp(single->tier, all->tier) != 0)) ||
+        (!cpu && strncmp(single->device, "cl:", 3) != 0))
+        return 0;
+    return !all->used[0] || listed(all->used, single->device);
+}
+
 /* Hybrid efficiency of the "all" records among recs[first..last): its throughput over the
- * sum of the single devices' throughputs (CPU records at the same thread count); only where
- * more than one device ran (else "all" is one device, and the ratio is noise). */
+ * sum of the throughputs that the devices it combined reached alone; only where more than one
+ * device ran (else "all" is one device, and the ratio is noise). */
 static void set_efficiency(bench_record *recs, size_t first, size_t last)
 {
     for (size_t i = first; i < last; i++) {
@@ -230,9 +272,7 @@ static void set_efficiency(bench_record *recs, size_t first, size_t last)
         if (strcmp(recs[i].device, "all") != 0)
             continue;
         for (size_t j = first; j < last; j++)
-            if (strcmp(recs[j].device, "all") != 0 &&
-                ((recs[j].threads == recs[i].threads && strcmp(recs[j].tier, recs[i].tier) == 0) ||
-                 strncmp(recs[j].device, "cl:", 3) == 0)) {
+            if (combined_in(&recs[i], &recs[j])) {
                 sum += 1.0 / recs[j].median_ms;
                 singles++;
             }
@@ -240,15 +280,21 @@ static void set_efficiency(bench_record *recs, size_t first, size_t last)
     }
 }
 
-/* The devices that computed points in the context's last MSM. */
-static unsigned devices_that_ran(hpr_ctx *ctx)
+/* The devices that computed points in the context's last MSM: their count, and their names
+ * in used (comma-separated; "" when the report is missing). */
+static unsigned devices_that_ran(hpr_ctx *ctx, char *used, size_t len)
 {
     hpr_run_report rep = {.struct_size = sizeof rep};
     unsigned count = 0;
+    used[0] = '\0';
     if (hpr_ctx_last_report(ctx, &rep) != HPR_OK)
         return 1;
     for (unsigned d = 0; d < rep.ndevices; d++)
-        count += rep.devices[d].points > 0;
+        if (rep.devices[d].points > 0) {
+            size_t at = strlen(used);
+            snprintf(used + at, len - at, "%s%s", count ? "," : "", rep.devices[d].device);
+            count++;
+        }
     return count;
 }
 
@@ -282,7 +328,7 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
     device = hpr_ctx_devices(ctx); /* the context's device set: for auto, what it chose */
     *r = (bench_record){curve, log_n, device_threads(ctx, device), a->repeat, "",
                         strncmp(device, "cl:", 3) == 0 ? "-" : hpr_ctx_cpu_tier(ctx), 0, 0, -1, a->resident || factor,
-                        factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0, CLI_TIMING_NONE};
+                        factor ? factor : 1, 0, 0, 1, {0}, (unsigned)cli_cluster_size(), 0, CLI_TIMING_NONE, ""};
     snprintf(r->device, sizeof r->device, "%s", device);
     double t0 = cli_now_seconds();
     hpr_status st = r->resident ? hpr_bases_create_precomputed(ctx, curve, cli_msm_group, points, n, factor, &bases) : HPR_OK;
@@ -292,7 +338,7 @@ static int bench_one(const bench_args *a, hpr_curve curve, unsigned log_n, const
                       : measure(ctx, curve, bases, points, scalars, n, a->repeat, a->window_bits, r);
     hpr_bases_destroy(bases);
     if (!rc && strcmp(device, "all") == 0 && !cli_cluster()) {
-        r->devices_ran = devices_that_ran(ctx);
+        r->devices_ran = devices_that_ran(ctx, r->used, sizeof r->used);
         print_hybrid_report(ctx);
     }
     hpr_ctx_destroy(ctx);

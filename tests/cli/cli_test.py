@@ -256,6 +256,12 @@ def test_opencl(tmp):
     check("hybrid_efficiency only on the all record, where both devices computed",
           "hybrid_efficiency" not in recs[0] and "hybrid_efficiency" not in recs[1]
           and recs[2].get("devices_ran") == 2 and 0 < recs[2].get("hybrid_efficiency", 0) < 2, recs)
+    check("the all record names the devices that ran", sorted(recs[2].get("devices_used", [])) == ["cl:0.0", "cpu"]
+          and "devices_used" not in recs[0] and "devices_used" not in recs[1], recs)
+    # its efficiency is over what those two reached alone (the records' own throughputs)
+    alone = recs[0]["points_per_s"] + recs[1]["points_per_s"]
+    check("hybrid_efficiency = all / (cpu + cl:0.0)",
+          abs(recs[2]["points_per_s"] / alone - recs[2].get("hybrid_efficiency", 0)) < 0.01, recs)
     check("bench all reports the split", "all: cpu" in res.stderr and "cl:0.0" in res.stderr, res.stderr)
     res = run("calibrate", "--curve", "bn254", "--log-n", "6,7", "--devices", "cpu,cl:0.0")
     check("calibrate", res.returncode == 0 and res.stdout.count("bn254") == 4, res.stdout + res.stderr)

@@ -110,6 +110,10 @@ def main():
                                             "--devices", "cpu,all"], "bench msm", "msm", tmp)
         check(all("hybrid_efficiency" not in r for r in recs if r.get("devices_ran", 1) < 2),
               "hybrid_efficiency only where more than one device ran", recs)
+        check(all(isinstance(r.get("devices_used"), list) and len(r["devices_used"]) == r["devices_ran"]
+                  and all(isinstance(d, str) and d for d in r["devices_used"])
+                  for r in recs if r["device"] == "all"),
+              "every all record names its devices_ran devices in devices_used", recs)
         recs = to_file_and_stdout(hyprove, ["bench", "msm", "--curve", "bn254", "--log-n", "6", "--repeat", "1",
                                             "--device", "cpu", "--precompute", "1,4"], "bench msm", "msm", tmp)
         check([(r.get("precompute"), r.get("resident"), r.get("bases_bytes")) for r in recs] ==

@@ -399,6 +399,21 @@ def test_devices_sum(plot, tmp):
             check(sorted(p.split()[0] for p in parts) == ["cl:0.0", "cpu"], f"{what}: sums {parts}")
             check("2 of 3 devices ran" in dashed[0], f"{what}: the sum does not say how it chose: {dashed[0]}")
 
+    # the same, the hybrid records naming the devices that ran (devices_used, as bench msm
+    # writes them now): exactly those, the slower one included, and no note of a guess
+    def third_named(r):
+        if r["device"] == "all" and r["log_n"] == size:
+            return [dict(r, devices_used=["cpu", "cl:0.1"])]
+        return third(r)
+    fig = plot.build_figure("devices", [plot.load_run(derived(tmp, "two_named", change=third_named))], log_n=size)
+    for ax in fig.get_axes():
+        what = f"devices sum, devices_used cpu and cl:0.1, {ax.get_title()}"
+        dashed = [lab for lab in line_labels(ax) if lab.startswith("sum of")]
+        if check(len(dashed) == 1, f"{what}: sum lines {dashed}"):
+            parts = sum_parts(dashed[0])
+            check(sorted(p.split()[0] for p in parts) == ["cl:0.1", "cpu"], f"{what}: sums {parts}")
+            check("ran;" not in dashed[0] and "assumed" not in dashed[0], f"{what}: a guess is noted: {dashed[0]}")
+
 
 def check_integer_ticks(ax, what):
     lo, hi = sorted(ax.get_xlim())
@@ -505,6 +520,11 @@ def test_errors(tmp):
     expect_error(work, "compare with one file", ["--kind", "compare", MSM], ["compare"])
     expect_error(work, "labels for each file", ["--label", "a", MSM, MSM2], ["label"])
     expect_error(work, "unknown kind", ["--kind", "pie", MSM], ["pie"])
+    with open(MSM) as f:
+        doc = json.load(f)
+    doc["records"] = [dict(r, devices_used="cpu") if r.get("device") == "all" else r for r in doc["records"]]
+    used = write(os.path.join(work, "used.json"), json.dumps(doc))
+    expect_error(work, "devices_used not a list", ["--kind", "devices", used], ["used.json", "devices_used"])
     expect_error(work, "missing output folder", [MSM], ["nowhere"], out=os.path.join(work, "nowhere", "a.png"))
     # a failed run leaves an earlier picture as it was
     old = write(os.path.join(work, "old.png"), "an earlier picture")
