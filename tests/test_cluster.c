@@ -569,7 +569,6 @@ static void batch_rank(int rank, hpr_ctx *ctx, const hpr_cluster *cl, void *arg)
         j->prover0 = prover;
         j->verify_ctx = ctx;
     }
-    j->report.struct_size = sizeof j->report;
     if (j->st[rank] == HPR_OK)
         j->st[rank] = hpr_cluster_groth16_prove_batch(ctx, cl, prover, j->count, rank == 0 ? batch_read : NULL,
                                                       rank == 0 ? batch_write : NULL, j,
@@ -584,6 +583,7 @@ static void check_batch(g16_job *j, int size)
 {
     memset(j->outcomes, 0, sizeof j->outcomes);
     j->failed = 0;
+    j->report.struct_size = sizeof j->report; /* rank 0's, before the ranks start */
     run_ranks(size, batch_rank, j);
     for (int r = 0; r < size; r++)
         ck_assert_msg(j->st[r] == HPR_OK, "%d ranks: rank %d: %s: %s", size, r, hpr_status_str(j->st[r]), j->detail[r]);

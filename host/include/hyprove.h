@@ -18,9 +18,9 @@
  *   hpr_msm_opts o = {.struct_size = sizeof o, .device = "cpu"};
  * (hpr_config_default sets it). The library reads and writes only the struct_size bytes it is
  * given, so a program built against this header keeps working with later libraries of the
- * same soname, whose structs only grow at the end. A struct_size of 0 or below this
- * release's size (a program that left the field out) is HPR_ERR_INVALID_ARGUMENT; one above it
- * is accepted when the newer fields are all zero. An output struct's struct_size is set to
+ * same soname, whose structs only grow at the end. A struct_size of 0 (a program that left
+ * the field out) or below the struct's 0.2.0 size is HPR_ERR_INVALID_ARGUMENT; one above this
+ * library's size is accepted when the newer fields are all zero. An output struct's struct_size is set to
  * the bytes the library wrote. The arrays of devices come last in their reports
  * (hpr_run_report, hpr_groth16_report), so that a later release can make them longer: a call
  * fills as many entries as the caller's struct holds. Every call returning hpr_status is
