@@ -30,7 +30,7 @@ static hpr_status cluster_args_begin(hpr_ctx *ctx, const hpr_cluster *cluster, h
         ctx->cluster_refused = HPR_ERR_INVALID_ARGUMENT;
         report = NULL;
     }
-    a->report_bytes = report ? sizeof a->report : 0; /* today's oldest layout is the whole struct */
+    a->report_bytes = report ? sized_bytes(report, sizeof a->report) : 0;
     a->caller_report = report;
     return st;
 }

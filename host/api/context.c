@@ -85,13 +85,10 @@ hpr_status hpr_ctx_create(const hpr_config *cfg, hpr_ctx **out)
     if (!out)
         return ctx_create_fail(HPR_ERR_INVALID_ARGUMENT, "out must not be NULL");
     *out = NULL;
-    if (!cfg) {
+    if (!cfg)
         hpr_config_default(&given);
-    } else {
-        if ((st = sized_problem("hpr_config", cfg, sizeof given, sizeof given, 1, why, sizeof why)) != HPR_OK)
-            return ctx_create_fail(st, "%s", why);
-        memcpy(&given, cfg, sizeof given);
-    }
+    else if ((st = sized_take("hpr_config", cfg, sizeof given, sizeof given, &given, why, sizeof why)) != HPR_OK)
+        return ctx_create_fail(st, "%s", why);
     cfg = &given;
     const char *devices = cfg->devices ? cfg->devices : "auto";
     if (!is_cpu_name(devices) && strncmp(devices, "cl:", 3) != 0)
@@ -186,9 +183,7 @@ hpr_status hpr_ctx_last_report(const hpr_ctx *ctx, hpr_run_report *report)
         return HPR_ERR_INVALID_ARGUMENT;
     if (!ctx_result_report(ctx, &full))
         return HPR_ERR_INVALID_ARGUMENT;
-    size_t fit = sized_entries(bytes, offsetof(hpr_run_report, devices), sizeof full.devices[0]);
-    if (full.ndevices > fit)
-        full.ndevices = (unsigned)fit;
+    sized_cap_entries(&full.ndevices, bytes, offsetof(hpr_run_report, devices), sizeof full.devices[0]);
     sized_write(report, &full, bytes);
     return HPR_OK;
 }

@@ -45,9 +45,8 @@ static inline hpr_status proof_args_end(proof_args *a, hpr_status st)
     if (!a->caller)
         return st;
     if (a->caller_report) {
-        size_t fit = sized_entries(a->report_bytes, offsetof(hpr_groth16_report, failed), sizeof a->report.failed[0]);
-        if (a->report.nfailed > fit)
-            a->report.nfailed = (unsigned)fit;
+        sized_cap_entries(&a->report.nfailed, a->report_bytes, offsetof(hpr_groth16_report, failed),
+                          sizeof a->report.failed[0]);
         sized_write(a->caller_report, &a->report, a->report_bytes);
     }
     a->full.report = a->caller_report;

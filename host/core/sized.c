@@ -49,17 +49,29 @@ static hpr_status sized_fail(hpr_ctx *ctx, hpr_status st, const char *why)
     return ctx_fail(ctx, st, "%s", why);
 }
 
+size_t sized_bytes(const void *p, size_t ours)
+{
+    size_t size = size_of(p);
+    return size < ours ? size : ours;
+}
+
+hpr_status sized_take(const char *type, const void *in, size_t oldest, size_t ours, void *copy, char *why,
+                      size_t why_len)
+{
+    hpr_status st = sized_problem(type, in, oldest, ours, 1, why, why_len);
+    if (st != HPR_OK)
+        return st;
+    memset(copy, 0, ours);
+    memcpy(copy, in, sized_bytes(in, ours));
+    memcpy(copy, &ours, sizeof ours);
+    return HPR_OK;
+}
+
 hpr_status sized_read(hpr_ctx *ctx, const char *type, const void *in, size_t oldest, size_t ours, void *copy)
 {
     char why[200];
-    hpr_status st = sized_problem(type, in, oldest, ours, 1, why, sizeof why);
-    if (st != HPR_OK)
-        return sized_fail(ctx, st, why);
-    size_t size = size_of(in);
-    memset(copy, 0, ours);
-    memcpy(copy, in, size < ours ? size : ours);
-    memcpy(copy, &ours, sizeof ours);
-    return HPR_OK;
+    hpr_status st = sized_take(type, in, oldest, ours, copy, why, sizeof why);
+    return st != HPR_OK ? sized_fail(ctx, st, why) : HPR_OK;
 }
 
 hpr_status sized_check_out(hpr_ctx *ctx, const char *type, const void *out, size_t oldest, size_t ours, size_t *bytes)
@@ -68,8 +80,7 @@ hpr_status sized_check_out(hpr_ctx *ctx, const char *type, const void *out, size
     hpr_status st = sized_problem(type, out, oldest, ours, 0, why, sizeof why);
     if (st != HPR_OK)
         return sized_fail(ctx, st, why);
-    size_t size = size_of(out);
-    *bytes = size < ours ? size : ours;
+    *bytes = sized_bytes(out, ours);
     return HPR_OK;
 }
 
@@ -79,7 +90,9 @@ void sized_write(void *out, const void *full, size_t bytes)
     memcpy(out, &bytes, sizeof bytes);
 }
 
-size_t sized_entries(size_t bytes, size_t offset, size_t entry)
+void sized_cap_entries(unsigned *count, size_t bytes, size_t offset, size_t entry)
 {
-    return bytes > offset ? (bytes - offset) / entry : 0;
+    size_t fit = bytes > offset ? (bytes - offset) / entry : 0;
+    if (*count > fit)
+        *count = (unsigned)fit;
 }

@@ -22,9 +22,17 @@
 RT_MUST_CHECK hpr_status sized_problem(const char *type, const void *p, size_t oldest, size_t ours, int input,
                                        char *why, size_t why_len);
 
+/* min(the struct_size of the caller's struct p, ours): the bytes of it to read or write. */
+size_t sized_bytes(const void *p, size_t ours);
+
 /* A caller's input struct `in` (not NULL) copied into *copy (ours bytes; the members past the
- * caller's struct_size zero; its struct_size ours). HPR_OK, or HPR_ERR_INVALID_ARGUMENT with
- * the detail on ctx (ctx may be NULL: the status alone), the call's earlier results cleared. */
+ * caller's struct_size zero; its struct_size ours), or HPR_ERR_INVALID_ARGUMENT with why (for
+ * a call without a context: hpr_ctx_create). */
+RT_MUST_CHECK hpr_status sized_take(const char *type, const void *in, size_t oldest, size_t ours, void *copy,
+                                    char *why, size_t why_len);
+
+/* sized_take with the detail on ctx (ctx may be NULL: the status alone), the call's earlier
+ * results cleared. */
 RT_MUST_CHECK hpr_status sized_read(hpr_ctx *ctx, const char *type, const void *in, size_t oldest, size_t ours,
                                     void *copy);
 
@@ -41,8 +49,9 @@ RT_MUST_CHECK hpr_status sized_check_out(hpr_ctx *ctx, const char *type, const v
  * sized_check_out: its first `bytes` bytes, then struct_size = bytes. */
 void sized_write(void *out, const void *full, size_t bytes);
 
-/* How many entries of an array that starts at byte `offset` of a struct, each `entry` bytes,
- * lie within `bytes` of it. */
-size_t sized_entries(size_t bytes, size_t offset, size_t entry);
+/* *count capped to the entries of an array that starts at byte `offset` of a struct, each
+ * `entry` bytes, that lie within `bytes` of it (a report's devices, written no further than the
+ * caller's struct). */
+void sized_cap_entries(unsigned *count, size_t bytes, size_t offset, size_t entry);
 
 #endif
