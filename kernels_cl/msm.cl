@@ -62,6 +62,8 @@ __kernel void msm_segments(__global const pt_affine *points, uint first, __globa
 {
     uint g = get_global_id(0), wi;
     uint seg = arith_divrem(g, nwin, &wi);
+    if ((ulong)seg * seg_len >= n) /* past the last segment: the launch is rounded up to whole groups */
+        return;
     uint nbuckets = 1u << (c - 1);
     ulong begin = (ulong)seg * seg_len, end = begin + seg_len;
     __global pt_xyzz *mine = buckets + (ulong)g * nbuckets;
@@ -89,9 +91,11 @@ __kernel void msm_segments(__global const pt_affine *points, uint first, __globa
 }
 
 /* Self-test: out[i] = a[i] * b[i] in the base field (Montgomery). */
-__kernel void fp_mul_selftest(__global const fp *a, __global const fp *b, __global fp *out)
+__kernel void fp_mul_selftest(__global const fp *a, __global const fp *b, uint n, __global fp *out)
 {
     uint i = get_global_id(0);
+    if (i >= n)
+        return;
     fp x = a[i], y = b[i], r;
     FP(mul)(&r, &x, &y);
     out[i] = r;
@@ -101,6 +105,8 @@ __kernel void fp_mul_selftest(__global const fp *a, __global const fp *b, __glob
 __kernel void msm_sum_segments(__global const pt_xyzz *partials, uint nseg, uint nwin, __global pt_xyzz *sums)
 {
     uint w = get_global_id(0);
+    if (w >= nwin)
+        return;
     pt_xyzz acc, t;
     PT(xyzz_set_inf)(&acc);
     for (uint s = 0; s < nseg; s++) {

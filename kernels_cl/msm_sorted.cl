@@ -27,8 +27,13 @@
  *      head in order, until one item holds all of them.
  *   5. msm_bucket_segments: each window's buckets in G segments of L = B / G, each reduced by
  *      running sums into R_j (its plain sum) and S_j (sum of (b - jL + 1) * bucket b).
- *   6. msm_window_sums: per window, sum_j S_j + L * sum_j j R_j (running sums over the
- *      segments, then log2 L doublings).
+ *   6. msm_segment_tree, level after level, then msm_window_sums: per window,
+ *      sum_j S_j + L * sum_j j R_j, by a tree of fan-in TREE_FAN over the segments (each
+ *      node keeps R, S and T = the sum of j R_j counted from its first segment), then
+ *      log2 L doublings of the root's T.
+ * No serial tails: the host bounds every item's chain of dependent point additions (the
+ * span, the segment length L, the tree's fan-in) at about 64, whatever the size, so the
+ * last launches never leave a handful of items adding thousands of points in sequence.
  * Determinism: the grouping is stable and every sum runs in a fixed order for a given plan;
  * the window sums are the same group elements for every plan and device, and the host's
  * affine result is canonical, so the output bits never depend on device, span or split.
@@ -44,6 +49,7 @@
 #define SCAN_BLOCK (SORT_GROUP * SCAN_PER)
 #define SORT_NONE 0xffffffffu
 #define ENTRY_SIGN 0x80000000u
+#define TREE_FAN 8u
 
 /* Work-item e = w * m + i: the entry of point i in window w of the bit slice [b0, b1) (keys[e],
  * vals[e]). */
@@ -245,9 +251,13 @@ ARITH_FN void emit_run(uint k, const pt_xyzz *acc, int continued, int add_to_hea
 /* Level 0: item t sums the sorted entries [t * span, (t + 1) * span) below starts[nkeys]. */
 __kernel void msm_bucket_runs(__global const pt_affine *points, uint first, __global const uint *keys,
                               __global const uint *vals, __global const uint *starts, uint nkeys, uint span,
-                              __global pt_xyzz *buckets, __global pt_xyzz *carry, __global uint *carry_keys)
+                              uint items, __global pt_xyzz *buckets, __global pt_xyzz *carry,
+                              __global uint *carry_keys)
 {
-    uint t = get_global_id(0), end = starts[nkeys];
+    uint t = get_global_id(0);
+    if (t >= items)
+        return;
+    uint end = starts[nkeys];
     ulong lo = (ulong)t * span, hi = lo + span < end ? lo + span : end;
     carry_keys[t] = SORT_NONE;
     if (lo >= end)
@@ -278,6 +288,8 @@ __kernel void msm_carry_runs(__global const pt_xyzz *carry_in, __global const ui
                              __global pt_xyzz *buckets, __global pt_xyzz *carry, __global uint *carry_keys)
 {
     uint u = get_global_id(0);
+    if (u >= (n + span - 1) / span)
+        return;
     ulong lo = (ulong)u * span, hi = lo + span < n ? lo + span : n;
     carry_keys[u] = SORT_NONE;
     if (lo >= n)
@@ -308,9 +320,11 @@ __kernel void msm_carry_runs(__global const pt_xyzz *carry_in, __global const ui
  * S_j = sum (b - j L + 1) * bucket b, by running sums from the top; empty buckets are read
  * as infinity (starts[k] == starts[k + 1]). */
 __kernel void msm_bucket_segments(__global const pt_xyzz *buckets, __global const uint *starts, uint nbuckets,
-                                  uint nseg, __global pt_xyzz *seg_r, __global pt_xyzz *seg_s)
+                                  uint nseg, uint nwin, __global pt_xyzz *seg_r, __global pt_xyzz *seg_s)
 {
     uint g = get_global_id(0), j;
+    if (g >= nwin * nseg)
+        return;
     uint w = arith_divrem(g, nseg, &j), len = nbuckets / nseg;
     ulong base = (ulong)w * nbuckets + (ulong)j * len;
     pt_xyzz running, sum, b;
@@ -328,25 +342,63 @@ __kernel void msm_bucket_segments(__global const pt_xyzz *buckets, __global cons
     seg_s[g] = sum;
 }
 
-/* Item w: sums[w] = sum_j S_j + L * sum_j j R_j, L = 2^log_len. */
-__kernel void msm_window_sums(__global const pt_xyzz *seg_r, __global const pt_xyzz *seg_s, uint nseg,
-                              uint log_len, __global pt_xyzz *sums)
+/* One level of the segment tree: node u of window w (item w * n_out + u, n_out = the nodes
+ * per window above, ceil(n_in / TREE_FAN)) merges the TREE_FAN nodes TREE_FAN u + i below,
+ * each covering k = 2^log_k segments, child i starting i k segments after the node:
+ *   R = sum_i R_i,  S = sum_i S_i,  T = sum_i T_i + k * sum_i i R_i
+ * (sum_i i R_i by running sums from the top: TREE_FAN - 1 additions, then log_k doublings).
+ * T of the segments themselves is 0 (has_t = 0: t_in is not read). Level l's nodes of window
+ * w are at [off + w * n, off + (w + 1) * n) of r, t and s. Longest chain per item:
+ * 2 (TREE_FAN - 1) + log_k + TREE_FAN additions. */
+__kernel void msm_segment_tree(__global pt_xyzz *r, __global pt_xyzz *t, __global pt_xyzz *s, uint off_in,
+                               uint n_in, uint off_out, uint nwin, uint has_t, uint log_k)
 {
-    uint w = get_global_id(0);
-    __global const pt_xyzz *r = seg_r + (ulong)w * nseg, *s = seg_s + (ulong)w * nseg;
-    pt_xyzz running, weighted, x;
+    uint n_out = (n_in + TREE_FAN - 1) / TREE_FAN, g = get_global_id(0), u;
+    if (g >= nwin * n_out)
+        return;
+    uint w = arith_divrem(g, n_out, &u), lo = u * TREE_FAN, cnt = n_in - lo < TREE_FAN ? n_in - lo : TREE_FAN;
+    ulong in = off_in + (ulong)w * n_in + lo, out = off_out + (ulong)w * n_out + u;
+    pt_xyzz running, weighted, sum, x;
     PT(xyzz_set_inf)(&running);
     PT(xyzz_set_inf)(&weighted);
-    for (uint j = nseg; j-- > 1;) {
-        x = r[j];
+    PT(xyzz_set_inf)(&sum);
+    for (uint i = cnt; i-- > 1;) {
+        x = r[in + i];
         PT(xyzz_add)(&running, &running, &x);
         PT(xyzz_add)(&weighted, &weighted, &running);
     }
-    for (uint d = 0; d < log_len; d++)
-        PT(xyzz_add)(&weighted, &weighted, &weighted);
-    for (uint j = 0; j < nseg; j++) {
-        x = s[j];
-        PT(xyzz_add)(&weighted, &weighted, &x);
+    x = r[in];
+    PT(xyzz_add)(&running, &running, &x);
+    r[out] = running;
+    for (uint d = 0; d < log_k; d++)
+        PT(xyzz_dbl)(&weighted, &weighted);
+    for (uint i = 0; i < cnt; i++) {
+        x = s[in + i];
+        PT(xyzz_add)(&sum, &sum, &x);
+        if (has_t) {
+            x = t[in + i];
+            PT(xyzz_add)(&weighted, &weighted, &x);
+        }
     }
+    s[out] = sum;
+    t[out] = weighted;
+}
+
+/* Item w: sums[w] = S + L T of window w's root (at off + w of t and s; T = 0 when has_t is
+ * 0: one segment), that is sum_j S_j + L sum_j j R_j, L = 2^log_len. */
+__kernel void msm_window_sums(__global const pt_xyzz *t, __global const pt_xyzz *s, uint off, uint has_t,
+                              uint log_len, uint nwin, __global pt_xyzz *sums)
+{
+    uint w = get_global_id(0);
+    if (w >= nwin)
+        return;
+    pt_xyzz weighted, x;
+    PT(xyzz_set_inf)(&weighted);
+    if (has_t)
+        weighted = t[off + w];
+    for (uint d = 0; d < log_len; d++)
+        PT(xyzz_dbl)(&weighted, &weighted);
+    x = s[off + w];
+    PT(xyzz_add)(&weighted, &weighted, &x);
     sums[w] = weighted;
 }

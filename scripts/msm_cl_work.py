@@ -13,12 +13,20 @@ sorted kernels' buckets are all non-empty at these sizes. Affine points 64 bytes
 scalars 32 (BN254). --group g2: BN254 G2, the same kernels over Fq2 (affine 128 bytes, XYZZ
 256), field multiplications counted in the base field, 3 per Fq2 multiplication (Karatsuba;
 an Fq2 squaring costs 2 and is counted as 3: an upper bound).
+
+Then, per kernel, the longest chain: the most point additions (and doublings) that one
+work-item runs one after another, beside the items of that launch and the additions of all
+of them. A chain is latency that no other item can hide once too few items are left to fill
+the device: the sorted kernel keeps every chain within about MAX_CHAIN (cl_msm_sorted.c).
+The owner-computes kernel walks a segment of points per item by design (no sort); its
+chains are printed for comparison.
 """
 import argparse
 
 AFF, XYZZ, SCAL = 64, 128, 32
 MADD, ADD = 10, 14
 BITS = 254
+MAX_CHAIN, MIN_SPAN, TREE_FAN, LOG_TREE_FAN = 64, 2, 8, 3  # = cl_msm_sorted.c
 
 
 def windows(c):  # msm_digit_windows: Booth digits need one extra bit
@@ -47,8 +55,11 @@ def owner(n, cus, gpu, mem):
     mults = nwin * n * nz * MADD + items * nb * 2 * ADD + items * ADD
     read = nwin * n * (SCAL + nz * (AFF + XYZZ)) + items * nb * XYZZ + items * XYZZ
     written = nwin * n * nz * XYZZ + items * nb * XYZZ * 1 + items * XYZZ + nwin * XYZZ
+    seg_len = -(-chunk // nseg)
+    chains = [("msm_segments", items, seg_len + 2 * nb, items * (seg_len * nz + 2 * nb)),
+              ("msm_sum_segments", nwin, nseg, nwin * nseg)]
     return dict(c=c, mults=mults / n, read=read / n, written=written / n, launches=3,
-                extra=f"nseg {nseg}, {items} items")
+                extra=f"nseg {nseg}, {items} items", chains=chains)
 
 
 def sorted_kernel(n, cus, gpu, mem):
@@ -67,19 +78,32 @@ def sorted_kernel(n, cus, gpu, mem):
     ntiles = -(-entries // 1024)
     passes = -(-nkeys.bit_length() // 8)
     target = cus * (1024 if gpu else 4)
-    span = max(2, -(-entries // target))
+    span = min(MAX_CHAIN, max(MIN_SPAN, -(-entries // target)))
     items = -(-entries // span)
+    chains = [("msm_bucket_runs", items, span, entries)]
     levels, k = 0, items
     while k > 1:
-        k = -(-k // span)
         levels += 1
+        chains.append((f"msm_carry_runs {levels}", -(-k // span), min(span, k) + 1, k + -(-k // span)))
+        k = -(-k // span)
     seg_target = cus * 256 if gpu else cus
     nseg = 1
-    while nseg < nb and nwin * nseg * 2 <= seg_target:
+    while nseg < nb and (nwin * nseg * 2 <= seg_target or nb // nseg > MAX_CHAIN // 2):
         nseg *= 2
+    chains.append(("msm_bucket_segments", nwin * nseg, 2 * (nb // nseg), nwin * nb * 2))
+    tree_adds, k, log_k, level = 0, nseg, 0, 0
+    while k > 1:
+        out = -(-k // TREE_FAN)
+        fan = min(k, TREE_FAN)
+        chain = 2 * (fan - 1) + 1 + log_k + fan + (fan if level else 0)
+        chains.append((f"msm_segment_tree {level + 1}", nwin * out, chain, nwin * out * chain))
+        tree_adds += nwin * out * chain
+        k, log_k, level = out, log_k + LOG_TREE_FAN, level + 1
+    log_len = (c - 1) - (nseg.bit_length() - 1)
+    chains.append(("msm_window_sums", nwin, log_len + 1, nwin * (log_len + 1)))
     nz = 1 - 2.0 ** -c
     counts = ntiles * 256 * 4
-    mults = entries * nz * MADD + items * ADD + nkeys * 2 * ADD + nwin * nseg * 2 * ADD
+    mults = entries * nz * MADD + items * ADD + nkeys * 2 * ADD + tree_adds * ADD
     read = (n * (AFF + SCAL)                                  # point check, digits
             + passes * (entries * (4 + 8) + 3 * counts)       # hist, scan, scatter
             + (nkeys + 1) * 4 * max(1, entries.bit_length())  # bucket starts (binary search)
@@ -89,8 +113,9 @@ def sorted_kernel(n, cus, gpu, mem):
     written = (entries * 8 + passes * (counts * 2 + entries * 8) + (nkeys + 1) * 4
                + nkeys * XYZZ + items * (XYZZ + 4) * 2 + nwin * nseg * 2 * XYZZ + nwin * XYZZ)
     return dict(c=c, mults=mults / n, read=read / n, written=written / n,
-                launches=2 + 5 * passes + 2 + levels + 2,
-                extra=f"{passes} sort passes, span {span}, {items} items, {levels} carry levels, G {nseg}")
+                launches=2 + 5 * passes + 2 + levels + 2 + (len(chains) - levels - 3),
+                extra=f"{passes} sort passes, span {span}, {items} items, {levels} carry levels, G {nseg}",
+                chains=chains)
 
 
 def main():
@@ -107,12 +132,26 @@ def main():
     mem = int(a.mem_gib * (1 << 30))
     print(f"device: {a.cus} compute units, {'CPU' if a.cpu else 'GPU'}, {a.mem_gib} GiB; BN254 {a.group.upper()}, per point")
     print(f"{'log_n':>5} {'kernel':<7} {'c':>2} {'field mults':>11} {'bytes read':>10} {'written':>8} {'launches':>8}  plan")
-    for log_n in (int(x) for x in a.log_n.split(",")):
+    sizes = [int(x) for x in a.log_n.split(",")]
+    results = {}
+    for log_n in sizes:
         n = 1 << log_n
         for name, f in (("owner", owner), ("sorted", sorted_kernel)):
-            r = f(n, a.cus, not a.cpu, mem)
+            r = results[log_n, name] = f(n, a.cus, not a.cpu, mem)
             print(f"{log_n:>5} {name:<7} {r['c']:>2} {r['mults']:>11.1f} {r['read']:>10.0f} {r['written']:>8.0f} "
                   f"{r['launches']:>8}  {r['extra']}")
+    print()
+    print("longest chain: point additions one work-item runs in sequence; items: that launch's work-items;")
+    print("additions: of all its items together")
+    print(f"{'log_n':>5} {'kernel':<7} {'launch':<22} {'items':>9} {'longest chain':>13} {'additions':>11}")
+    worst = 0
+    for log_n in sizes:
+        for name in ("owner", "sorted"):
+            for kernel, items, chain, adds in results[log_n, name]["chains"]:
+                print(f"{log_n:>5} {name:<7} {kernel:<22} {items:>9} {chain:>13} {adds:>11.0f}")
+                if name == "sorted":
+                    worst = max(worst, chain)
+    print(f"sorted kernel: longest chain {worst} (bound: about {MAX_CHAIN})")
 
 
 if __name__ == "__main__":

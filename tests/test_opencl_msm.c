@@ -7,7 +7,7 @@
  * marked unusable, the CPU redoes the work. The edge matrix, random sizes and chunking run
  * with both kernels (HPR_CL_MSM=owner|sorted: loop index / 2), and the sorted kernels also
  * with crowded buckets (all scalars equal; a third 0, a third 1) split over many bucket-sum
- * items (HPR_CL_MSM_ITEMS), so the carry levels run. Resident bases (hpr_bases): sent once
+ * items (HPR_CL_MSM_ITEMS), so the carry levels run, and its segment tree at every depth. Resident bases (hpr_bases): sent once
  * and checked once per device, then only scalars (counted by hpr_device_get_info's
  * bytes_sent), with slabs smaller than a chunk so that chunks are cut at slab ends, the same
  * bits as the CPU, released by hpr_bases_destroy and safe after hpr_ctx_destroy. G2 on the
@@ -100,6 +100,33 @@ START_TEST(msm_random_sizes_and_window_bits_match_the_cpu)
         }
         free_inputs(&in);
     }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The sorted kernel's segment tree at every depth (cl_msm_sorted.c: a segment holds at most
+ * 32 buckets, fan-in 8): c = 6 one segment per window (no tree), 7 two (one level, a partial
+ * node), 10 sixteen (two levels), 13 128 (three), 16 1024 (four, log_k doublings up to 9);
+ * on few points, so most buckets are empty (infinity through every level). Loop index: curve. */
+START_TEST(sorted_kernel_segment_tree_at_every_depth_matches_the_cpu)
+{
+    const curve_t *c = &curves[_i];
+    static const unsigned window_bits[] = {6, 7, 10, 13, 16};
+    char id[16];
+    setenv("HPR_CL_MSM", "sorted", 1);
+    ocl_first_device(id);
+    hpr_ctx *ctx = ocl_ctx("cpu");
+    inputs in = make_inputs(ctx, c, 3000, 500 + (uint64_t)_i, 0);
+    unsigned char want[MAXP];
+    ocl_cpu_msm(c->curve, in.points, in.scalars, in.n, want);
+    for (size_t t = 0; t < sizeof window_bits / sizeof window_bits[0]; t++) {
+        hpr_msm_opts opts = {sizeof opts, window_bits[t], 0, 0, id};
+        char what[64];
+        snprintf(what, sizeof what, "%s sorted c=%u", id, window_bits[t]);
+        expect_msm(ctx, c, &in, want, &opts, what);
+        assert_seeded(hpr_ctx_notice(ctx)[0] == '\0', "%s: %s", what, hpr_ctx_notice(ctx));
+    }
+    free_inputs(&in);
     hpr_ctx_destroy(ctx);
 }
 END_TEST
@@ -460,6 +487,7 @@ int main(void)
     tcase_add_loop_test(tc, chunked_msm_matches_and_reports_global_indices, 0, 4);
     tcase_add_loop_test(tc, msm_over_scalars_on_the_device_matches_the_cpu, 0, 4);
     tcase_add_loop_test(tc, sorted_kernel_spreads_crowded_buckets, 0, 2);
+    tcase_add_loop_test(tc, sorted_kernel_segment_tree_at_every_depth_matches_the_cpu, 0, 2);
     tcase_add_loop_test(tc, bad_scalars_are_rejected_before_the_device, 0, 2);
     tcase_add_loop_test(tc, resident_bases_are_sent_once_and_match_the_cpu, 0, 4);
     tcase_add_loop_test(tc, g2_on_the_device_matches_the_cpu, 0, 4);

@@ -249,6 +249,16 @@ int cl_dev_default_words(const cl_dev *dev)
     return dev->is_pocl ? CL_WORDS_INT128 : CL_WORDS_STANDARD;
 }
 
+size_t cl_launch_group(const cl_api *api, const cl_dev *dev, cl_kernel k)
+{
+    size_t limit = 0, group = CL_LAUNCH_GROUP;
+    if (api->clGetKernelWorkGroupInfo(k, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL) != CL_SUCCESS)
+        limit = 1; /* no answer: single items always run */
+    while (group > 1 && group > limit)
+        group /= 2;
+    return group;
+}
+
 static void build_options(char *buf, size_t len, int kind, int variant, int words)
 {
     snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_%s=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d",

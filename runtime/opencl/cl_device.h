@@ -139,6 +139,15 @@ int cl_dev_default_words(const cl_dev *dev);
  * to the standard words. 0 with *prog (owned by dev), or -1 with the build log in detail. */
 RT_MUST_CHECK int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curve, int words, cl_program *prog, char *detail);
 
+/* Work-items per work-group of a 1-D launch of k on dev where the kernel shares nothing
+ * between items: CL_LAUNCH_GROUP, or the largest power of two within the kernel's limit on
+ * the device (CL_KERNEL_WORK_GROUP_SIZE: registers, local memory) when that is lower. Never
+ * the driver's choice: for a global size that is not a multiple of a warp, a driver picks a
+ * divisor of it (groups of 3, 4 or 14 items where 32 lanes run). Launch over the count
+ * rounded up to whole groups, the kernel guarding the extra items. */
+#define CL_LAUNCH_GROUP 128u
+size_t cl_launch_group(const cl_api *api, const cl_dev *dev, cl_kernel k);
+
 /* Releases the resident point sets of dev whose owner is `owner` (0: all of them). */
 void cl_resident_drop(const cl_api *api, cl_dev *dev, uint64_t owner);
 /* Releases the one resident set r of dev. */

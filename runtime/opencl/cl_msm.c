@@ -214,7 +214,6 @@ static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue 
     cl_uint seg_len = (cl_uint)plan->seg_len;
     cl_uint nseg = (cl_uint)((ck->m + plan->seg_len - 1) / plan->seg_len), first = ck->slab ? ck->slab_first : 0;
     cl_mem points = ck->slab ? ck->slab : b->points;
-    (void)dev;
     if (!ck->slab) {
         CL_CALL(api, clEnqueueWriteBuffer, q, b->points, CL_FALSE, 0, ck->m * ops->affine_size, ck->points, 0, NULL,
                 NULL);
@@ -222,15 +221,15 @@ static int owner_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue 
     if (cl_msm_enqueue_scalars(api, q, ck, b->scalars, detail) != 0)
         goto out;
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
-    if ((!ck->slab && cl_msm_launch(api, q, k->check, ck->m, 0,
+    if ((!ck->slab && cl_msm_launch(api, dev, q, k->check, ck->m,
                                     (cl_msm_karg[]){CL_ARG(b->points), CL_ARG(n32), CL_ARG(b->bad), CL_ARGS_END},
                                     detail) != 0) ||
-        cl_msm_launch(api, q, k->segments, (size_t)nseg * nwin, 0,
+        cl_msm_launch(api, dev, q, k->segments, (size_t)nseg * nwin,
                       (cl_msm_karg[]){CL_ARG(points), CL_ARG(first), CL_ARG(b->scalars), CL_ARG(n32), CL_ARG(c),
                                       CL_ARG(b0), CL_ARG(b1), CL_ARG(nwin), CL_ARG(seg_len), CL_ARG(b->buckets),
                                       CL_ARG(b->partials), CL_ARGS_END},
                       detail) != 0 ||
-        cl_msm_launch(api, q, k->sum, nwin, 0,
+        cl_msm_launch(api, dev, q, k->sum, nwin,
                       (cl_msm_karg[]){CL_ARG(b->partials), CL_ARG(nseg), CL_ARG(nwin), CL_ARG(b->sums), CL_ARGS_END},
                       detail) != 0)
         goto out;
@@ -396,6 +395,7 @@ int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned ch
     cl_program prog;
     unsigned char *got = malloc(count * elem_size);
     size_t bytes = count * elem_size;
+    cl_uint count32 = (cl_uint)count;
     int rc = -1;
     cl_int err;
     if (!got) {
@@ -412,10 +412,9 @@ int cl_selftest_fp_mul(cl_runtime *rt, cl_dev *dev, int curve, const unsigned ch
     CL_CHECK_RC(clCreateBuffer, err);
     mo = api->clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
     CL_CHECK_RC(clCreateBuffer, err);
-    CL_CALL(api, clSetKernelArg, k, 0, sizeof(cl_mem), &ma);
-    CL_CALL(api, clSetKernelArg, k, 1, sizeof(cl_mem), &mb);
-    CL_CALL(api, clSetKernelArg, k, 2, sizeof(cl_mem), &mo);
-    CL_CALL(api, clEnqueueNDRangeKernel, dev->queue[0], k, 1, NULL, &count, NULL, 0, NULL, NULL);
+    if (cl_msm_launch(api, dev, dev->queue[0], k, count,
+                      (cl_msm_karg[]){CL_ARG(ma), CL_ARG(mb), CL_ARG(count32), CL_ARG(mo), CL_ARGS_END}, detail) != 0)
+        goto out;
     CL_CALL(api, clEnqueueReadBuffer, dev->queue[0], mo, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
     if (memcmp(got, expected, bytes) != 0) {
         snprintf(detail, CL_DETAIL_LEN, "self-test: a field multiplication on %s differs from the known answer", dev->id);

@@ -20,15 +20,31 @@ out:
     return -1;
 }
 
-int cl_msm_launch(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local,
-                  const cl_msm_karg *args, char *detail)
+static int set_args(const cl_api *api, cl_kernel k, const cl_msm_karg *args, char *detail)
 {
     for (cl_uint i = 0; args[i].value; i++)
         CL_CALL(api, clSetKernelArg, k, i, args[i].size, args[i].value);
-    CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &global, local ? &local : NULL, 0, NULL, NULL);
     return 0;
 out:
     return -1;
+}
+
+int cl_msm_launch_groups(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local,
+                         const cl_msm_karg *args, char *detail)
+{
+    if (set_args(api, k, args, detail) != 0)
+        return -1;
+    CL_CALL(api, clEnqueueNDRangeKernel, q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    return 0;
+out:
+    return -1;
+}
+
+int cl_msm_launch(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel k, size_t count,
+                  const cl_msm_karg *args, char *detail)
+{
+    size_t local = cl_launch_group(api, dev, k);
+    return cl_msm_launch_groups(api, q, k, (count + local - 1) / local * local, local, args, detail);
 }
 
 uint64_t cl_msm_max_alloc(const cl_dev *dev)

@@ -32,10 +32,16 @@ typedef struct {
 } cl_msm_karg;
 #define CL_ARG(x) ((cl_msm_karg){sizeof(x), &(x)})
 #define CL_ARGS_END ((cl_msm_karg){0, NULL})
-/* Sets k's arguments and enqueues it on q over `global` items (work-groups of `local`, 0:
- * the driver's choice). 0, or -1 with the failing call in detail. */
-RT_MUST_CHECK int cl_msm_launch(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local,
+/* Sets k's arguments and enqueues it on q over `count` items in work-groups of
+ * cl_launch_group(dev, k) items: the global size is rounded up to whole groups, so the
+ * kernel ignores items at or past count (every kernel launched so guards itself). 0, or -1
+ * with the failing call in detail. */
+RT_MUST_CHECK int cl_msm_launch(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel k, size_t count,
                                 const cl_msm_karg *args, char *detail);
+/* The same with work-groups of exactly `local` items over `global` (a multiple of local):
+ * for the kernels that share local memory within a group. */
+RT_MUST_CHECK int cl_msm_launch_groups(const cl_api *api, cl_command_queue q, cl_kernel k, size_t global, size_t local,
+                                       const cl_msm_karg *args, char *detail);
 uint64_t cl_msm_max_alloc(const cl_dev *dev);
 uint64_t cl_msm_bucket_budget(const cl_dev *dev);
 /* One chunk of an MSM: points [begin, begin + m) counted from the MSM's first, read from a

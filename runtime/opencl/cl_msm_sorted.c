@@ -12,6 +12,12 @@
  * Work split: the bucket sums give each of `target` work-items an equal share of the sorted
  * entries (span = entries / target, at least 2), whatever the buckets; each window's
  * buckets are reduced in G segments so that nwin * G items run at once.
+ * No serial tails: no work-item runs a chain of more than about MAX_CHAIN dependent point
+ * additions, whatever the size. The span is at most MAX_CHAIN (more items than `target` at
+ * large sizes), so every carry level is bounded too; a segment holds at most MAX_CHAIN / 2
+ * buckets (two additions each); the segments' sums reach each window's sum through a tree
+ * of fan-in TREE_FAN (msm_segment_tree), not one item's loop over all G segments.
+ * scripts/msm_cl_work.py prints each kernel's longest chain.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cl_msm_kernels.h"
@@ -31,25 +37,29 @@
 #define MAX_C 16u
 #define MIN_SPAN 2u
 #define SORT_BYTES_PER_ENTRY 17u
+#define MAX_CHAIN 64u /* dependent point additions per work-item, at most about */
+#define TREE_FAN 8u   /* = TREE_FAN of msm_sorted.cl */
+#define LOG_TREE_FAN 3u
 
 typedef struct {
-    cl_mem points, scalars, keys[2], vals[2], counts, block_sums, starts, buckets, carry[2], carry_keys[2], seg_r, seg_s, sums,
-        bad;
+    cl_mem points, scalars, keys[2], vals[2], counts, block_sums, starts, buckets, carry[2], carry_keys[2], tree_r,
+        tree_t, tree_s, sums, bad;
 } sorted_buffers;
 
 enum {
     K_CHECK, K_KEYS, K_HIST, K_SCAN_BLOCKS, K_SCAN_SMALL, K_SCAN_APPLY, K_SCATTER, K_STARTS, K_RUNS, K_CARRY,
-    K_SEGMENTS, K_WINDOWS, K_COUNT
+    K_SEGMENTS, K_TREE, K_WINDOWS, K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "msm_check_points", "msm_sort_keys",  "msm_sort_hist",  "msm_scan_blocks",     "msm_scan_small",
     "msm_scan_apply",   "msm_sort_scatter", "msm_bucket_starts", "msm_bucket_runs", "msm_carry_runs",
-    "msm_bucket_segments", "msm_window_sums"};
+    "msm_bucket_segments", "msm_segment_tree", "msm_window_sums"};
 
 /* The sizes of one chunk of m points over nwin windows. */
 typedef struct {
     size_t m, entries, ntiles, items; /* items: level-0 bucket-sum work-items */
-    size_t target;                    /* the most level-0 items of any chunk size: buffers hold as many */
+    size_t carries;                   /* the most level-0 items of any chunk size: buffers hold as many */
+    size_t tree_nodes;                /* per window: the G segments and every level of the tree above */
     unsigned nbuckets, nkeys, passes, span, nseg, log_len;
 } sorted_shape;
 
@@ -76,20 +86,27 @@ static sorted_shape shape_of(const cl_dev *dev, unsigned c, unsigned nwin, size_
     size_t target = cus * (forced ? forced : is_gpu(dev) ? GPU_ITEMS_PER_CU : CPU_ITEMS_PER_CU);
     size_t seg_target = is_gpu(dev) ? cus * GPU_SEGMENTS_PER_CU : cus;
     s.m = m;
-    s.target = target;
     s.entries = (size_t)nwin * m;
     s.ntiles = (s.entries + SORT_TILE - 1) / SORT_TILE;
     s.nbuckets = 1u << (c - 1);
     s.nkeys = nwin * s.nbuckets; /* also the key of a zero digit */
     s.passes = (bit_length(s.nkeys) + RADIX_BITS - 1) / RADIX_BITS;
     s.span = (unsigned)((s.entries + target - 1) / target);
-    if (s.span < MIN_SPAN)
-        s.span = MIN_SPAN;
+    s.span = s.span < MIN_SPAN ? MIN_SPAN : s.span > MAX_CHAIN ? MAX_CHAIN : s.span;
     s.items = (s.entries + s.span - 1) / s.span;
+    /* items <= target while the span is not capped, else entries / MAX_CHAIN: a buffer for
+     * the larger of the two serves every chunk of at most m points */
+    s.carries = (target > (s.entries + MAX_CHAIN - 1) / MAX_CHAIN ? target : (s.entries + MAX_CHAIN - 1) / MAX_CHAIN) + 1;
     s.nseg = 1;
-    while (s.nseg < s.nbuckets && (size_t)nwin * s.nseg * 2 <= seg_target)
+    while (s.nseg < s.nbuckets && ((size_t)nwin * s.nseg * 2 <= seg_target || s.nbuckets / s.nseg > MAX_CHAIN / 2))
         s.nseg *= 2;
     s.log_len = (c - 1) - (bit_length(s.nseg) - 1);
+    s.tree_nodes = 0;
+    for (size_t n = s.nseg; ; n = (n + TREE_FAN - 1) / TREE_FAN) {
+        s.tree_nodes += n;
+        if (n == 1)
+            break;
+    }
     return s;
 }
 
@@ -112,7 +129,9 @@ void cl_msm_sorted_plan(cl_msm_plan *plan, const cl_dev *dev, const msm_curve_op
         }
     }
     unsigned nwin = cl_msm_slice_windows(b0, b1, plan->c);
-    size_t per_point = ops->affine_size + 32 + (size_t)nwin * SORT_BYTES_PER_ENTRY;
+    /* the carries: 1.5 x one XYZZ per MAX_CHAIN entries (level 0 and the level above) */
+    size_t per_point = ops->affine_size + 32 + (size_t)nwin * SORT_BYTES_PER_ENTRY +
+                       ((size_t)nwin * ops->xyzz_size * 3 + 2 * MAX_CHAIN - 1) / (2 * MAX_CHAIN);
     size_t chunk = (size_t)(max_alloc / ((size_t)nwin * 4 > ops->affine_size ? (size_t)nwin * 4 : ops->affine_size));
     if ((uint64_t)chunk * per_point > dev->global_mem / 8)
         chunk = (size_t)(dev->global_mem / 8 / per_point);
@@ -145,9 +164,9 @@ static void release_buffers(const cl_api *api, sorted_buffers *b)
 static int create_buffers(const cl_api *api, const cl_dev *dev, const sorted_shape *s, const msm_curve_ops *ops,
                           unsigned nwin, sorted_buffers *b, char *detail)
 {
-    /* items = ceil(entries / max(2, ceil(entries / target))) <= target for every chunk size,
-     * though not monotone in it: the carries are sized by target, not by this chunk's items */
-    size_t xs = ops->xyzz_size, carries = s->target + 1;
+    /* items are not monotone in the chunk size: the carries are sized by s->carries (the
+     * most of any chunk size), not by this chunk's items */
+    size_t xs = ops->xyzz_size, carries = s->carries, tree = (size_t)nwin * s->tree_nodes * xs;
     cl_msm_buffer want[] = {
         {&b->points, CL_MEM_READ_ONLY, s->m * ops->affine_size},
         {&b->scalars, CL_MEM_READ_ONLY, s->m * 32},
@@ -163,8 +182,9 @@ static int create_buffers(const cl_api *api, const cl_dev *dev, const sorted_sha
         {&b->carry[1], CL_MEM_READ_WRITE, (carries / MIN_SPAN + 1) * xs},
         {&b->carry_keys[0], CL_MEM_READ_WRITE, carries * 4},
         {&b->carry_keys[1], CL_MEM_READ_WRITE, (carries / MIN_SPAN + 1) * 4},
-        {&b->seg_r, CL_MEM_READ_WRITE, (size_t)nwin * s->nseg * xs},
-        {&b->seg_s, CL_MEM_READ_WRITE, (size_t)nwin * s->nseg * xs},
+        {&b->tree_r, CL_MEM_READ_WRITE, tree},
+        {&b->tree_t, CL_MEM_READ_WRITE, tree},
+        {&b->tree_s, CL_MEM_READ_WRITE, tree},
         {&b->sums, CL_MEM_READ_WRITE, (size_t)nwin * xs},
         {&b->bad, CL_MEM_READ_WRITE, 2 * sizeof(cl_uint)},
     };
@@ -195,13 +215,13 @@ static void release_kernels(const cl_api *api, cl_kernel *k)
 
 
 /* Steps 1-2 of msm_sorted.cl: the entries, sorted by key into keys[0] / vals[0]. */
-static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
+static int enqueue_sort(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
                         const sorted_shape *s, const cl_msm_plan *plan, char *detail)
 {
     cl_uint m = (cl_uint)s->m, total = (cl_uint)s->entries, ntiles = (cl_uint)s->ntiles;
     cl_uint c = plan->c, b0 = plan->b0, b1 = plan->b1, nwin = plan->nwin;
     cl_uint len = (cl_uint)(s->ntiles * SORT_GROUP), nblocks = (len + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    if (cl_msm_launch(api, q, k[K_KEYS], s->entries, 0,
+    if (cl_msm_launch(api, dev, q, k[K_KEYS], s->entries,
                (cl_msm_karg[]){CL_ARG(b->scalars), CL_ARG(m), CL_ARG(c), CL_ARG(b0), CL_ARG(b1), CL_ARG(nwin), CL_ARG(b->keys[0]), CL_ARG(b->vals[0]),
                         CL_ARGS_END},
                detail) != 0)
@@ -209,15 +229,15 @@ static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sor
     for (unsigned p = 0; p < s->passes; p++) {
         cl_uint shift = p * RADIX_BITS;
         cl_mem *in = &b->keys[p % 2], *vin = &b->vals[p % 2], *out = &b->keys[1 - p % 2], *vout = &b->vals[1 - p % 2];
-        if (cl_msm_launch(api, q, k[K_HIST], s->ntiles * SORT_GROUP, SORT_GROUP,
+        if (cl_msm_launch_groups(api, q, k[K_HIST], s->ntiles * SORT_GROUP, SORT_GROUP,
                    (cl_msm_karg[]){CL_ARG(*in), CL_ARG(total), CL_ARG(shift), CL_ARG(b->counts), CL_ARG(ntiles), CL_ARGS_END}, detail) != 0 ||
-            cl_msm_launch(api, q, k[K_SCAN_BLOCKS], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+            cl_msm_launch_groups(api, q, k[K_SCAN_BLOCKS], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
                    (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END}, detail) != 0 ||
-            cl_msm_launch(api, q, k[K_SCAN_SMALL], SORT_GROUP, SORT_GROUP, (cl_msm_karg[]){CL_ARG(b->block_sums), CL_ARG(nblocks), CL_ARGS_END},
+            cl_msm_launch_groups(api, q, k[K_SCAN_SMALL], SORT_GROUP, SORT_GROUP, (cl_msm_karg[]){CL_ARG(b->block_sums), CL_ARG(nblocks), CL_ARGS_END},
                    detail) != 0 ||
-            cl_msm_launch(api, q, k[K_SCAN_APPLY], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+            cl_msm_launch_groups(api, q, k[K_SCAN_APPLY], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
                    (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END}, detail) != 0 ||
-            cl_msm_launch(api, q, k[K_SCATTER], s->ntiles * SORT_GROUP, SORT_GROUP,
+            cl_msm_launch_groups(api, q, k[K_SCATTER], s->ntiles * SORT_GROUP, SORT_GROUP,
                    (cl_msm_karg[]){CL_ARG(*in), CL_ARG(*vin), CL_ARG(total), CL_ARG(shift), CL_ARG(b->counts), CL_ARG(ntiles), CL_ARG(*out),
                             CL_ARG(*vout), CL_ARGS_END},
                    detail) != 0)
@@ -234,36 +254,62 @@ static int enqueue_sort(const cl_api *api, cl_command_queue q, cl_kernel *k, sor
     return 0;
 }
 
+/* Step 6: the segments' sums (level 0 of tree_r and tree_s) up the tree to one node per
+ * window, then each window's sum S + L T. */
+static int enqueue_windows(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
+                           const sorted_shape *s, cl_uint nwin, char *detail)
+{
+    cl_uint off = 0, n = s->nseg, has_t = 0, log_k = 0, log_len = s->log_len;
+    while (n > 1) {
+        cl_uint n_out = (n + TREE_FAN - 1) / TREE_FAN, off_out = off + nwin * n;
+        if (cl_msm_launch(api, dev, q, k[K_TREE], (size_t)nwin * n_out,
+                          (cl_msm_karg[]){CL_ARG(b->tree_r), CL_ARG(b->tree_t), CL_ARG(b->tree_s), CL_ARG(off),
+                                          CL_ARG(n), CL_ARG(off_out), CL_ARG(nwin), CL_ARG(has_t), CL_ARG(log_k),
+                                          CL_ARGS_END},
+                          detail) != 0)
+            return -1;
+        off = off_out;
+        n = n_out;
+        has_t = 1;
+        log_k += LOG_TREE_FAN;
+    }
+    return cl_msm_launch(api, dev, q, k[K_WINDOWS], nwin,
+                         (cl_msm_karg[]){CL_ARG(b->tree_t), CL_ARG(b->tree_s), CL_ARG(off), CL_ARG(has_t),
+                                         CL_ARG(log_len), CL_ARG(nwin), CL_ARG(b->sums), CL_ARGS_END},
+                         detail);
+}
+
 /* Steps 3-6: bucket starts, bucket sums (level 0, then the carry levels), segments, windows. */
-static int enqueue_sums(const cl_api *api, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
+static int enqueue_sums(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
                         const sorted_shape *s, cl_uint nwin, cl_mem points, cl_uint first, char *detail)
 {
     cl_uint total = (cl_uint)s->entries, nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets;
-    cl_uint nseg = s->nseg, log_len = s->log_len;
-    if (cl_msm_launch(api, q, k[K_STARTS], (size_t)nkeys + 1, 0,
-               (cl_msm_karg[]){CL_ARG(b->keys[0]), CL_ARG(total), CL_ARG(nkeys), CL_ARG(b->starts), CL_ARGS_END}, detail) != 0 ||
-        cl_msm_launch(api, q, k[K_RUNS], s->items, 0,
-               (cl_msm_karg[]){CL_ARG(points), CL_ARG(first), CL_ARG(b->keys[0]), CL_ARG(b->vals[0]), CL_ARG(b->starts), CL_ARG(nkeys), CL_ARG(span),
-                        CL_ARG(b->buckets), CL_ARG(b->carry[0]), CL_ARG(b->carry_keys[0]), CL_ARGS_END},
-               detail) != 0)
+    cl_uint nseg = s->nseg, items = (cl_uint)s->items;
+    if (cl_msm_launch(api, dev, q, k[K_STARTS], (size_t)nkeys + 1,
+                      (cl_msm_karg[]){CL_ARG(b->keys[0]), CL_ARG(total), CL_ARG(nkeys), CL_ARG(b->starts), CL_ARGS_END},
+                      detail) != 0 ||
+        cl_msm_launch(api, dev, q, k[K_RUNS], s->items,
+                      (cl_msm_karg[]){CL_ARG(points), CL_ARG(first), CL_ARG(b->keys[0]), CL_ARG(b->vals[0]),
+                                      CL_ARG(b->starts), CL_ARG(nkeys), CL_ARG(span), CL_ARG(items), CL_ARG(b->buckets),
+                                      CL_ARG(b->carry[0]), CL_ARG(b->carry_keys[0]), CL_ARGS_END},
+                      detail) != 0)
         return -1;
     unsigned from = 0;
     for (size_t n = s->items; n > 1; n = (n + span - 1) / span, from = 1 - from) {
         cl_uint n32 = (cl_uint)n;
-        if (cl_msm_launch(api, q, k[K_CARRY], (n + span - 1) / span, 0,
-                   (cl_msm_karg[]){CL_ARG(b->carry[from]), CL_ARG(b->carry_keys[from]), CL_ARG(n32), CL_ARG(span), CL_ARG(b->buckets),
-                            CL_ARG(b->carry[1 - from]), CL_ARG(b->carry_keys[1 - from]), CL_ARGS_END},
-                   detail) != 0)
+        if (cl_msm_launch(api, dev, q, k[K_CARRY], (n + span - 1) / span,
+                          (cl_msm_karg[]){CL_ARG(b->carry[from]), CL_ARG(b->carry_keys[from]), CL_ARG(n32), CL_ARG(span),
+                                          CL_ARG(b->buckets), CL_ARG(b->carry[1 - from]), CL_ARG(b->carry_keys[1 - from]),
+                                          CL_ARGS_END},
+                          detail) != 0)
             return -1;
     }
-    return cl_msm_launch(api, q, k[K_SEGMENTS], (size_t)nwin * nseg, 0,
-                  (cl_msm_karg[]){CL_ARG(b->buckets), CL_ARG(b->starts), CL_ARG(nbuckets), CL_ARG(nseg), CL_ARG(b->seg_r), CL_ARG(b->seg_s),
-                           CL_ARGS_END},
-                  detail) != 0 ||
-                   cl_msm_launch(api, q, k[K_WINDOWS], nwin, 0,
-                          (cl_msm_karg[]){CL_ARG(b->seg_r), CL_ARG(b->seg_s), CL_ARG(nseg), CL_ARG(log_len), CL_ARG(b->sums), CL_ARGS_END}, detail) != 0
-               ? -1
-               : 0;
+    if (cl_msm_launch(api, dev, q, k[K_SEGMENTS], (size_t)nwin * nseg,
+                      (cl_msm_karg[]){CL_ARG(b->buckets), CL_ARG(b->starts), CL_ARG(nbuckets), CL_ARG(nseg), CL_ARG(nwin),
+                                      CL_ARG(b->tree_r), CL_ARG(b->tree_s), CL_ARGS_END},
+                      detail) != 0)
+        return -1;
+    return enqueue_windows(api, dev, q, k, b, s, nwin, detail);
 }
 
 static const cl_uint no_bad_index[2] = {0xffffffffu, 0xffffffffu};
@@ -338,9 +384,9 @@ static int sorted_enqueue(const cl_api *api, const cl_dev *dev, cl_command_queue
         goto out;
     CL_CALL(api, clEnqueueWriteBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, no_bad_index, 0, NULL, NULL);
     if ((!ck->slab &&
-         cl_msm_launch(api, q, st->kern[K_CHECK], ck->m, 0, (cl_msm_karg[]){CL_ARG(b->points), CL_ARG(m32), CL_ARG(b->bad), CL_ARGS_END}, detail) != 0) ||
-        enqueue_sort(api, q, st->kern, b, &s, plan, detail) != 0 ||
-        enqueue_sums(api, q, st->kern, b, &s, plan->nwin, points, first, detail) != 0)
+         cl_msm_launch(api, dev, q, st->kern[K_CHECK], ck->m, (cl_msm_karg[]){CL_ARG(b->points), CL_ARG(m32), CL_ARG(b->bad), CL_ARGS_END}, detail) != 0) ||
+        enqueue_sort(api, dev, q, st->kern, b, &s, plan, detail) != 0 ||
+        enqueue_sums(api, dev, q, st->kern, b, &s, plan->nwin, points, first, detail) != 0)
         goto out;
     CL_CALL(api, clEnqueueReadBuffer, q, b->sums, CL_FALSE, 0, plan->nwin * ops->xyzz_size, host_sums, 0, NULL, NULL);
     CL_CALL(api, clEnqueueReadBuffer, q, b->bad, CL_FALSE, 0, sizeof no_bad_index, host_bad, 0, NULL, NULL);

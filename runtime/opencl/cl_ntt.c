@@ -19,8 +19,16 @@
 typedef struct {
     cl_kernel dif, dit, bitrev;
     cl_mem a, b, tw;
-    size_t group_max; /* work-items per group both pass kernels allow on the device */
+    size_t group_max;     /* work-items per group both pass kernels allow on the device */
+    size_t bitrev_group;  /* cl_launch_group of ntt_bitrev */
 } ntt_state;
+
+/* Work-groups of cl_launch_group items for n (a power of two) items along dimension 0: at
+ * most n, so the group divides the range and no kernel needs a guard. */
+static size_t pow2_group(size_t launch_group, size_t n)
+{
+    return launch_group < n ? launch_group : n;
+}
 
 /* NTT_LOCAL_BITS of kernels_cl/ntt.cl for elements of elem_bytes. */
 static unsigned local_bits(size_t elem_bytes)
@@ -80,6 +88,7 @@ static int make_state(cl_runtime *rt, cl_dev *dev, const cl_ntt_job *job, const 
         kernel_group_max(api, dev, s->dit, &dit_group, detail) != 0)
         goto out;
     s->group_max = dif_group < dit_group ? dif_group : dit_group;
+    s->bitrev_group = cl_launch_group(api, dev, s->bitrev);
     s->a = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, batch * bytes, NULL, &rc);
     CL_CHECK_RC(clCreateBuffer, rc);
     s->b = api->clCreateBuffer(dev->context, CL_MEM_READ_WRITE, batch * bytes, NULL, &rc);
@@ -97,13 +106,13 @@ out:
 static int enqueue_bitrev(const cl_api *api, cl_command_queue q, ntt_state *s, unsigned log_n, size_t cols,
                           char *detail)
 {
-    size_t range[2] = {(size_t)1 << log_n, cols};
+    size_t range[2] = {(size_t)1 << log_n, cols}, group[2] = {pow2_group(s->bitrev_group, range[0]), 1};
     cl_uint bits = log_n;
     cl_mem t;
     CL_CALL(api, clSetKernelArg, s->bitrev, 0, sizeof(cl_mem), &s->a);
     CL_CALL(api, clSetKernelArg, s->bitrev, 1, sizeof(cl_mem), &s->b);
     CL_CALL(api, clSetKernelArg, s->bitrev, 2, sizeof bits, &bits);
-    CL_CALL(api, clEnqueueNDRangeKernel, q, s->bitrev, 2, NULL, range, NULL, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, s->bitrev, 2, NULL, range, group, 0, NULL, NULL);
     t = s->a;
     s->a = s->b;
     s->b = t;
@@ -286,6 +295,7 @@ static int enqueue_scale(const cl_api *api, cl_ntt_cols *c, const cl_ntt_scale *
 {
     cl_command_queue q = c->dev->queue[0];
     size_t range[2] = {(size_t)1 << c->log_n, c->columns};
+    size_t group[2] = {pow2_group(cl_launch_group(api, c->dev, c->scale), range[0]), 1};
     size_t lo_bytes = ((size_t)1 << sc->lo_bits) * c->elem_bytes, hi_bytes = ((size_t)1 << (c->log_n - sc->lo_bits)) * c->elem_bytes;
     cl_uint lo_bits = sc->lo_bits, log_n = c->log_n;
     cl_mem hi = NULL, lo = NULL;
@@ -301,7 +311,7 @@ static int enqueue_scale(const cl_api *api, cl_ntt_cols *c, const cl_ntt_scale *
     CL_CALL(api, clSetKernelArg, c->scale, 2, sizeof(cl_mem), &lo);
     CL_CALL(api, clSetKernelArg, c->scale, 3, sizeof lo_bits, &lo_bits);
     CL_CALL(api, clSetKernelArg, c->scale, 4, sizeof log_n, &log_n);
-    CL_CALL(api, clEnqueueNDRangeKernel, q, c->scale, 2, NULL, range, NULL, 0, NULL, NULL);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, c->scale, 2, NULL, range, group, 0, NULL, NULL);
     ok = 0;
 out:
     /* released after the kernel that uses them: OpenCL keeps a buffer until its last use */
@@ -387,7 +397,8 @@ int cl_ntt_cols_mul_sub(cl_runtime *rt, cl_ntt_cols *c, cl_mem *out, char *detai
     CL_CALL(api, clSetKernelArg, c->mul_sub, 0, sizeof(cl_mem), &c->s.a);
     CL_CALL(api, clSetKernelArg, c->mul_sub, 1, sizeof(cl_mem), out);
     CL_CALL(api, clSetKernelArg, c->mul_sub, 2, sizeof log_n, &log_n);
-    CL_CALL(api, clEnqueueNDRangeKernel, q, c->mul_sub, 1, NULL, &n, NULL, 0, NULL, NULL);
+    size_t group = pow2_group(cl_launch_group(api, c->dev, c->mul_sub), n);
+    CL_CALL(api, clEnqueueNDRangeKernel, q, c->mul_sub, 1, NULL, &n, &group, 0, NULL, NULL);
     CL_CALL(api, clFinish, q);
     return 0;
 out:

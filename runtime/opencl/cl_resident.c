@@ -76,7 +76,7 @@ static int upload(cl_runtime *rt, cl_dev *dev, int curve, cl_resident *r, const 
         CL_CALL(api, clEnqueueWriteBuffer, dev->queue[0], slabs[s], CL_FALSE, 0, m * r->point_size,
                 host + first * r->point_size, 0, NULL, NULL);
         CL_CALL(api, clEnqueueWriteBuffer, dev->queue[0], bad, CL_FALSE, 0, sizeof found, found, 0, NULL, NULL);
-        if (cl_msm_launch(api, dev->queue[0], check, m, 0,
+        if (cl_msm_launch(api, dev, dev->queue[0], check, m,
                           (cl_msm_karg[]){CL_ARG(slabs[s]), CL_ARG(m32), CL_ARG(bad), CL_ARGS_END}, detail) != 0)
             goto out;
         CL_CALL(api, clEnqueueReadBuffer, dev->queue[0], bad, CL_TRUE, 0, sizeof found, found, 0, NULL, NULL);
