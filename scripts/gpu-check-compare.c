@@ -6,7 +6,8 @@
  * Why one process: NVIDIA's program binaries are PTX, which the driver compiles again in
  * every new process (unless its compute cache holds it); the shell loop this replaces ran 48
  * processes. Here each MSM kernel (HPR_CL_MSM, read when a context is created) gets one
- * context, so each program is built or loaded once.
+ * context, so each program is built or loaded once, and each case's inputs and CPU result
+ * are made once for every kernel.
  *
  * A device call that fails and is redone on the CPU still gives the right answer: such a call
  * (hpr_ctx_notice not empty, or an MSM whose run report shows no tile on the device) counts
@@ -88,9 +89,13 @@ static int device_ran(hpr_ctx *ctx, const char *device)
     return 0;
 }
 
-/* One MSM of 2^log_n random inputs on the CPU and on r->device. */
-static void compare_msm(compare_run *r, hpr_ctx *ctx, const char *kernel, hpr_curve curve, hpr_group group,
-                        unsigned log_n, unsigned long long seed)
+#define MAX_KERNELS 4
+
+/* One MSM of 2^log_n random inputs on the CPU, then on r->device in each of the contexts
+ * ctx[0..nctx) (one per MSM kernel, named by kernel[]): inputs and the CPU's result are made
+ * once. */
+static void compare_msm(compare_run *r, hpr_ctx *const *ctx, const char *const *kernel, size_t nctx, hpr_curve curve,
+                        hpr_group group, unsigned log_n, unsigned long long seed)
 {
     size_t n = (size_t)1 << log_n, ps = hpr_point_size(curve, group);
     unsigned char *points = malloc(n * ps), *scalars = malloc(n * HPR_SCALAR_SIZE);
@@ -99,27 +104,30 @@ static void compare_msm(compare_run *r, hpr_ctx *ctx, const char *kernel, hpr_cu
     hpr_msm_opts dev = {.struct_size = sizeof dev, .device = r->device};
     char what[128], why[512] = "";
     hpr_status st;
-    snprintf(what, sizeof what, "msm %s %s 2^%u seed %llu %s", curve == HPR_CURVE_BN254 ? "bn254" : "bls12-381",
-             group == HPR_G1 ? "g1" : "g2", log_n, seed, kernel);
-    if (!points || !scalars) {
-        snprintf(why, sizeof why, "cannot allocate the inputs");
-        goto out;
+    for (size_t k = 0; k < nctx; k++) {
+        snprintf(what, sizeof what, "msm %s %s 2^%u seed %llu %s", curve == HPR_CURVE_BN254 ? "bn254" : "bls12-381",
+                 group == HPR_G1 ? "g1" : "g2", log_n, seed, kernel[k]);
+        if (k == 0 && (!points || !scalars))
+            snprintf(why, sizeof why, "cannot allocate the inputs");
+        else if (k == 0 &&
+                 ((st = hpr_random_msm_inputs(ctx[0], curve, group, n, seed, points, scalars)) != HPR_OK ||
+                  (st = hpr_msm_ex(ctx[0], curve, group, points, scalars, n, want, &cpu)) != HPR_OK))
+            snprintf(why, sizeof why, "cpu: %s: %s", hpr_status_str(st), hpr_ctx_error_detail(ctx[0]));
+        if (why[0]) { /* no inputs or no reference: every kernel's comparison fails */
+            verdict(r, 0, what, why);
+            continue;
+        }
+        if ((st = hpr_msm_ex(ctx[k], curve, group, points, scalars, n, got, &dev)) != HPR_OK) {
+            char detail[512];
+            snprintf(detail, sizeof detail, "%s: %s: %s", r->device, hpr_status_str(st), hpr_ctx_error_detail(ctx[k]));
+            verdict(r, 0, what, detail);
+        } else if (hpr_ctx_notice(ctx[k])[0])
+            verdict(r, 0, what, hpr_ctx_notice(ctx[k]));
+        else if (!device_ran(ctx[k], r->device))
+            verdict(r, 0, what, "the device computed no tile of it");
+        else
+            verdict(r, memcmp(want, got, ps) == 0, what, "");
     }
-    if ((st = hpr_random_msm_inputs(ctx, curve, group, n, seed, points, scalars)) != HPR_OK ||
-        (st = hpr_msm_ex(ctx, curve, group, points, scalars, n, want, &cpu)) != HPR_OK) {
-        snprintf(why, sizeof why, "cpu: %s: %s", hpr_status_str(st), hpr_ctx_error_detail(ctx));
-        goto out;
-    }
-    if ((st = hpr_msm_ex(ctx, curve, group, points, scalars, n, got, &dev)) != HPR_OK) {
-        snprintf(why, sizeof why, "%s: %s: %s", r->device, hpr_status_str(st), hpr_ctx_error_detail(ctx));
-        goto out;
-    }
-    if (hpr_ctx_notice(ctx)[0])
-        snprintf(why, sizeof why, "%s", hpr_ctx_notice(ctx));
-    else if (!device_ran(ctx, r->device))
-        snprintf(why, sizeof why, "%s computed no tile of it", r->device);
-out:
-    verdict(r, !why[0] && memcmp(want, got, ps) == 0, what, why);
     free(points);
     free(scalars);
 }
@@ -208,29 +216,30 @@ static void run_all(compare_run *r)
         const char *name;
     } fields[] = {{HPR_FIELD_BN254_FR, "bn254-fr"}, {HPR_FIELD_KOALABEAR, "koalabear"}};
     char kernels[sizeof r->kernels], *save = NULL;
+    const char *kernel[MAX_KERNELS];
+    hpr_ctx *ctx[MAX_KERNELS];
+    size_t nctx = 0;
     memcpy(kernels, r->kernels, sizeof kernels);
-    /* G1 (the sizes of --msm-log-n) with every kernel, G2 with the first (it runs the same
-     * kernels over Fq2), the NTTs in the first kernel's context */
-    int first = 1;
-    for (char *k = strtok_r(kernels, ",", &save); k; k = strtok_r(NULL, ",", &save), first = 0) {
-        hpr_ctx *ctx = context_for(r, k);
-        if (!ctx)
-            continue;
-        for (size_t c = 0; c < 2; c++)
-            for (size_t i = 0; i < r->msm_log_n.n; i++)
-                for (unsigned s = 1; s <= r->seeds; s++)
-                    compare_msm(r, ctx, k, curves[c], HPR_G1, r->msm_log_n.v[i], s);
-        if (first) {
-            for (size_t c = 0; c < 2; c++)
-                for (size_t i = 0; i < r->g2_log_n.n; i++)
-                    compare_msm(r, ctx, k, curves[c], HPR_G2, r->g2_log_n.v[i], 1);
-            for (size_t f = 0; f < 2; f++)
-                for (size_t i = 0; i < r->ntt_log_n.n; i++)
-                    for (int inverse = 0; inverse <= 1; inverse++)
-                        compare_ntt(r, ctx, fields[f].field, fields[f].name, r->ntt_log_n.v[i], inverse, 1);
-        }
-        hpr_ctx_destroy(ctx);
-    }
+    for (char *k = strtok_r(kernels, ",", &save); k && nctx < MAX_KERNELS; k = strtok_r(NULL, ",", &save))
+        if ((ctx[nctx] = context_for(r, k)) != NULL)
+            kernel[nctx++] = k;
+    if (nctx == 0)
+        return;
+    /* G1 with every kernel; G2 with the first (it runs the same kernels over Fq2), and the
+     * NTTs in the first kernel's context */
+    for (size_t c = 0; c < 2; c++)
+        for (size_t i = 0; i < r->msm_log_n.n; i++)
+            for (unsigned s = 1; s <= r->seeds; s++)
+                compare_msm(r, ctx, kernel, nctx, curves[c], HPR_G1, r->msm_log_n.v[i], s);
+    for (size_t c = 0; c < 2; c++)
+        for (size_t i = 0; i < r->g2_log_n.n; i++)
+            compare_msm(r, ctx, kernel, 1, curves[c], HPR_G2, r->g2_log_n.v[i], 1);
+    for (size_t f = 0; f < 2; f++)
+        for (size_t i = 0; i < r->ntt_log_n.n; i++)
+            for (int inverse = 0; inverse <= 1; inverse++)
+                compare_ntt(r, ctx[0], fields[f].field, fields[f].name, r->ntt_log_n.v[i], inverse, 1);
+    for (size_t k = 0; k < nctx; k++)
+        hpr_ctx_destroy(ctx[k]);
 }
 
 int main(int argc, char **argv)

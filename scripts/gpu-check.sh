@@ -10,7 +10,8 @@
 #                  (POCL's driver when rehearsing); NVIDIA's compute cache (CUDA_CACHE_PATH)
 #                  and hyprove's program cache (HPR_CACHE_DIR) in build/gpu-check-cache, so
 #                  PTX is compiled once per warm machine
-#  2. build        hyprove in build/gpu (skipped with --build-dir: that build is used), and the
+#  2. build        hyprove in build/gpu, unless given --build-dir or a build carried in
+#                  build/gpu-carry that runs here (then that one is used); and the
 #                  correctness driver scripts/gpu-check-compare.c against its libhyprove
 #  3. devices      `hyprove devices` (each program built and self-tested); the first GPU is used
 #  4. correctness  in one process: G1 MSMs of both curves with both MSM kernels (sorted, owner),
@@ -25,7 +26,8 @@
 #     run's CPU baseline), hybrid (GPU + CPU at 2^22, 2^24), ntt-all (calibrated cpu, GPU and
 #     all; a batch of 64 columns), suites (the OpenCL Check suites, when they were built)
 # Each timed command gets at most its own limit and what is left of the budget (tm), and is
-# skipped, named in the log and the JSON, once less than 5 s are left.
+# skipped, named in the log and the JSON, once less than 5 s are left; one that the budget cut
+# short is named too, and fails nothing.
 #
 # Outputs in $OUT (default build/gpu-check-out): three files, none in a folder (the lent machine
 # returns at most 8 files, at most 2 folders down):
@@ -44,8 +46,8 @@
 # Environment: GPU_CHECK_BUDGET (450), GPU_CHECK_CACHE (build/gpu-check-cache),
 #   GPU_CHECK_SCRATCH, G16_FIXTURE (a folder with circuit.zkey and witness.wtns),
 #   GPU_CHECK_SUITES (the Check suites of the suites step). docs/gpu-check.md says how to run it.
-# Exit status: 0 when every step that ran passed (steps skipped for lack of time do not fail
-# it), 1 otherwise, 2 for a usage error.
+# Exit status: 0 when every step that ran passed (steps skipped or cut for lack of time do not
+# fail it), 1 otherwise, 2 for a usage error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -80,50 +82,61 @@ LOG="$OUT/gpu-check.log"
 exec > >(tee -a "$LOG") 2>&1
 TEE_PID=$!
 
-# The sizes: the lent machine's, or the rehearsal's (seconds a step on POCL with 2 cores).
+# The sizes: the lent machine's, or the rehearsal's (seconds a step on POCL with 2 cores; a
+# program variant built cold costs more there than its runs, so the rehearsal builds fewer).
 if [ "$MODE" = gpu ]; then
   DEV_TYPE=gpu
   CMP_ARGS=(--msm-log-n 1,10,16,20 --g2-log-n 1,10,16 --ntt-log-n 10,16,20 --seeds 2)
   KEY=20,24 NTT_KEY=20,22,24 MID=16,20,22 RES_MORE=16,20,22,24 PRE=16,20 G2=16,20,22 G2_CPU=16,20
-  WORDS=20 CPU=16,20,22 HYB=22,24 NTT_CAL=16,20 NTT_ALL=20,22 NTT_BATCH=16 BATCH=64 R5=5 R3=3 R2=2
+  WORDS=20 WORDS_CURVES=bn254,bls12-381 CPU=16,20,22 HYB=22,24 NTT_CAL=16,20 NTT_ALL=20,22 NTT_BATCH=16 BATCH=64 R5=5 R3=3 R2=2
   SUITES="${GPU_CHECK_SUITES:-primitives msm runtime hybrid ntt groth16 poseidon2 precompute}"
 else
   DEV_TYPE=cpu
   CMP_ARGS=(--msm-log-n 1,10,12 --g2-log-n 1,8 --ntt-log-n 10 --seeds 2)
-  KEY=10,12 NTT_KEY=10 MID=10,11 RES_MORE=10,12 PRE=10 G2=8 G2_CPU=8 WORDS=10 CPU=10,12 HYB=12
+  KEY=10,12 NTT_KEY=10 MID=10,11 RES_MORE=10,12 PRE=10 G2=8 G2_CPU=8 WORDS=10 WORDS_CURVES=bn254 CPU=10,12 HYB=12
   NTT_CAL=10 NTT_ALL=10 NTT_BATCH=10 BATCH=4 R5=2 R3=2 R2=2
-  SUITES="${GPU_CHECK_SUITES:-primitives runtime}"
+  SUITES="${GPU_CHECK_SUITES:-primitives}" # CI runs them all anyway: here only the step
 fi
 
 step() { echo; echo "=== $*"; }
 BUDGET="${GPU_CHECK_BUDGET:-450}"
 T0=$SECONDS
-# tm N CMD...: CMD under timeout min(N, the budget left), or skipped (status 124); either is
-# marked for the step's status (a marker file: tm often runs in a pipeline's subshell).
+# tm N CMD...: CMD under timeout min(N, the budget left) (killed 10 s after its SIGTERM), or
+# skipped (status 124) when less than 5 s are left. What happened is marked for the step's
+# status in a file (tm often runs in a pipeline's subshell): skipped; cut (stopped because the
+# budget ran out: not a failure); timed out (its own limit N: a failure).
 tm() {
-  local limit="$1" left=$((BUDGET - (SECONDS - T0))) rc
+  local limit="$1" left=$((BUDGET - (SECONDS - T0))) rc cut=0
   shift
-  [ "$left" -lt "$limit" ] && limit="$left"
+  [ "$left" -lt "$limit" ] && { limit="$left"; cut=1; }
   if [ "$limit" -lt 5 ]; then
     echo "skipped, the time budget ($BUDGET s) is spent: $*"
     : > "$SCR/.skipped"
     return 124
   fi
-  timeout "$limit" "$@"
+  timeout -k 10 "$limit" "$@"
   rc=$?
-  [ "$rc" = 124 ] && { echo "timed out after $limit s: $*"; : > "$SCR/.timedout"; }
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    if [ "$cut" = 1 ]; then
+      echo "cut after $limit s, the time budget ($BUDGET s) is spent: $*"
+      : > "$SCR/.cut"
+    else
+      echo "timed out after $limit s: $*"
+      : > "$SCR/.timedout"
+    fi
+  fi
   return "$rc"
 }
 
 # run_step NAME FUNCTION: runs FUNCTION as step NAME and records its status in steps.tsv: ok,
 # failed (its status, or a device warning in its output files NAME*.txt: a device that failed
-# and whose work the CPU redid), timeout, skipped (the budget was spent) or absent (nothing to
-# run: step_absent).
+# and whose work the CPU redid), timeout, cut or skipped (the budget ran out during it or
+# before it), or absent (nothing to run: step_absent). failed and timeout fail the check.
 fail=0
 run_step() {
   local name="$1" fn="$2" t=$SECONDS rc status
   step "$name"
-  rm -f "$SCR/.skipped" "$SCR/.timedout" "$SCR/.absent"
+  rm -f "$SCR/.skipped" "$SCR/.cut" "$SCR/.timedout" "$SCR/.absent"
   if [ $((BUDGET - (SECONDS - T0))) -lt 5 ]; then
     echo "skipped, the time budget ($BUDGET s) is spent"
     status=skipped
@@ -131,8 +144,9 @@ run_step() {
     "$fn"
     rc=$?
     if [ -e "$SCR/.absent" ]; then status=absent
-    elif [ -e "$SCR/.skipped" ]; then status=skipped
     elif [ -e "$SCR/.timedout" ]; then status=timeout
+    elif [ -e "$SCR/.cut" ]; then status=cut
+    elif [ -e "$SCR/.skipped" ]; then status=skipped
     elif [ "$rc" != 0 ]; then status=failed
     elif cat "$SCR/$name"*.txt 2>/dev/null | grep -q "hyprove: warning"; then
       echo "a device failed in $name (hyprove: warning in its output)"
@@ -214,19 +228,25 @@ HP=""
 CMP="$CACHE/bin/gpu-check-compare"
 TESTS=OFF
 step_build() {
-  local log="$SCR/build-cmake.log" v
+  local log="$SCR/build-cmake.log" v carry="$ROOT/build/gpu-carry"
+  # A build carried in build/gpu-carry (docs/gpu-check.md, "A build carried") is used when it
+  # runs here: no build, more of the budget for the benchmarks
+  if [ "$OWN_BUILD" = 1 ] && [ -x "$carry/hyprove" ]; then
+    if LD_LIBRARY_PATH="$carry" "$carry/hyprove" --version > /dev/null 2>&1; then
+      echo "using the carried build in $carry"
+      BUILD="$carry" OWN_BUILD=0
+    else
+      echo "the carried build in $carry does not run here:"
+      LD_LIBRARY_PATH="$carry" "$carry/hyprove" --version 2>&1 | head -n 3
+    fi
+  fi
   if [ "$OWN_BUILD" = 1 ]; then
+    # CMakeLists.txt needs cmake 3.25 and python3 (it embeds the kernels with a script)
     v="$(cmake --version 2> /dev/null | head -n 1)"
-    # CMakeLists.txt needs cmake 3.25: without it, a build carried in build/gpu-carry
-    # (docs/gpu-check.md, "Without cmake there")
-    if ! printf '3.25\n%s\n' "${v##* }" | sort -V -C 2> /dev/null; then
-      if [ -x "$ROOT/build/gpu-carry/hyprove" ]; then
-        echo "cmake 3.25 or later is missing here (${v:-none}): using the carried build/gpu-carry"
-        BUILD="$ROOT/build/gpu-carry" OWN_BUILD=0
-      else
-        echo "cmake 3.25 or later is missing here (${v:-none}), and no build/gpu-carry was carried"
-        return 1
-      fi
+    if ! printf '3.25\n%s\n' "${v##* }" | sort -V -C 2> /dev/null || ! command -v python3 > /dev/null; then
+      echo "cannot build here: cmake 3.25 or later (${v:-none}) and python3 ($(command -v python3 || echo none))" \
+           "are needed; carry build/gpu-carry (docs/gpu-check.md)"
+      return 1
     fi
   fi
   if [ "$OWN_BUILD" = 1 ]; then
@@ -305,7 +325,7 @@ step_msm_g2() {
 step_msm_words() { # the word variants, same run (standard: 64-bit mul_hi)
   local rc=0 words
   for words in limb32 standard; do
-    HPR_CL_WORDS=$words bench "msm-words-$words" 200 msm --curve bn254,bls12-381 --log-n "$WORDS" --repeat "$R3" \
+    HPR_CL_WORDS=$words bench "msm-words-$words" 200 msm --curve "$WORDS_CURVES" --log-n "$WORDS" --repeat "$R3" \
       --device "$DEV" || rc=1
   done
   return "$rc"
@@ -436,11 +456,14 @@ if command -v python3 > /dev/null; then check=(python3 -m json.tool); elif comma
 if [ ${#check[@]} -gt 0 ]; then
   "${check[@]}" < "$JSON" > /dev/null || { echo "gpu-check.json is not valid JSON (${check[0]})"; fail=1; }
 fi
-rm -f "$SCR/.skipped" "$SCR/.timedout" "$SCR/.absent"
+rm -f "$SCR/.skipped" "$SCR/.cut" "$SCR/.timedout" "$SCR/.absent"
 tar -czf "$OUT/gpu-check-files.tar.gz" -C "$(dirname "$SCR")" "$(basename "$SCR")" ||
   { echo "cannot write gpu-check-files.tar.gz"; fail=1; }
 echo "files: $(cd "$OUT" && ls | tr '\n' ' ')"
-[ "$fail" = 0 ] && echo "gpu-check ($MODE): OK in $((SECONDS - T0)) s" || echo "gpu-check ($MODE): FAILURES (see $LOG)"
+short="$(awk -F'\t' '$2 == "skipped" || $2 == "cut" {n++} END {print n + 0}' "$SCR/steps.tsv")"
+[ "$short" = 0 ] && short="" || short=" ($short steps skipped or cut: the time budget was spent)"
+[ "$fail" = 0 ] && echo "gpu-check ($MODE): OK in $((SECONDS - T0)) s$short" ||
+  echo "gpu-check ($MODE): FAILURES in $((SECONDS - T0)) s$short (see $LOG)"
 exec > /dev/null 2>&1
 wait "$TEE_PID" 2> /dev/null
 exit "$fail"
