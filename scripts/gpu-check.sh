@@ -199,8 +199,10 @@ step_opencl() {
     done)
   # the driver: NVIDIA's, or POCL's for the rehearsal (as its installed .icd file names it)
   if [ "$MODE" = gpu ]; then
-    OCL_DRIVER="$(find /usr/local/nvidia /usr/lib/x86_64-linux-gnu /usr/lib64 -name 'libnvidia-opencl.so*' 2>/dev/null |
-                  sort | head -n 1)"
+    # the first 64-bit one (/usr/local/nvidia/lib may hold the 32-bit driver beside lib64)
+    while IFS= read -r lib; do
+      [ "$(od -An -tx1 -j4 -N1 "$lib" 2> /dev/null | tr -d ' ')" = 02 ] && { OCL_DRIVER="$lib"; break; }
+    done < <(find /usr/local/nvidia /usr/lib/x86_64-linux-gnu /usr/lib64 -name 'libnvidia-opencl.so*' 2> /dev/null | sort)
   else
     OCL_DRIVER="$(head -n 1 /etc/OpenCL/vendors/pocl.icd 2>/dev/null)"
   fi
