@@ -8,14 +8,18 @@
  * window's sum  sum_b (b + 1) * (sum of the points whose digit is +-(b + 1)),  as XYZZ.
  * Steps (one launch each, all in one in-order queue):
  *   1. msm_sort_keys: per point and window, the signed (Booth) digit d becomes an entry
- *      (key = w * B + |d| - 1, value = point index | sign << 31); d = 0 gets key nwin * B,
- *      which sorts last and is never summed. B = 2^(c-1) buckets per window.
- *   2. A stable LSD radix sort of the entries by key, 8 bits per pass: msm_sort_hist (each
- *      tile's digit histogram, counted by rank as in the scatter: no atomics), msm_scan_blocks / msm_scan_small /
- *      msm_scan_apply (exclusive prefix sums over (digit, tile) in digit-major order, by
- *      blocks of SCAN_BLOCK values), msm_sort_scatter (each entry to
- *      its place; the rank inside a tile is counted, not taken from atomics, so equal keys
- *      keep their point order: the grouping is stable).
+ *      (key = w * B + |d| - 1, value = point index | sign << 31); d = 0 gets key SORT_NONE
+ *      and is dropped by the first pass. B = 2^(c-1) buckets per window.
+ *   2. A stable LSD radix sort of each window's entries by bucket, 8 bits per pass, so two
+ *      passes at c <= 17 (the keys are already window-major: the window is never sorted).
+ *      Each pass: msm_sort_hist (the digit histogram of each tile of a window), msm_scan_blocks
+ *      / msm_scan_small / msm_scan_apply (exclusive prefix sums over (window, digit, tile)
+ *      in that order, by blocks of SCAN_BLOCK values), msm_sort_scatter (each entry to its
+ *      place). The first pass drops the zero digits; msm_window_starts then records where
+ *      each window's nonzero entries begin, and the second pass reads each window there.
+ *      The rank of an entry inside a round of SORT_GROUP is counted in its lane group of
+ *      RANK_LANES plus the earlier groups' counts (round_rank: about 40 steps, not 256), not
+ *      taken from atomics, so equal keys keep their point order: the grouping is stable.
  *   3. msm_bucket_starts: each bucket's first entry (binary search; starts[nwin * B] is the
  *      count of nonzero digits).
  *   4. Bucket sums with fixed split points: msm_bucket_runs gives work-item t the entries
@@ -38,7 +42,8 @@
  * the window sums are the same group elements for every plan and device, and the host's
  * affine result is canonical, so the output bits never depend on device, span or split.
  * Counted work per point and window (m points, nwin windows; see docs/opencl.md):
- * one mixed addition; sorting reads and writes 8 bytes per pass (3 passes at c = 16).
+ * one mixed addition; sorting reads and writes 8 bytes per nonzero entry and pass (2 passes at
+ * c = 16).
  */
 
 #define SORT_RADIX 256u
@@ -48,11 +53,13 @@
 #define SCAN_PER 16u
 #define SCAN_BLOCK (SORT_GROUP * SCAN_PER)
 #define SORT_NONE 0xffffffffu
+#define RANK_LANES 32u
+#define RANK_GROUPS (SORT_GROUP / RANK_LANES)
 #define ENTRY_SIGN 0x80000000u
 #define TREE_FAN 8u
 
 /* Work-item e = w * m + i: the entry of point i in window w of the bit slice [b0, b1) (keys[e],
- * vals[e]). */
+ * vals[e]); a zero digit gets key SORT_NONE and is dropped by the sort's first pass. */
 __kernel void msm_sort_keys(__global const ulong *scalars, uint m, uint c, uint b0, uint b1, uint nwin,
                             __global uint *keys, __global uint *vals)
 {
@@ -63,51 +70,110 @@ __kernel void msm_sort_keys(__global const ulong *scalars, uint m, uint c, uint 
     ulong k[4] = {scalars[4 * (ulong)i], scalars[4 * (ulong)i + 1], scalars[4 * (ulong)i + 2], scalars[4 * (ulong)i + 3]};
     uint nbuckets = 1u << (c - 1);
     int d = msm_slice_digit(k, b0, b1, w, c);
-    keys[e] = d == 0 ? nwin * nbuckets : w * nbuckets + msm_digit_bucket(d);
+    keys[e] = d == 0 ? SORT_NONE : w * nbuckets + msm_digit_bucket(d);
     vals[e] = i | (d < 0 ? ENTRY_SIGN : 0u);
 }
 
-/* The digit of an entry in this pass, or SORT_RADIX past the end. */
-ARITH_FN uint sort_digit(__global const uint *keys, uint e, uint total, uint shift)
+/* Where window w's entries are in this pass: [w m, (w + 1) m) in the first (from_starts 0),
+ * then [wstart[w], wstart[w + 1]) (the nonzero entries, as the first pass placed them). */
+ARITH_FN void window_range(__global const uint *wstart, uint from_starts, uint w, uint m, uint *base, uint *count)
 {
-    return e < total ? (keys[e] >> shift) & (SORT_RADIX - 1) : SORT_RADIX;
+    *base = from_starts ? wstart[w] : w * m;
+    *count = from_starts ? wstart[w + 1] - wstart[w] : m;
 }
 
-/* For item lid's digit d among one round's digits (d = SORT_RADIX: no entry): *before = how
- * many earlier items have d, and 1 when no later item has it (the item that advances d's
- * count). Counted, not taken from atomics: the ranks follow the entry order (a stable sort),
- * and no local atomics are needed (Oclgrind 21.10 also misreads their addresses as
- * uninitialised). */
-ARITH_FN uint round_rank(__local const uint *digits, uint lid, uint d, uint *last)
+/* The digit of a window's entry x (of count) in this pass, or SORT_RADIX for none: past the
+ * end, or a zero digit (SORT_NONE). The digit is taken from the bucket within the window
+ * (key mod nbuckets, a power of two), shift bits up. */
+ARITH_FN uint sort_digit(__global const uint *keys, uint base, uint x, uint count, uint nbuckets, uint shift)
 {
-    uint before = 0, later = 0;
-    for (uint j = 0; j < SORT_GROUP; j++) {
+    uint key = x < count ? keys[base + x] : SORT_NONE;
+    return key == SORT_NONE ? SORT_RADIX : ((key & (nbuckets - 1)) >> shift) & (SORT_RADIX - 1);
+}
+
+/* For item lid's digit d among one round's digits (d = SORT_RADIX: no entry): the number of
+ * earlier items with d, and *last = 1 when no later item has it (the item that advances d's
+ * count). The round's SORT_GROUP items form RANK_GROUPS lane groups of RANK_LANES (a warp):
+ * an item counts its digit among the earlier items of its own lane group only (RANK_LANES
+ * compares, not SORT_GROUP), the last of each digit in a group writes the group's count
+ * (rank_in_lanes), and the rank adds the counts of the earlier groups (rank_across_lanes:
+ * RANK_GROUPS reads). Counted, not taken from atomics: the ranks follow the entry order (a
+ * stable sort), and no local atomics are needed (Oclgrind 21.10 also misreads their
+ * addresses as uninitialised). */
+ARITH_FN uint rank_in_lanes(__local const uint *digits, __local uint (*lane_counts)[SORT_RADIX], uint lid, uint d,
+                            uint *lane_last)
+{
+    uint lo = lid & ~(RANK_LANES - 1), before = 0, later = 0;
+    for (uint j = lo; j < lo + RANK_LANES; j++) {
         uint same = digits[j] == d;
         before += same & (j < lid);
         later |= same & (j > lid);
     }
-    *last = !later;
+    *lane_last = d < SORT_RADIX && !later;
+    if (*lane_last)
+        lane_counts[lid / RANK_LANES][d] = before + 1;
     return before;
 }
 
-/* counts[digit * ntiles + tile]: how many entries of the tile have that digit. Work-group =
- * one tile of SORT_TILE entries, SORT_GROUP items, in SORT_ROUNDS rounds. */
-__kernel void msm_sort_hist(__global const uint *keys, uint total, uint shift, __global uint *counts, uint ntiles)
+ARITH_FN uint rank_across_lanes(__local const uint (*lane_counts)[SORT_RADIX], uint lid, uint d, uint before,
+                                uint lane_last, uint *last)
 {
-    __local uint digits[SORT_GROUP], hist[SORT_RADIX];
-    uint lid = get_local_id(0), tile = get_group_id(0), last;
+    uint mine = lid / RANK_LANES, later = 0;
+    *last = 0;
+    if (d >= SORT_RADIX)
+        return 0;
+    for (uint g = 0; g < RANK_GROUPS; g++) {
+        uint n = lane_counts[g][d];
+        before += g < mine ? n : 0;
+        later |= g > mine && n;
+    }
+    *last = lane_last && !later;
+    return before;
+}
+
+/* The rank of item lid's digit d in the round (every item of the group calls it; the caller
+ * ends the round with a barrier before the next call). */
+ARITH_FN uint round_rank(__local uint *digits, __local uint (*lane_counts)[SORT_RADIX], uint lid, uint d,
+                         uint *last)
+{
+    uint lane_last;
+    for (uint g = 0; g < RANK_GROUPS; g++)
+        lane_counts[g][lid] = 0;
+    digits[lid] = d;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = rank_in_lanes(digits, lane_counts, lid, d, &lane_last);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return rank_across_lanes(lane_counts, lid, d, before, lane_last, last);
+}
+
+/* Work-group (w, tile) = group id w * tiles + tile: one tile of SORT_TILE entries of window
+ * w (SORT_GROUP items, SORT_ROUNDS rounds). */
+ARITH_FN uint sort_group_window(uint tiles, uint *tile)
+{
+    return arith_divrem((uint)get_group_id(0), tiles, tile);
+}
+
+/* counts[(w * SORT_RADIX + digit) * tiles + tile]: how many of the tile's entries have that
+ * digit; group 0 also clears counts[len - 1], the extra count whose exclusive sum is the
+ * total. */
+__kernel void msm_sort_hist(__global const uint *keys, __global const uint *wstart, uint from_starts, uint m,
+                            uint nbuckets, uint shift, uint tiles, __global uint *counts, uint len)
+{
+    __local uint digits[SORT_GROUP], hist[SORT_RADIX], lane_counts[RANK_GROUPS][SORT_RADIX];
+    uint lid = get_local_id(0), tile, last, base, count;
+    uint w = sort_group_window(tiles, &tile);
+    window_range(wstart, from_starts, w, m, &base, &count);
     hist[lid] = 0;
-    for (uint r = 0; r < SORT_ROUNDS; r++) {
-        uint d = sort_digit(keys, tile * SORT_TILE + r * SORT_GROUP + lid, total, shift);
-        digits[lid] = d;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint before = round_rank(digits, lid, d, &last);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (d < SORT_RADIX && last)
+    for (uint r = 0; r < SORT_ROUNDS && tile * SORT_TILE + r * SORT_GROUP < count; r++) { /* uniform in the group */
+        uint d = sort_digit(keys, base, tile * SORT_TILE + r * SORT_GROUP + lid, count, nbuckets, shift);
+        uint before = round_rank(digits, lane_counts, lid, d, &last);
+        if (last)
             hist[d] += before + 1;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    counts[(ulong)lid * ntiles + tile] = hist[lid];
+    counts[((ulong)w * SORT_RADIX + lid) * tiles + tile] = hist[lid];
+    if (get_group_id(0) == 0 && lid == 0)
+        counts[len - 1] = 0;
 }
 
 /* Exclusive scan of the SORT_GROUP values part[] in local memory, in place; returns the
@@ -186,41 +252,52 @@ __kernel void msm_scan_apply(__global uint *counts, uint len, __global const uin
     }
 }
 
-/* Each entry of the tile to offsets[digit * ntiles + tile] + its rank among the tile's
- * earlier entries with that digit (counted over the round in local memory, so the order is
- * the point order: stable). */
-__kernel void msm_sort_scatter(__global const uint *keys, __global const uint *vals, uint total, uint shift,
-                               __global const uint *offsets, uint ntiles, __global uint *keys_out,
-                               __global uint *vals_out)
+/* After the first pass's scan: wstart[w] = where window w's nonzero entries begin, for
+ * w in [0, nwin] (wstart[nwin]: their count, the extra last offset). */
+__kernel void msm_window_starts(__global const uint *offsets, uint tiles, uint nwin, uint len, __global uint *wstart)
 {
-    __local uint digits[SORT_GROUP], next[SORT_RADIX];
-    uint lid = get_local_id(0), tile = get_group_id(0);
-    next[lid] = offsets[(ulong)lid * ntiles + tile];
-    for (uint r = 0; r < SORT_ROUNDS; r++) {
-        uint e = tile * SORT_TILE + r * SORT_GROUP + lid;
-        uint d = sort_digit(keys, e, total, shift);
-        digits[lid] = d;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint last, before = round_rank(digits, lid, d, &last);
+    uint w = get_global_id(0);
+    if (w > nwin)
+        return;
+    wstart[w] = w == nwin ? offsets[len - 1] : offsets[(ulong)w * SORT_RADIX * tiles];
+}
+
+/* Each entry of the tile to offsets[(w * SORT_RADIX + digit) * tiles + tile] + its rank among
+ * the tile's earlier entries with that digit (so the order is the point order: stable). */
+__kernel void msm_sort_scatter(__global const uint *keys, __global const uint *vals, __global const uint *wstart,
+                               uint from_starts, uint m, uint nbuckets, uint shift, __global const uint *offsets,
+                               uint tiles, __global uint *keys_out, __global uint *vals_out)
+{
+    __local uint digits[SORT_GROUP], next[SORT_RADIX], lane_counts[RANK_GROUPS][SORT_RADIX];
+    uint lid = get_local_id(0), tile, base, count;
+    uint w = sort_group_window(tiles, &tile);
+    window_range(wstart, from_starts, w, m, &base, &count);
+    next[lid] = offsets[((ulong)w * SORT_RADIX + lid) * tiles + tile];
+    for (uint r = 0; r < SORT_ROUNDS && tile * SORT_TILE + r * SORT_GROUP < count; r++) { /* uniform in the group */
+        uint x = tile * SORT_TILE + r * SORT_GROUP + lid;
+        uint d = sort_digit(keys, base, x, count, nbuckets, shift);
+        uint last, before = round_rank(digits, lane_counts, lid, d, &last);
         if (d < SORT_RADIX) {
             uint pos = next[d] + before;
-            keys_out[pos] = keys[e];
-            vals_out[pos] = vals[e];
+            keys_out[pos] = keys[base + x];
+            vals_out[pos] = vals[base + x];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (d < SORT_RADIX && last)
+        if (last)
             next[d] += before + 1;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
-/* starts[k] = the first sorted entry with key >= k, for k in [0, nkeys]. */
-__kernel void msm_bucket_starts(__global const uint *keys, uint total, uint nkeys, __global uint *starts)
+/* starts[k] = the first sorted entry with key >= k, for k in [0, nkeys], over the
+ * wstart[nwin] nonzero entries. */
+__kernel void msm_bucket_starts(__global const uint *keys, __global const uint *wstart, uint nwin, uint nkeys,
+                                __global uint *starts)
 {
     uint k = get_global_id(0);
     if (k > nkeys)
         return;
-    uint lo = 0, hi = total;
+    uint lo = 0, hi = wstart[nwin];
     while (lo < hi) {
         uint mid = lo + (hi - lo) / 2;
         if (keys[mid] < k)

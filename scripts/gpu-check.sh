@@ -268,7 +268,9 @@ step_build() {
   HP="$BUILD/hyprove"
   [ -x "$HP" ] || { echo "no hyprove in $BUILD"; return 1; }
   mkdir -p "$(dirname "$CMP")"
-  ${CC:-cc} -std=c11 -O2 -I host/include scripts/gpu-check-compare.c -o "$CMP" -L"$BUILD" -lhyprove \
+  # the house flags; warnings are errors in the rehearsal (CI), not on the lent machine's compiler
+  werror=""; [ "$REHEARSE" = 1 ] && werror=-Werror
+  ${CC:-cc} -std=c11 -O2 -Wall -Wextra $werror -I host/include scripts/gpu-check-compare.c -o "$CMP" -L"$BUILD" -lhyprove \
     -Wl,-rpath,"$BUILD" >> "$log" 2>&1 || { echo "cannot build the correctness driver:"; tail -n 20 "$log"; return 1; }
   "$HP" --version 2>/dev/null | head -n 1
   echo "built: $HP and $CMP"

@@ -75,8 +75,8 @@ def sorted_kernel(n, cus, gpu, mem):
     nb = 1 << (c - 1)
     nkeys = nwin * nb
     entries = nwin * n
-    ntiles = -(-entries // 1024)
-    passes = -(-nkeys.bit_length() // 8)
+    ntiles = nwin * -(-n // 1024)                  # tiles of 1024 entries within each window
+    passes = max(1, -(-(c - 1) // 8))              # the bucket's bits: the window is never sorted
     target = cus * (1024 if gpu else 4)
     span = min(MAX_CHAIN, max(MIN_SPAN, -(-entries // target)))
     items = -(-entries // span)
@@ -105,15 +105,16 @@ def sorted_kernel(n, cus, gpu, mem):
     counts = ntiles * 256 * 4
     mults = entries * nz * MADD + items * ADD + nkeys * 2 * ADD + tree_adds * ADD
     read = (n * (AFF + SCAL)                                  # point check, digits
-            + passes * (entries * (4 + 8) + 3 * counts)       # hist, scan, scatter
+            + entries * (4 + 8) + (passes - 1) * entries * nz * (4 + 8)  # hist, scatter: zero
+            + passes * 3 * counts                             # digits dropped by the first pass; scans
             + (nkeys + 1) * 4 * max(1, entries.bit_length())  # bucket starts (binary search)
             + entries * 8 + entries * nz * AFF + 4            # level-0 runs
             + items * (XYZZ + 4) * 2                          # carry levels (at most)
             + nkeys * (8 + XYZZ) + nwin * nseg * 2 * XYZZ)
-    written = (entries * 8 + passes * (counts * 2 + entries * 8) + (nkeys + 1) * 4
+    written = (entries * 8 + passes * (counts * 2 + entries * nz * 8) + (nkeys + 1) * 4
                + nkeys * XYZZ + items * (XYZZ + 4) * 2 + nwin * nseg * 2 * XYZZ + nwin * XYZZ)
     return dict(c=c, mults=mults / n, read=read / n, written=written / n,
-                launches=2 + 5 * passes + 2 + levels + 2 + (len(chains) - levels - 3),
+                launches=2 + 5 * passes + 1 + 2 + levels + 2 + (len(chains) - levels - 3),
                 extra=f"{passes} sort passes, span {span}, {items} items, {levels} carry levels, G {nseg}",
                 chains=chains)
 

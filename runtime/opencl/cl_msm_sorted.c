@@ -42,22 +42,23 @@
 #define LOG_TREE_FAN 3u
 
 typedef struct {
-    cl_mem points, scalars, keys[2], vals[2], counts, block_sums, starts, buckets, carry[2], carry_keys[2], tree_r,
+    cl_mem points, scalars, keys[2], vals[2], counts, block_sums, wstart, starts, buckets, carry[2], carry_keys[2], tree_r,
         tree_t, tree_s, sums, bad;
 } sorted_buffers;
 
 enum {
-    K_CHECK, K_KEYS, K_HIST, K_SCAN_BLOCKS, K_SCAN_SMALL, K_SCAN_APPLY, K_SCATTER, K_STARTS, K_RUNS, K_CARRY,
+    K_CHECK, K_KEYS, K_HIST, K_SCAN_BLOCKS, K_SCAN_SMALL, K_SCAN_APPLY, K_WSTARTS, K_SCATTER, K_STARTS, K_RUNS, K_CARRY,
     K_SEGMENTS, K_TREE, K_WINDOWS, K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "msm_check_points", "msm_sort_keys",  "msm_sort_hist",  "msm_scan_blocks",     "msm_scan_small",
-    "msm_scan_apply",   "msm_sort_scatter", "msm_bucket_starts", "msm_bucket_runs", "msm_carry_runs",
+    "msm_scan_apply",   "msm_window_starts", "msm_sort_scatter", "msm_bucket_starts", "msm_bucket_runs", "msm_carry_runs",
     "msm_bucket_segments", "msm_segment_tree", "msm_window_sums"};
 
 /* The sizes of one chunk of m points over nwin windows. */
 typedef struct {
-    size_t m, entries, ntiles, items; /* items: level-0 bucket-sum work-items */
+    size_t m, entries, items;         /* items: level-0 bucket-sum work-items */
+    size_t tiles, groups, counts;     /* sort: tiles per window, work-groups, histogram counts (+ 1) */
     size_t carries;                   /* the most level-0 items of any chunk size: buffers hold as many */
     size_t tree_nodes;                /* per window: the G segments and every level of the tree above */
     unsigned nbuckets, nkeys, passes, span, nseg, log_len;
@@ -87,10 +88,14 @@ static sorted_shape shape_of(const cl_dev *dev, unsigned c, unsigned nwin, size_
     size_t seg_target = is_gpu(dev) ? cus * GPU_SEGMENTS_PER_CU : cus;
     s.m = m;
     s.entries = (size_t)nwin * m;
-    s.ntiles = (s.entries + SORT_TILE - 1) / SORT_TILE;
+    s.tiles = (m + SORT_TILE - 1) / SORT_TILE;
+    s.groups = (size_t)nwin * s.tiles;
+    s.counts = s.groups * SORT_GROUP + 1;
     s.nbuckets = 1u << (c - 1);
     s.nkeys = nwin * s.nbuckets; /* also the key of a zero digit */
-    s.passes = (bit_length(s.nkeys) + RADIX_BITS - 1) / RADIX_BITS;
+    s.passes = (c - 1 + RADIX_BITS - 1) / RADIX_BITS; /* the bucket's bits: the window is never sorted */
+    if (s.passes == 0)
+        s.passes = 1; /* the pass that drops the zero digits */
     s.span = (unsigned)((s.entries + target - 1) / target);
     s.span = s.span < MIN_SPAN ? MIN_SPAN : s.span > MAX_CHAIN ? MAX_CHAIN : s.span;
     s.items = (s.entries + s.span - 1) / s.span;
@@ -174,8 +179,9 @@ static int create_buffers(const cl_api *api, const cl_dev *dev, const sorted_sha
         {&b->keys[1], CL_MEM_READ_WRITE, s->entries * 4},
         {&b->vals[0], CL_MEM_READ_WRITE, s->entries * 4},
         {&b->vals[1], CL_MEM_READ_WRITE, s->entries * 4},
-        {&b->counts, CL_MEM_READ_WRITE, s->ntiles * SORT_GROUP * 4},
-        {&b->block_sums, CL_MEM_READ_WRITE, (s->ntiles * SORT_GROUP + SCAN_BLOCK - 1) / SCAN_BLOCK * 4},
+        {&b->counts, CL_MEM_READ_WRITE, s->counts * 4},
+        {&b->block_sums, CL_MEM_READ_WRITE, (s->counts + SCAN_BLOCK - 1) / SCAN_BLOCK * 4},
+        {&b->wstart, CL_MEM_READ_WRITE, ((size_t)nwin + 1) * 4},
         {&b->starts, CL_MEM_READ_WRITE, ((size_t)s->nkeys + 1) * 4},
         {&b->buckets, CL_MEM_READ_WRITE, (size_t)s->nkeys * xs},
         {&b->carry[0], CL_MEM_READ_WRITE, carries * xs},
@@ -214,35 +220,56 @@ static void release_kernels(const cl_api *api, cl_kernel *k)
 }
 
 
-/* Steps 1-2 of msm_sorted.cl: the entries, sorted by key into keys[0] / vals[0]. */
+/* One pass of step 2: entries of in / vin by the digit at `shift` of their bucket into out /
+ * vout (from_starts: the windows' ranges in wstart, else m entries per window). */
+static int enqueue_pass(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b, const sorted_shape *s,
+                        cl_uint shift, cl_uint from_starts, cl_uint nwin, cl_mem in, cl_mem vin, cl_mem out, cl_mem vout,
+                        char *detail)
+{
+    cl_uint m = (cl_uint)s->m, nbuckets = s->nbuckets, tiles = (cl_uint)s->tiles, len = (cl_uint)s->counts;
+    cl_uint nblocks = (len + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    size_t items = s->groups * SORT_GROUP;
+    if (cl_msm_launch_groups(api, q, k[K_HIST], items, SORT_GROUP,
+                             (cl_msm_karg[]){CL_ARG(in), CL_ARG(b->wstart), CL_ARG(from_starts), CL_ARG(m),
+                                             CL_ARG(nbuckets), CL_ARG(shift), CL_ARG(tiles), CL_ARG(b->counts),
+                                             CL_ARG(len), CL_ARGS_END},
+                             detail) != 0 ||
+        cl_msm_launch_groups(api, q, k[K_SCAN_BLOCKS], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+                             (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END},
+                             detail) != 0 ||
+        cl_msm_launch_groups(api, q, k[K_SCAN_SMALL], SORT_GROUP, SORT_GROUP,
+                             (cl_msm_karg[]){CL_ARG(b->block_sums), CL_ARG(nblocks), CL_ARGS_END}, detail) != 0 ||
+        cl_msm_launch_groups(api, q, k[K_SCAN_APPLY], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
+                             (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END},
+                             detail) != 0)
+        return -1;
+    if (!from_starts && cl_msm_launch(api, dev, q, k[K_WSTARTS], (size_t)nwin + 1,
+                                             (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(tiles), CL_ARG(nwin), CL_ARG(len),
+                                                             CL_ARG(b->wstart), CL_ARGS_END},
+                                             detail) != 0)
+        return -1;
+    return cl_msm_launch_groups(api, q, k[K_SCATTER], items, SORT_GROUP,
+                                (cl_msm_karg[]){CL_ARG(in), CL_ARG(vin), CL_ARG(b->wstart), CL_ARG(from_starts), CL_ARG(m),
+                                                CL_ARG(nbuckets), CL_ARG(shift), CL_ARG(b->counts), CL_ARG(tiles),
+                                                CL_ARG(out), CL_ARG(vout), CL_ARGS_END},
+                                detail);
+}
+
+/* Steps 1-2 of msm_sorted.cl: the nonzero entries, sorted by key into keys[0] / vals[0]
+ * (their count in wstart[nwin]). */
 static int enqueue_sort(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
                         const sorted_shape *s, const cl_msm_plan *plan, char *detail)
 {
-    cl_uint m = (cl_uint)s->m, total = (cl_uint)s->entries, ntiles = (cl_uint)s->ntiles;
-    cl_uint c = plan->c, b0 = plan->b0, b1 = plan->b1, nwin = plan->nwin;
-    cl_uint len = (cl_uint)(s->ntiles * SORT_GROUP), nblocks = (len + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    cl_uint m = (cl_uint)s->m, c = plan->c, b0 = plan->b0, b1 = plan->b1, nwin = plan->nwin;
     if (cl_msm_launch(api, dev, q, k[K_KEYS], s->entries,
-               (cl_msm_karg[]){CL_ARG(b->scalars), CL_ARG(m), CL_ARG(c), CL_ARG(b0), CL_ARG(b1), CL_ARG(nwin), CL_ARG(b->keys[0]), CL_ARG(b->vals[0]),
-                        CL_ARGS_END},
-               detail) != 0)
+                      (cl_msm_karg[]){CL_ARG(b->scalars), CL_ARG(m), CL_ARG(c), CL_ARG(b0), CL_ARG(b1), CL_ARG(nwin),
+                                      CL_ARG(b->keys[0]), CL_ARG(b->vals[0]), CL_ARGS_END},
+                      detail) != 0)
         return -1;
-    for (unsigned p = 0; p < s->passes; p++) {
-        cl_uint shift = p * RADIX_BITS;
-        cl_mem *in = &b->keys[p % 2], *vin = &b->vals[p % 2], *out = &b->keys[1 - p % 2], *vout = &b->vals[1 - p % 2];
-        if (cl_msm_launch_groups(api, q, k[K_HIST], s->ntiles * SORT_GROUP, SORT_GROUP,
-                   (cl_msm_karg[]){CL_ARG(*in), CL_ARG(total), CL_ARG(shift), CL_ARG(b->counts), CL_ARG(ntiles), CL_ARGS_END}, detail) != 0 ||
-            cl_msm_launch_groups(api, q, k[K_SCAN_BLOCKS], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
-                   (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END}, detail) != 0 ||
-            cl_msm_launch_groups(api, q, k[K_SCAN_SMALL], SORT_GROUP, SORT_GROUP, (cl_msm_karg[]){CL_ARG(b->block_sums), CL_ARG(nblocks), CL_ARGS_END},
-                   detail) != 0 ||
-            cl_msm_launch_groups(api, q, k[K_SCAN_APPLY], (size_t)nblocks * SORT_GROUP, SORT_GROUP,
-                   (cl_msm_karg[]){CL_ARG(b->counts), CL_ARG(len), CL_ARG(b->block_sums), CL_ARGS_END}, detail) != 0 ||
-            cl_msm_launch_groups(api, q, k[K_SCATTER], s->ntiles * SORT_GROUP, SORT_GROUP,
-                   (cl_msm_karg[]){CL_ARG(*in), CL_ARG(*vin), CL_ARG(total), CL_ARG(shift), CL_ARG(b->counts), CL_ARG(ntiles), CL_ARG(*out),
-                            CL_ARG(*vout), CL_ARGS_END},
-                   detail) != 0)
+    for (unsigned p = 0; p < s->passes; p++)
+        if (enqueue_pass(api, dev, q, k, b, s, p * RADIX_BITS, p > 0, nwin, b->keys[p % 2], b->vals[p % 2], b->keys[1 - p % 2],
+                         b->vals[1 - p % 2], detail) != 0)
             return -1;
-    }
     if (s->passes % 2) { /* the result is in the second pair: swap the handles, not the data */
         cl_mem t = b->keys[0];
         b->keys[0] = b->keys[1];
@@ -283,10 +310,11 @@ static int enqueue_windows(const cl_api *api, const cl_dev *dev, cl_command_queu
 static int enqueue_sums(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
                         const sorted_shape *s, cl_uint nwin, cl_mem points, cl_uint first, char *detail)
 {
-    cl_uint total = (cl_uint)s->entries, nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets;
+    cl_uint nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets;
     cl_uint nseg = s->nseg, items = (cl_uint)s->items;
     if (cl_msm_launch(api, dev, q, k[K_STARTS], (size_t)nkeys + 1,
-                      (cl_msm_karg[]){CL_ARG(b->keys[0]), CL_ARG(total), CL_ARG(nkeys), CL_ARG(b->starts), CL_ARGS_END},
+                      (cl_msm_karg[]){CL_ARG(b->keys[0]), CL_ARG(b->wstart), CL_ARG(nwin), CL_ARG(nkeys), CL_ARG(b->starts),
+                                      CL_ARGS_END},
                       detail) != 0 ||
         cl_msm_launch(api, dev, q, k[K_RUNS], s->items,
                       (cl_msm_karg[]){CL_ARG(points), CL_ARG(first), CL_ARG(b->keys[0]), CL_ARG(b->vals[0]),
