@@ -60,17 +60,20 @@ typedef kb_t elem;
 static void ntt_pass(__global elem *a, __global const elem *tw, uint s, uint k, uint cols, int dit,
                      __local elem *buf)
 {
-    /* quotients and remainders through arith_divrem (compat.h), which Oclgrind can check */
-    uint c, t = arith_divrem(get_local_id(0), cols, &c), g_in_block;
+    /* s, cols and every span are powers of two: quotients and remainders are shifts and
+     * masks (a division by a value known only at run time costs tens of instructions on a
+     * GPU, once per butterfly and layer) */
+    uint log_cols = 31 - clz(cols), log_sets = 31 - clz(s) - log_cols, lid = get_local_id(0), grp = get_group_id(0);
+    uint c = lid & (cols - 1), t = lid >> log_cols;
+    uint g_in_block = grp & ((1u << log_sets) - 1), block = grp >> log_sets;
     uint pairs = 1u << (k - 1), len = s << (k - 1);
-    uint block = arith_divrem(get_group_id(0), s / cols, &g_in_block);
     uint lo = g_in_block * cols + c, base = block * 2 * len + lo;
     buf[t * cols + c] = a[base + t * s];
     buf[(t + pairs) * cols + c] = a[base + (t + pairs) * s];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint step = 0; step < k; step++) {
-        uint l = dit ? 1u << step : pairs >> step, L = l * s;
-        uint j, i = arith_divrem(t, l, &j) * 2 * l + j; /* j is set before i's sum: a sequence point */
+        uint log_l = dit ? step : k - 1 - step, l = 1u << log_l, L = l * s;
+        uint j = t & (l - 1), i = ((t >> log_l) << (log_l + 1)) + j;
         elem u = buf[i * cols + c], v = buf[(i + l) * cols + c], w = tw[L + lo + j * s], x, y, m;
         if (dit) {
             E(mul)(&m, &v, &w);
