@@ -26,7 +26,7 @@ import argparse
 AFF, XYZZ, SCAL = 64, 128, 32
 MADD, ADD = 10, 14
 BITS = 254
-MAX_CHAIN, MIN_SPAN, TREE_FAN, LOG_TREE_FAN = 64, 2, 8, 3  # = cl_msm_sorted.c
+MAX_CHAIN, MIN_SPAN, TREE_FAN, LOG_TREE_FAN, CARRY_FAN = 64, 2, 8, 3, 8  # = cl_msm_sorted.c
 
 
 def windows(c):  # msm_digit_windows: Booth digits need one extra bit
@@ -81,11 +81,11 @@ def sorted_kernel(n, cus, gpu, mem):
     span = min(MAX_CHAIN, max(MIN_SPAN, -(-entries // target)))
     items = -(-entries // span)
     chains = [("msm_bucket_runs", items, span, entries)]
-    levels, k = 0, items
+    levels, k, fan = 0, items, min(span, CARRY_FAN)
     while k > 1:
         levels += 1
-        chains.append((f"msm_carry_runs {levels}", -(-k // span), min(span, k) + 1, k + -(-k // span)))
-        k = -(-k // span)
+        chains.append((f"msm_carry_runs {levels}", -(-k // fan), min(fan, k) + 1, k + -(-k // fan)))
+        k = -(-k // fan)
     seg_target = cus * 256 if gpu else cus
     nseg = 1
     while nseg < nb and (nwin * nseg * 2 <= seg_target or nb // nseg > MAX_CHAIN // 2):

@@ -14,7 +14,9 @@
  * buckets are reduced in G segments so that nwin * G items run at once.
  * No serial tails: no work-item runs a chain of more than about MAX_CHAIN dependent point
  * additions, whatever the size. The span is at most MAX_CHAIN (more items than `target` at
- * large sizes), so every carry level is bounded too; a segment holds at most MAX_CHAIN / 2
+ * large sizes). The carry levels take CARRY_FAN carries per item: the levels above level 0
+ * have too few items to fill a GPU, so each costs its chain's latency, and 8 levels of 9
+ * additions (2^24) wait less than 4 of 65; a segment holds at most MAX_CHAIN / 2
  * buckets (two additions each); the segments' sums reach each window's sum through a tree
  * of fan-in TREE_FAN (msm_segment_tree), not one item's loop over all G segments.
  * scripts/msm_cl_work.py prints each kernel's longest chain.
@@ -39,6 +41,7 @@
 #define SORT_BYTES_PER_ENTRY 17u
 #define MAX_CHAIN 64u /* dependent point additions per work-item, at most about */
 #define TREE_FAN 8u   /* = TREE_FAN of msm_sorted.cl */
+#define CARRY_FAN 8u  /* carries per item above level 0 (or the span where it is smaller) */
 #define LOG_TREE_FAN 3u
 
 typedef struct {
@@ -310,7 +313,7 @@ static int enqueue_windows(const cl_api *api, const cl_dev *dev, cl_command_queu
 static int enqueue_sums(const cl_api *api, const cl_dev *dev, cl_command_queue q, cl_kernel *k, sorted_buffers *b,
                         const sorted_shape *s, cl_uint nwin, cl_mem points, cl_uint first, char *detail)
 {
-    cl_uint nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets;
+    cl_uint nkeys = s->nkeys, span = s->span, nbuckets = s->nbuckets, fan = span < CARRY_FAN ? span : CARRY_FAN;
     cl_uint nseg = s->nseg, items = (cl_uint)s->items;
     if (cl_msm_launch(api, dev, q, k[K_STARTS], (size_t)nkeys + 1,
                       (cl_msm_karg[]){CL_ARG(b->keys[0]), CL_ARG(b->wstart), CL_ARG(nwin), CL_ARG(nkeys), CL_ARG(b->starts),
@@ -323,10 +326,10 @@ static int enqueue_sums(const cl_api *api, const cl_dev *dev, cl_command_queue q
                       detail) != 0)
         return -1;
     unsigned from = 0;
-    for (size_t n = s->items; n > 1; n = (n + span - 1) / span, from = 1 - from) {
+    for (size_t n = s->items; n > 1; n = (n + fan - 1) / fan, from = 1 - from) {
         cl_uint n32 = (cl_uint)n;
-        if (cl_msm_launch(api, dev, q, k[K_CARRY], (n + span - 1) / span,
-                          (cl_msm_karg[]){CL_ARG(b->carry[from]), CL_ARG(b->carry_keys[from]), CL_ARG(n32), CL_ARG(span),
+        if (cl_msm_launch(api, dev, q, k[K_CARRY], (n + fan - 1) / fan,
+                          (cl_msm_karg[]){CL_ARG(b->carry[from]), CL_ARG(b->carry_keys[from]), CL_ARG(n32), CL_ARG(fan),
                                           CL_ARG(b->buckets), CL_ARG(b->carry[1 - from]), CL_ARG(b->carry_keys[1 - from]),
                                           CL_ARGS_END},
                           detail) != 0)
