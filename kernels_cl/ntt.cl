@@ -48,12 +48,15 @@ typedef kb_t elem;
  * butterfly at m-index i (i % l = j) has the twiddle index L + lo + j s. The host keeps
  * cols 2^k within the local array (NTT_LOCAL_BITS) and the group within the device's
  * work-group size (runtime/opencl/cl_ntt.c). */
+/* 32 KiB, the local memory every OpenCL 1.2 device has (the full profile's minimum): 10
+ * layers of 32-byte elements per pass, so 3 passes at 2^24 where 8 KiB took 5; the group's
+ * size (cols 2^(k-1) items) stays within the kernel's limit on the device. */
 #if HPR_CL_FIELD <= 2
-#define NTT_LOCAL_BITS 8 /* 8 KiB of 32-byte elements; runtime/opencl/cl_ntt.c: local_bits() */
+#define NTT_LOCAL_BITS 10 /* runtime/opencl/cl_ntt.c: local_bits() */
 #elif HPR_CL_FIELD == 3
-#define NTT_LOCAL_BITS 10
+#define NTT_LOCAL_BITS 12
 #else
-#define NTT_LOCAL_BITS 11
+#define NTT_LOCAL_BITS 13
 #endif
 
 /* dit = 0: spans len .. s (Gentleman-Sande); dit = 1: spans s .. len (Cooley-Tukey). */

@@ -4,8 +4,9 @@
 # simulator's runtime library) on: a G1 MSM of 2^LOG_N random points on each curve (before it,
 # the device's self-test: 16 field multiplications and an MSM of 64 points), the same for BN254
 # G2 (sorted kernels), a forward NTT of
-# 2^(LOG_N+6) BN254 Fr elements (more than one pass: the strided, local-memory path) and an
-# inverse coset NTT of two columns of 2^(LOG_N+6) Goldilocks elements from bit-reversed order.
+# 2^(LOG_N+9) BN254 Fr elements (more than one pass: a pass holds 2^10 of them in 32 KiB of
+# local memory, so the strided path runs too) and an inverse coset NTT of two columns of
+# 2^(LOG_N+9) Goldilocks elements (2^12 per pass) from bit-reversed order.
 # Checks: invalid and out-of-bounds accesses (always on), --data-races, --check-api, and
 # --uninitialized on the NTTs. Not on the MSMs: Oclgrind 21.10's uninitialised-value checker
 # keeps the record of a released buffer for the next buffer given the same slot, sized as the
@@ -78,7 +79,7 @@ unset HPR_CL_INJECT_FAULT
 
 dev="$("$HP" devices --prepare none 2>/dev/null | awk '/^cl:[0-9]+\.[0-9]+ .*Oclgrind/ {print $1; exit}')"
 [ -n "$dev" ] || { echo "oclgrind-check: no Oclgrind device through $rt" >&2; "$HP" devices --prepare none >&2; exit 1; }
-echo "oclgrind-check: $dev through $rt, MSMs of 2^$LOG_N points, NTTs of 2^$((LOG_N + 6)), Poseidon2${ONLY:+ (only $ONLY)}"
+echo "oclgrind-check: $dev through $rt, MSMs of 2^$LOG_N points, NTTs of 2^$((LOG_N + 9)), Poseidon2${ONLY:+ (only $ONLY)}"
 fail=0
 n=0
 
@@ -140,9 +141,9 @@ if part msm; then
 fi
 
 if part ntt; then
-  # Canonical elements below the modulus from a fixed seed: 2^(LOG_N+6) of BN254 Fr (32 bytes),
+  # Canonical elements below the modulus from a fixed seed: 2^(LOG_N+9) of BN254 Fr (32 bytes),
   # twice that of Goldilocks (8 bytes; two columns).
-  python3 - "$work" "$((LOG_N + 6))" <<'PY'
+  python3 - "$work" "$((LOG_N + 9))" <<'PY'
 import random, sys
 work, log_n = sys.argv[1], int(sys.argv[2])
 rng = random.Random(7)

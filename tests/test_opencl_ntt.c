@@ -25,7 +25,7 @@ START_TEST(ntt_on_the_device_equals_the_cpu)
     test_rng_init(&rng, 1300 + (uint64_t)_i);
     hpr_ctx *ctx = ocl_ctx("cpu");
     for (int round = 0; round < 10; round++) {
-        unsigned log_n = round < 3 ? (unsigned)round : round == 3 ? 13u : (unsigned)(3 + test_rng_next(&rng) % 10);
+        unsigned log_n = round < 3 ? (unsigned)round : round == 3 ? 14u : (unsigned)(3 + test_rng_next(&rng) % 10);
         size_t cols = 1 + test_rng_next(&rng) % 3, total = cols << log_n;
         hpr_ntt_opts opts = {sizeof opts, (int)(test_rng_next(&rng) % 2), (hpr_ntt_order)(test_rng_next(&rng) % 4),
                              test_rng_next(&rng) % 2 ? "7" : NULL, NULL, cols, (int)(test_rng_next(&rng) % 2), "cpu"};

@@ -30,10 +30,10 @@ static size_t pow2_group(size_t launch_group, size_t n)
     return launch_group < n ? launch_group : n;
 }
 
-/* NTT_LOCAL_BITS of kernels_cl/ntt.cl for elements of elem_bytes. */
+/* NTT_LOCAL_BITS of kernels_cl/ntt.cl for elements of elem_bytes: 32 KiB of local memory. */
 static unsigned local_bits(size_t elem_bytes)
 {
-    return elem_bytes >= 32 ? 8 : elem_bytes >= 8 ? 10 : 11;
+    return elem_bytes >= 32 ? 10 : elem_bytes >= 8 ? 12 : 13;
 }
 
 static int kernel_group_max(const cl_api *api, cl_dev *dev, cl_kernel k, size_t *wg, char *detail)
