@@ -4,6 +4,8 @@
  * fixed-size limb arrays, no VLAs, no allocation, no library calls.
  *
  * ARITH_FN        qualifier of every shared function (static inline on both sides)
+ * ARITH_UNROLL    before a loop of a fixed, small trip count (limbs): unrolled in OpenCL C
+ *                 under HPR_CL_INLINE, nothing otherwise (ARITH_UNROLL_OUTER: see below)
  * ARITH_GLOBAL    address-space qualifier for buffers that live in device global memory
  * arith_u64/u32   unsigned 64/32-bit words; ARITH_U64(x) a 64-bit literal
  * arith_mac       (hi, lo) = a*b + c + d, which cannot overflow 128 bits
@@ -11,6 +13,8 @@
  * arith_divrem    quotient and remainder of 32-bit words in a form every OpenCL simulator runs
  *
  * HPR_CL_INT128 (OpenCL only, set by the host for POCL) makes arith_mac use unsigned __int128.
+ * HPR_CL_INLINE (OpenCL only, set by the host for every device but POCL) forces inlining and
+ * unrolling (see below).
  * HPR_PORTABLE_WORDS (host only) forces the word primitives that OpenCL and compilers without
  * a 128-bit type use, so that the tests exercise them on the host (ctest test_field_portable).
  */
@@ -28,8 +32,35 @@
 typedef ulong arith_u64;
 typedef uint arith_u32;
 #define ARITH_U64(x) x##UL
+#if defined(HPR_CL_INLINE) && HPR_CL_INLINE
+/* Build option -DHPR_CL_INLINE=1 (the host sets it for every device but POCL): every shared
+ * function inlined into the kernels and the fixed-length limb loops unrolled, so that the
+ * limbs live in registers. Left to its own cost model, the NVPTX back end kept the point
+ * formulas as calls and the CIOS loop rolled, which put the limb arrays in a stack frame of
+ * 224-2,784 bytes per MSM kernel (ptxas for sm_90, scripts/ptx-check.sh, docs/opencl.md). */
+#define ARITH_FN static inline __attribute__((always_inline))
+#if defined(HPR_CL_CURVE) && HPR_CL_CURVE >= 3
+/* G2 (Fq2 coordinates): the point formulas stay calls. Inlined at every call site of the
+ * kernels, the BN254 G2 program alone took ptxas over 4 minutes for sm_90 (a driver's
+ * first build of it would too), so G2 kernels keep a stack frame for the points they pass. */
+#define EC_POINT_FN static inline
+#else
+#define EC_POINT_FN static inline __attribute__((always_inline))
+#endif
+#define ARITH_UNROLL _Pragma("unroll")
+#else
 #define ARITH_FN static inline
 #define EC_POINT_FN static inline
+#define ARITH_UNROLL
+#endif
+/* The Montgomery multiplication's outer loop stays rolled in the programs (unrolled, ptxas
+ * took many minutes on them); scripts/ptx-check.sh unrolls it (-DHPR_CL_UNROLL_OUTER=1) in a
+ * kernel of one multiplication, where the static instruction count is then the dynamic one. */
+#if defined(HPR_CL_UNROLL_OUTER) && HPR_CL_UNROLL_OUTER
+#define ARITH_UNROLL_OUTER _Pragma("unroll")
+#else
+#define ARITH_UNROLL_OUTER
+#endif
 #define ARITH_GLOBAL __global
 #else
 #include <stdint.h>
@@ -52,6 +83,8 @@ typedef uint32_t arith_u32;
 #define EC_POINT_FN static inline
 #endif
 #define ARITH_GLOBAL
+#define ARITH_UNROLL /* the host compilers unroll fixed-length loops as they see fit */
+#define ARITH_UNROLL_OUTER
 #endif
 
 /* adc/sbb through the compiler's carry intrinsics on x86-64 (baseline ISA, no -madx needed):

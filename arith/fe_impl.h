@@ -38,6 +38,7 @@ typedef struct {
 
 ARITH_FN void FE_FN(set_zero)(FE_T *r)
 {
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         r->l[i] = 0;
 }
@@ -45,6 +46,7 @@ ARITH_FN void FE_FN(set_zero)(FE_T *r)
 ARITH_FN void FE_FN(set_one)(FE_T *r)
 {
     const arith_u64 one[FE_N] = FE_CONST(ONE);
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         r->l[i] = one[i];
 }
@@ -52,6 +54,7 @@ ARITH_FN void FE_FN(set_one)(FE_T *r)
 /* Raw limbs -> element without any conversion (the caller guarantees the contract). */
 ARITH_FN void FE_FN(set_limbs)(FE_T *r, const arith_u64 *limbs)
 {
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         r->l[i] = limbs[i];
 }
@@ -59,6 +62,7 @@ ARITH_FN void FE_FN(set_limbs)(FE_T *r, const arith_u64 *limbs)
 ARITH_FN int FE_FN(is_zero)(const FE_T *a)
 {
     arith_u64 acc = 0;
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         acc |= a->l[i];
     return acc == 0;
@@ -67,6 +71,7 @@ ARITH_FN int FE_FN(is_zero)(const FE_T *a)
 ARITH_FN int FE_FN(eq)(const FE_T *a, const FE_T *b)
 {
     arith_u64 acc = 0;
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         acc |= a->l[i] ^ b->l[i];
     return acc == 0;
@@ -77,6 +82,7 @@ ARITH_FN int FE_FN(limbs_are_reduced)(const arith_u64 *limbs)
 {
     const arith_u64 p[FE_N] = FE_CONST(P);
     arith_u64 borrow = 0;
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         (void)arith_sbb(limbs[i], p[i], borrow, &borrow);
     return borrow != 0;
@@ -88,8 +94,10 @@ ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
     const arith_u64 p[FE_N] = FE_CONST(P);
     arith_u64 s[FE_N];
     arith_u64 borrow = 0;
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         s[i] = arith_sbb(t[i], p[i], borrow, &borrow);
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         r->l[i] = borrow ? t[i] : s[i];
 }
@@ -119,6 +127,7 @@ ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     arith_u64 t[FE_N];
     arith_u64 carry = 0;
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         t[i] = arith_adc(a->l[i], b->l[i], carry, &carry);
     FE_FN(reduce_once)(r, t); /* a + b < 2p < 2^(64*FE_N): no carry out */
@@ -142,9 +151,11 @@ ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
     const arith_u64 p[FE_N] = FE_CONST(P);
     arith_u64 t[FE_N];
     arith_u64 borrow = 0, carry = 0;
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         t[i] = arith_sbb(a->l[i], b->l[i], borrow, &borrow);
     arith_u64 mask = (arith_u64)0 - borrow;
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         r->l[i] = arith_adc(t[i], p[i] & mask, carry, &carry);
 }
@@ -169,6 +180,7 @@ ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
     arith_u32 p[2 * FE_N], x[2 * FE_N], y[2 * FE_N], t[2 * FE_N];
     arith_u64 t64[FE_N];
     arith_u32 inv = (arith_u32)FE_CONST(INV);
+    ARITH_UNROLL
     for (int j = 0; j < FE_N; j++) {
         p[2 * j] = (arith_u32)p64[j];
         p[2 * j + 1] = (arith_u32)(p64[j] >> 32);
@@ -178,15 +190,21 @@ ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
         y[2 * j + 1] = (arith_u32)(b->l[j] >> 32);
         t[2 * j] = t[2 * j + 1] = 0;
     }
+    /* The outer loop stays rolled (unrolled, the BLS12-381 programs took ptxas many minutes):
+     * word i of b is always read from y[0], the words rotated down after each step, so that
+     * no array is indexed by the loop counter and all of them stay in registers. */
+    ARITH_UNROLL_OUTER
     for (int i = 0; i < 2 * FE_N; i++) {
-        arith_u64 s = (arith_u64)x[0] * y[i] + t[0];
+        arith_u32 yi = y[0];
+        arith_u64 s = (arith_u64)x[0] * yi + t[0];
         arith_u32 carry_ab = (arith_u32)(s >> 32), carry_mp, m;
         t[0] = (arith_u32)s;
         m = t[0] * inv;
         s = (arith_u64)m * p[0] + t[0];
         carry_mp = (arith_u32)(s >> 32);
+        ARITH_UNROLL
         for (int j = 1; j < 2 * FE_N; j++) {
-            s = (arith_u64)x[j] * y[i] + t[j] + carry_ab;
+            s = (arith_u64)x[j] * yi + t[j] + carry_ab;
             t[j] = (arith_u32)s;
             carry_ab = (arith_u32)(s >> 32);
             s = (arith_u64)m * p[j] + t[j] + carry_mp;
@@ -194,7 +212,11 @@ ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
             carry_mp = (arith_u32)(s >> 32);
         }
         t[2 * FE_N - 1] = carry_ab + carry_mp;
+        ARITH_UNROLL
+        for (int j = 0; j + 1 < 2 * FE_N; j++)
+            y[j] = y[j + 1];
     }
+    ARITH_UNROLL
     for (int j = 0; j < FE_N; j++)
         t64[j] = (arith_u64)t[2 * j] | ((arith_u64)t[2 * j + 1] << 32);
     FE_FN(reduce_once)(r, t64);
@@ -210,13 +232,30 @@ ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     const arith_u64 p[FE_N] = FE_CONST(P);
     arith_u64 t[FE_N];
+    ARITH_UNROLL
     for (int j = 0; j < FE_N; j++)
         t[j] = 0;
+#if ARITH_IS_OPENCL
+    /* As in the 32-bit variant: word i of b read from y[0], the words rotated after each step,
+     * so that the rolled outer loop indexes no array (a GPU would keep b in a stack frame). */
+    arith_u64 y[FE_N];
+    ARITH_UNROLL
+    for (int j = 0; j < FE_N; j++)
+        y[j] = b->l[j];
+#endif
     for (int i = 0; i < FE_N; i++) {
+#if ARITH_IS_OPENCL
+        arith_u64 carry_ab, carry_mp, bi = y[0];
+        ARITH_UNROLL
+        for (int j = 0; j + 1 < FE_N; j++)
+            y[j] = y[j + 1];
+#else
         arith_u64 carry_ab, carry_mp, bi = b->l[i];
+#endif
         t[0] = arith_mac(a->l[0], bi, t[0], 0, &carry_ab);
         arith_u64 m = t[0] * FE_CONST(INV);
         (void)arith_mac(m, p[0], t[0], 0, &carry_mp);
+        ARITH_UNROLL
         for (int j = 1; j < FE_N; j++) {
             t[j] = arith_mac(a->l[j], bi, t[j], carry_ab, &carry_ab);
             t[j - 1] = arith_mac(m, p[j], t[j], carry_mp, &carry_mp);
@@ -302,6 +341,7 @@ ARITH_FN void FE_FN(from_mont)(arith_u64 *canonical, const FE_T *a)
     FE_FN(set_zero)(&one_raw);
     one_raw.l[0] = 1;
     FE_FN(mul)(&t, a, &one_raw);
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         canonical[i] = t.l[i];
 }
@@ -310,6 +350,7 @@ ARITH_FN void FE_FN(from_mont)(arith_u64 *canonical, const FE_T *a)
 ARITH_FN void FE_FN(set_u64)(FE_T *r, arith_u64 v)
 {
     arith_u64 limbs[FE_N];
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         limbs[i] = 0;
     limbs[0] = v;
@@ -319,6 +360,7 @@ ARITH_FN void FE_FN(set_u64)(FE_T *r, arith_u64 v)
 /* Little-endian bytes (8*FE_N of them) <-> limbs, no conversion of form. */
 ARITH_FN void FE_FN(limbs_from_bytes)(arith_u64 *limbs, const unsigned char *bytes)
 {
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++) {
         arith_u64 w = 0;
         for (int k = 7; k >= 0; k--)
@@ -329,6 +371,7 @@ ARITH_FN void FE_FN(limbs_from_bytes)(arith_u64 *limbs, const unsigned char *byt
 
 ARITH_FN void FE_FN(limbs_to_bytes)(unsigned char *bytes, const arith_u64 *limbs)
 {
+    ARITH_UNROLL
     for (int i = 0; i < FE_N; i++)
         for (int k = 0; k < 8; k++)
             bytes[8 * i + k] = (unsigned char)(limbs[i] >> (8 * k));

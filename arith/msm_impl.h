@@ -57,7 +57,15 @@ ARITH_FN msm_digit_plan msm_plan_digit(unsigned at, unsigned width)
 /* The digit of scalar k that p plans: bits = b[at-1] (bit 0) and b[at] .. b[at+width-1]. */
 ARITH_FN int msm_planned_digit(const msm_digit_plan *p, const arith_u64 *k)
 {
-    arith_u64 v = (k[p->limb] >> p->off) | (((k[p->next] & p->next_mask) << 1) << (63 - p->off));
+#if ARITH_IS_OPENCL
+    /* limbs picked by selects, not by a run-time index: a GPU keeps an indexed array in a
+     * stack frame (the same values) */
+    arith_u64 lo = p->limb == 0 ? k[0] : p->limb == 1 ? k[1] : p->limb == 2 ? k[2] : k[3];
+    arith_u64 hi = p->next == 0 ? k[0] : p->next == 1 ? k[1] : p->next == 2 ? k[2] : k[3];
+#else
+    arith_u64 lo = k[p->limb], hi = k[p->next];
+#endif
+    arith_u64 v = (lo >> p->off) | (((hi & p->next_mask) << 1) << (63 - p->off));
     arith_u64 bits = (v & p->mask) << p->up;
     int window = (int)(bits >> 1);
     int top = (window >> (p->width - 1)) & 1;

@@ -24,8 +24,10 @@
  * ns/point at 2^16 / 2^18): int128 words (HPR_CL_INT128, POCL only) BN254 8935 / 8299,
  * BLS12-381 15010 / 14292; standard mul_hi words BN254 23435, BLS12-381 54850 at 2^16;
  * 32-bit words (HPR_CL_LIMB32) BN254 34546, BLS12-381 64371 at 2^16 (that run shared the
- * cores with a build: an upper bound). So POCL gets int128 and every other device the
- * standard words until a GPU measurement (scripts/gpu-check.sh benchmarks limb32 against
+ * cores with a build: an upper bound). So POCL gets int128, NVIDIA devices the 32-bit words
+ * (each limb product one native 32x32->64 multiplication, where 64-bit words need mul_hi on
+ * emulated 64-bit integers: ptxas's counts in docs/opencl.md) and every other device the
+ * standard words, until a GPU measurement (scripts/gpu-check.sh benchmarks limb32 against
  * standard) says otherwise; HPR_CL_WORDS=standard|int128|limb32 selects one.
  */
 #include "curve_select.h"

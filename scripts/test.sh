@@ -4,7 +4,7 @@
 # checks) in both builds, the release one beside a busy process; then the ThreadSanitizer
 # build of the concurrency suites, the fuzz targets for a short while each (scripts/fuzz.sh),
 # and the aarch64 cross build and its suites under qemu-user (scripts/test-aarch64.sh, reduced sizes). The release and ASan suites run with
-# HPR_CI_REQUIRE naming what this machine has (CPU tiers, OpenCL, MPI, oclgrind, snarkjs): a
+# HPR_CI_REQUIRE naming what this machine has (CPU tiers, OpenCL, MPI, oclgrind, clang and ptxas, snarkjs): a
 # test that would skip for want of one of them fails instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,8 @@ required_here() {
   dpkg -s pocl-opencl-icd >/dev/null 2>&1 && req+=",opencl"
   command -v mpirun >/dev/null 2>&1 && req+=",mpi"
   command -v oclgrind >/dev/null 2>&1 && req+=",oclgrind"
+  command -v clang >/dev/null 2>&1 && { command -v ptxas || command -v /usr/local/cuda/bin/ptxas; } >/dev/null 2>&1 &&
+    req+=",ptx"
   [ -x .deps/snarkjs/node_modules/.bin/snarkjs ] && req+=",snarkjs"
   echo "$req"
 }

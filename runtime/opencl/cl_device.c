@@ -246,7 +246,12 @@ int cl_dev_default_words(const cl_dev *dev)
     int forced = dev->opts ? dev->opts->words : -1;
     if (forced == CL_WORDS_STANDARD || forced == CL_WORDS_LIMB32 || (forced == CL_WORDS_INT128 && dev->is_pocl))
         return forced;
-    return dev->is_pocl ? CL_WORDS_INT128 : CL_WORDS_STANDARD;
+    if (dev->is_pocl)
+        return CL_WORDS_INT128;
+    /* NVIDIA: 32-bit words, each product one native 32x32->64 multiplication where 64-bit
+     * words need mul_hi on emulated 64-bit integers (issue 49; ptxas's figures in
+     * docs/opencl.md; a GPU measurement may revise it: scripts/gpu-check.sh compares them) */
+    return strstr(dev->vendor, "NVIDIA") ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD;
 }
 
 size_t cl_launch_group(const cl_api *api, const cl_dev *dev, cl_kernel k)
@@ -259,10 +264,14 @@ size_t cl_launch_group(const cl_api *api, const cl_dev *dev, cl_kernel k)
     return group;
 }
 
-static void build_options(char *buf, size_t len, int kind, int variant, int words)
+/* Options of a program build. HPR_CL_INLINE (arith/compat.h: shared functions inlined, limb
+ * loops unrolled) for every device but POCL, whose CPU code does not need it and whose builds
+ * it would slow. scripts/ptx-check.sh compiles with an NVIDIA device's options: keep it in step. */
+static void build_options(char *buf, size_t len, const cl_dev *dev, int kind, int variant, int words)
 {
-    snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_%s=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d",
-             kind == CL_PROG_NTT || kind == CL_PROG_POSEIDON2 ? "FIELD" : "CURVE", variant, words == CL_WORDS_INT128, words == CL_WORDS_LIMB32);
+    snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_%s=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d -DHPR_CL_INLINE=%d",
+             kind == CL_PROG_NTT || kind == CL_PROG_POSEIDON2 ? "FIELD" : "CURVE", variant, words == CL_WORDS_INT128,
+             words == CL_WORDS_LIMB32, !dev->is_pocl);
 }
 
 static uint64_t cache_key(const cl_dev *dev, const char *options, int kind)
@@ -365,7 +374,7 @@ static int load_or_build(cl_runtime *rt, cl_dev *dev, int kind, int curve, int w
     double t0 = rt_now_seconds();
     cl_program prog = NULL;
     uint64_t key;
-    build_options(options, sizeof options, kind, curve, words);
+    build_options(options, sizeof options, dev, kind, curve, words);
     key = cache_key(dev, options, kind);
     memset(rep, 0, sizeof *rep);
     rep->words = words;
