@@ -42,29 +42,16 @@ FULL_ITEMS = SMS * 320                # about 10 warps per SM at 150-230 registe
 LAUNCH_US = 4.0
 SASS_PER_MUL = {"bn254": 576, "bls12-381": 1208}  # ptx-check.sh ops_sass: limb32, loops unrolled
 PTX_GRADE = {"bn254": 185, "bls12-381": 375}     # sppark's chains (issue 49)
-CURVES = {  # affine bytes, XYZZ bytes, scalar bits
-    "bn254": (64, 128, 254),
-    "bls12-381": (96, 192, 255),
-}
-
-
-def set_curve(curve, group):
-    aff, xyzz, bits = CURVES[curve]
-    work.AFF, work.XYZZ, work.BITS, work.MADD, work.ADD = aff, xyzz, bits, 10, 14
-    if group == "g2":
-        work.AFF, work.XYZZ, work.MADD, work.ADD = 2 * aff, 2 * xyzz, 30, 42
 
 
 def msm_ms(curve, group, log_n, sass_mul, rate, clock):
-    set_curve(curve, group)
+    work.set_group(curve, group)
     n = 1 << log_n
     r = work.sorted_kernel(n, SMS, True, int(141 * (1 << 30)))
     sass_add = work.ADD * sass_mul * FIELD_OVERHEAD
     compute = r["mults"] * n * sass_mul * FIELD_OVERHEAD / rate
     memory = (r["read"] + r["written"]) * n / (HBM * MEM_EFFICIENCY)
-    nwin = work.windows(r["c"])
-    passes = max(1, -(-(r["c"] - 1) // 8))
-    sort = nwin * n * passes * SORT_SASS / rate
+    sort = r["nwin"] * n * r["passes"] * SORT_SASS / rate
     tails = 0.0
     for _kernel, items, chain, _adds in r["chains"]:
         if items < FULL_ITEMS:

@@ -26,7 +26,17 @@ import argparse
 AFF, XYZZ, SCAL = 64, 128, 32
 MADD, ADD = 10, 14
 BITS = 254
+CURVES = {"bn254": (64, 128, 254), "bls12-381": (96, 192, 255)}  # affine, XYZZ bytes; scalar bits
 MAX_CHAIN, MIN_SPAN, TREE_FAN, LOG_TREE_FAN, CARRY_FAN = 64, 2, 8, 3, 8  # = cl_msm_sorted.c
+
+
+def set_group(curve, group):
+    """The sizes and costs of curve's group: G2 doubles the bytes, and its Fq2 multiplication
+    counts 3 base-field ones."""
+    global AFF, XYZZ, BITS, MADD, ADD
+    aff, xyzz, BITS = CURVES[curve]
+    coords, mults = (2, 3) if group == "g2" else (1, 1)  # base-field words, multiplications per one
+    AFF, XYZZ, MADD, ADD = coords * aff, coords * xyzz, mults * 10, mults * 14
 
 
 def windows(c):  # msm_digit_windows: Booth digits need one extra bit
@@ -116,6 +126,7 @@ def sorted_kernel(n, cus, gpu, mem):
     return dict(c=c, mults=mults / n, read=read / n, written=written / n,
                 launches=2 + 5 * passes + 1 + 2 + levels + 2 + (len(chains) - levels - 3),
                 extra=f"{passes} sort passes, span {span}, {items} items, {levels} carry levels, G {nseg}",
+                nwin=nwin, passes=passes,
                 chains=chains)
 
 
@@ -127,9 +138,7 @@ def main():
     ap.add_argument("--log-n", default="20,24")
     ap.add_argument("--group", choices=("g1", "g2"), default="g1")
     a = ap.parse_args()
-    global AFF, XYZZ, MADD, ADD
-    if a.group == "g2":
-        AFF, XYZZ, MADD, ADD = 2 * AFF, 2 * XYZZ, 3 * MADD, 3 * ADD
+    set_group("bn254", a.group)
     mem = int(a.mem_gib * (1 << 30))
     print(f"device: {a.cus} compute units, {'CPU' if a.cpu else 'GPU'}, {a.mem_gib} GiB; BN254 {a.group.upper()}, per point")
     print(f"{'log_n':>5} {'kernel':<7} {'c':>2} {'field mults':>11} {'bytes read':>10} {'written':>8} {'launches':>8}  plan")

@@ -95,7 +95,7 @@ static sorted_shape shape_of(const cl_dev *dev, unsigned c, unsigned nwin, size_
     s.groups = (size_t)nwin * s.tiles;
     s.counts = s.groups * SORT_GROUP + 1;
     s.nbuckets = 1u << (c - 1);
-    s.nkeys = nwin * s.nbuckets; /* also the key of a zero digit */
+    s.nkeys = nwin * s.nbuckets; /* starts[nkeys]: the count of nonzero digits (a zero digit has no key) */
     s.passes = (c - 1 + RADIX_BITS - 1) / RADIX_BITS; /* the bucket's bits: the window is never sorted */
     if (s.passes == 0)
         s.passes = 1; /* the pass that drops the zero digits */
