@@ -20,6 +20,7 @@
  */
 #include "compat.h"
 #include "constants_gen.h"
+#include "ptx_words.h"
 #if !ARITH_IS_OPENCL && defined(__SIZEOF_INT128__)
 #include "fe_safegcd.h" /* host C: inversion by divsteps */
 #endif
@@ -116,7 +117,140 @@ ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
  * below with cinc). */
 #define FE_ASM_FN(op) ARITH_CAT(ARITH_CAT(fe_arm64_, op), FE_N)
 #endif
-#ifdef FE_ASM_FN
+#if ARITH_PTX_WORDS
+/* NVIDIA's carry chains (ptx_words.h; HPR_CL_PTX on the device, HPR_PTX_EMULATE in the host's
+ * test): addition, subtraction and CIOS multiplication over FE_W = 2*FE_N 32-bit words, the
+ * very same bits as the portable code. */
+#define FE_W (2 * FE_N)
+
+ARITH_FN void FE_FN(to_words)(arith_u32 *w, const FE_T *a)
+{
+    ARITH_UNROLL
+    for (int j = 0; j < FE_N; j++) {
+        w[2 * j] = (arith_u32)a->l[j];
+        w[2 * j + 1] = (arith_u32)(a->l[j] >> 32);
+    }
+}
+
+ARITH_FN void FE_FN(modulus_words)(arith_u32 *w)
+{
+    const arith_u64 p[FE_N] = FE_CONST(P);
+    ARITH_UNROLL
+    for (int j = 0; j < FE_N; j++) {
+        w[2 * j] = (arith_u32)p[j];
+        w[2 * j + 1] = (arith_u32)(p[j] >> 32);
+    }
+}
+
+/* r = t - p if t >= p, else t, for words t < 2p (FE_W of them). */
+ARITH_FN void FE_FN(reduce_words)(FE_T *r, const arith_u32 *t)
+{
+    arith_u32 p[FE_W], s[FE_W], cf = 0;
+    FE_FN(modulus_words)(p);
+    s[0] = ptx_sub_cc(t[0], p[0], &cf);
+    ARITH_UNROLL
+    for (int j = 1; j < FE_W; j++)
+        s[j] = ptx_subc_cc(t[j], p[j], &cf);
+    arith_u32 keep_t = ptx_subc(0, 0, &cf); /* all ones where t < p */
+    ARITH_UNROLL
+    for (int j = 0; j < FE_N; j++) {
+        arith_u32 lo = (t[2 * j] & keep_t) | (s[2 * j] & ~keep_t);
+        arith_u32 hi = (t[2 * j + 1] & keep_t) | (s[2 * j + 1] & ~keep_t);
+        r->l[j] = (arith_u64)lo | ((arith_u64)hi << 32);
+    }
+}
+
+ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    arith_u32 x[FE_W], y[FE_W], t[FE_W], cf = 0;
+    FE_FN(to_words)(x, a);
+    FE_FN(to_words)(y, b);
+    t[0] = ptx_add_cc(x[0], y[0], &cf);
+    ARITH_UNROLL
+    for (int j = 1; j < FE_W; j++)
+        t[j] = ptx_addc_cc(x[j], y[j], &cf); /* a + b < 2p < 2^(32*FE_W): the last carry is 0 */
+    FE_FN(reduce_words)(r, t);
+}
+
+ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    arith_u32 x[FE_W], y[FE_W], p[FE_W], t[FE_W], cf = 0;
+    FE_FN(to_words)(x, a);
+    FE_FN(to_words)(y, b);
+    FE_FN(modulus_words)(p);
+    t[0] = ptx_sub_cc(x[0], y[0], &cf);
+    ARITH_UNROLL
+    for (int j = 1; j < FE_W; j++)
+        t[j] = ptx_subc_cc(x[j], y[j], &cf);
+    arith_u32 mask = ptx_subc(0, 0, &cf); /* all ones where a < b: add p back */
+    t[0] = ptx_add_cc(t[0], p[0] & mask, &cf);
+    ARITH_UNROLL
+    for (int j = 1; j < FE_W; j++)
+        t[j] = ptx_addc_cc(t[j], p[j] & mask, &cf);
+    ARITH_UNROLL
+    for (int j = 0; j < FE_N; j++)
+        r->l[j] = (arith_u64)t[2 * j] | ((arith_u64)t[2 * j + 1] << 32);
+}
+
+/* t[0..FE_W] += v * w (FE_W words of v, one word w), in two carry chains: the products of the
+ * even words of v (low half into t[k], high half into t[k+1]), then those of the odd words.
+ * Each chain is one low and one high half of the same product after another, which ptxas
+ * fuses into one wide multiply-add with carry for sm_70 and later. The sum must fit FE_W + 1
+ * words (it does in CIOS: see mul): no carry leaves t[FE_W]. */
+ARITH_FN void FE_FN(mac_words)(arith_u32 *t, const arith_u32 *v, arith_u32 w)
+{
+    arith_u32 cf = 0;
+    t[0] = ptx_mad_lo_cc(v[0], w, t[0], &cf);
+    t[1] = ptx_madc_hi_cc(v[0], w, t[1], &cf);
+    ARITH_UNROLL
+    for (int k = 2; k < FE_W; k += 2) {
+        t[k] = ptx_madc_lo_cc(v[k], w, t[k], &cf);
+        t[k + 1] = ptx_madc_hi_cc(v[k], w, t[k + 1], &cf);
+    }
+    t[FE_W] = ptx_addc(t[FE_W], 0, &cf);
+    t[1] = ptx_mad_lo_cc(v[1], w, t[1], &cf);
+    t[2] = ptx_madc_hi_cc(v[1], w, t[2], &cf);
+    ARITH_UNROLL
+    for (int k = 3; k + 1 < FE_W; k += 2) {
+        t[k] = ptx_madc_lo_cc(v[k], w, t[k], &cf);
+        t[k + 1] = ptx_madc_hi_cc(v[k], w, t[k + 1], &cf);
+    }
+    t[FE_W - 1] = ptx_madc_lo_cc(v[FE_W - 1], w, t[FE_W - 1], &cf);
+    t[FE_W] = ptx_madc_hi(v[FE_W - 1], w, t[FE_W], &cf);
+}
+
+/* CIOS, one word of b per step: t += x*y_i, m = t_0 * (-p^-1 mod 2^32), t += m*p (t_0 becomes
+ * 0), t shifted down a word. t has FE_W + 1 words: before the shift t < 2p*2^32 <
+ * 2^(32*(FE_W+1)) (inputs < p, t < 2p, the top word of p below 2^31), and every partial sum
+ * is below the whole, so no chain carries out of t[FE_W]. As in the portable 32-bit code, word
+ * i of b is read from y[0] and the words rotated, so that the rolled outer loop indexes no
+ * array. */
+ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
+{
+    arith_u32 x[FE_W], y[FE_W], p[FE_W], t[FE_W + 1];
+    arith_u32 inv = (arith_u32)FE_CONST(INV);
+    FE_FN(to_words)(x, a);
+    FE_FN(to_words)(y, b);
+    FE_FN(modulus_words)(p);
+    ARITH_UNROLL
+    for (int j = 0; j < FE_W; j++)
+        t[j] = 0;
+    ARITH_UNROLL_OUTER
+    for (int i = 0; i < FE_W; i++) {
+        t[FE_W] = 0;
+        FE_FN(mac_words)(t, x, y[0]);
+        FE_FN(mac_words)(t, p, t[0] * inv);
+        ARITH_UNROLL
+        for (int j = 0; j < FE_W; j++)
+            t[j] = t[j + 1];
+        ARITH_UNROLL
+        for (int j = 0; j + 1 < FE_W; j++)
+            y[j] = y[j + 1];
+    }
+    FE_FN(reduce_words)(r, t);
+}
+#undef FE_W
+#elif defined(FE_ASM_FN)
 ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     static const arith_u64 p[FE_N] = FE_CONST(P);
@@ -139,7 +273,9 @@ ARITH_FN void FE_FN(dbl)(FE_T *r, const FE_T *a)
     FE_FN(add)(r, a, a);
 }
 
-#ifdef FE_ASM_FN
+#if ARITH_PTX_WORDS
+/* FE_FN(sub): the carry chains above */
+#elif defined(FE_ASM_FN)
 ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     static const arith_u64 p[FE_N] = FE_CONST(P);
@@ -168,7 +304,9 @@ ARITH_FN void FE_FN(neg)(FE_T *r, const FE_T *a)
     FE_FN(sub)(r, &zero, a);
 }
 
-#if ARITH_IS_OPENCL && defined(HPR_CL_LIMB32) && HPR_CL_LIMB32
+#if ARITH_PTX_WORDS
+/* FE_FN(mul): the carry chains above */
+#elif ARITH_IS_OPENCL && defined(HPR_CL_LIMB32) && HPR_CL_LIMB32
 /* OpenCL variant with 32-bit words (build option -DHPR_CL_LIMB32=1): the same CIOS over
  * 2*FE_N words. R = 2^(64*FE_N) = 2^(32*2*FE_N) and -p^-1 mod 2^32 is the low half of INV, so
  * the result has the very same bits; the no-final-carry condition holds for the top 32-bit

@@ -97,18 +97,32 @@ ARITH_FN uint sort_digit(__global const uint *keys, uint base, uint x, uint coun
  * an item counts its digit among the earlier items of its own lane group only (RANK_LANES
  * compares, not SORT_GROUP), the last of each digit in a group writes the group's count
  * (rank_in_lanes), and the rank adds the counts of the earlier groups (rank_across_lanes:
- * RANK_GROUPS reads). Counted, not taken from atomics: the ranks follow the entry order (a
- * stable sort), and no local atomics are needed (Oclgrind 21.10 also misreads their
+ * RANK_GROUPS reads; on NVIDIA with the inline-PTX words, one match.any.sync and a population
+ * count instead of the compares). Counted, not taken from atomics: the ranks follow the entry
+ * order (a stable sort), and no local atomics are needed (Oclgrind 21.10 also misreads their
  * addresses as uninitialised). */
 ARITH_FN uint rank_in_lanes(__local const uint *digits, __local uint (*lane_counts)[SORT_RADIX], uint lid, uint d,
                             uint *lane_last)
 {
-    uint lo = lid & ~(RANK_LANES - 1), before = 0, later = 0;
+    uint before = 0, later = 0;
+#if ARITH_PTX_ASM
+    /* NVIDIA (HPR_CL_PTX, sm_70 and later): one match.any.sync gives the lanes of the warp
+     * holding d, so the rank is a population count, not RANK_LANES compares. A lane group is a
+     * warp here: the sort kernels run work-groups of SORT_GROUP items, and a one-dimensional
+     * group's warps are its items 32 at a time, all of them at this call (uniform flow). */
+    uint peers, lane = lid & (RANK_LANES - 1);
+    (void)digits;
+    __asm__ volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
+    before = popcount(peers & ((1u << lane) - 1u));
+    later = (peers >> lane) >> 1;
+#else
+    uint lo = lid & ~(RANK_LANES - 1);
     for (uint j = lo; j < lo + RANK_LANES; j++) {
         uint same = digits[j] == d;
         before += same & (j < lid);
         later |= same & (j > lid);
     }
+#endif
     *lane_last = d < SORT_RADIX && !later;
     if (*lane_last)
         lane_counts[lid / RANK_LANES][d] = before + 1;
@@ -449,16 +463,18 @@ __kernel void msm_segment_tree(__global pt_xyzz *r, __global pt_xyzz *t, __globa
     r[out] = running;
     for (uint d = 0; d < log_k; d++)
         PT(xyzz_dbl)(&weighted, &weighted);
+    /* T, then S, each stored before the next starts: two points live at a time, not three
+     * (with three, BLS12-381's kernel spilled at 255 registers for sm_90: ptx-check.sh) */
+    for (uint i = 0; has_t && i < cnt; i++) {
+        x = t[in + i];
+        PT(xyzz_add)(&weighted, &weighted, &x);
+    }
+    t[out] = weighted;
     for (uint i = 0; i < cnt; i++) {
         x = s[in + i];
         PT(xyzz_add)(&sum, &sum, &x);
-        if (has_t) {
-            x = t[in + i];
-            PT(xyzz_add)(&weighted, &weighted, &x);
-        }
     }
     s[out] = sum;
-    t[out] = weighted;
 }
 
 /* Item w: sums[w] = S + L T of window w's root (at off + w of t and s; T = 0 when has_t is

@@ -15,7 +15,8 @@
 #                  correctness driver scripts/gpu-check-compare.c against its libhyprove
 #  3. devices      `hyprove devices` (each program built and self-tested); the first GPU is used
 #  4. correctness  in one process: G1 MSMs of both curves with both MSM kernels (sorted, owner),
-#                  G2 MSMs and forward and inverse NTTs, each compared byte for byte with the CPU
+#                  G2 MSMs and forward and inverse NTTs, each compared byte for byte with the CPU;
+#                  correctness-ptx: the same with the inline-PTX words (HPR_CL_WORDS=ptx)
 #  5. msm-key      BN254 G1 MSM at 2^20 and 2^24 over resident bases (the issue's targets)
 #  6. msm-sent     the same with the points sent on every run
 #  7. ntt-key      NTT of BN254 Fr and KoalaBear at 2^20, 2^22, 2^24 on the GPU
@@ -299,6 +300,11 @@ step_devices() {
 step_correctness() {
   tm 300 "$CMP" "$DEV" "${CMP_ARGS[@]}" 2>&1 | tee "$SCR/correctness.txt"
 }
+# The same with the inline-PTX words (arith/ptx_words.h; NVIDIA only, not yet the default: this
+# step is what makes them the default. Rehearsed on POCL, which ignores HPR_CL_WORDS=ptx.)
+step_correctness_ptx() {
+  HPR_CL_WORDS=ptx tm 300 "$CMP" "$DEV" "${CMP_ARGS[@]}" 2>&1 | tee "$SCR/correctness-ptx.txt"
+}
 
 # bench NAME LIMIT ARGS...: one `hyprove bench` into NAME.txt and NAME.json.
 bench() {
@@ -328,7 +334,7 @@ step_msm_g2() {
 }
 step_msm_words() { # the word variants, same run (standard: 64-bit mul_hi)
   local rc=0 words
-  for words in limb32 standard; do
+  for words in ptx limb32 standard; do
     HPR_CL_WORDS=$words bench "msm-words-$words" 200 msm --curve "$WORDS_CURVES" --log-n "$WORDS" --repeat "$R3" \
       --device "$DEV" || rc=1
   done
@@ -387,6 +393,7 @@ run_step build step_build
 if [ -x "${HP:-/nonexistent}" ]; then run_step devices step_devices; fi
 if [ -n "$DEV" ]; then
   run_step correctness step_correctness
+  run_step correctness-ptx step_correctness_ptx
   run_step msm-key step_msm_key
   run_step msm-sent step_msm_sent
   run_step ntt-key step_ntt_key
@@ -408,6 +415,7 @@ fi
 # ---- the summary, one JSON of everything, the tarball ----
 step "summary"
 grep -E "^compare:|DIFFERENT|FAILED" "$SCR/correctness.txt" 2>/dev/null | head -n 20
+grep -E "DIFFERENT|FAILED" "$SCR/correctness-ptx.txt" 2>/dev/null | sed 's/^/ptx words: /' | head -n 20
 show() { # show TITLE FILE PATTERN
   [ -e "$SCR/$2" ] || return 0
   echo "$1:"; grep -E "$3" "$SCR/$2" || true
@@ -420,6 +428,7 @@ show "$DEV, BLS12-381 resident" msm-resident.txt "^msm"
 show "$DEV, precomputed resident bases (f = 1, 2, 4, 8)" msm-precompute.txt "^msm|precomputed"
 show "$DEV, owner-computes kernel" msm-owner.txt "^msm"
 show "$DEV, G2 resident" msm-g2.txt "^msm"
+show "$DEV with inline-PTX words" msm-words-ptx.txt "^msm"
 show "$DEV with limb32 words" msm-words-limb32.txt "^msm"
 show "$DEV with standard words" msm-words-standard.txt "^msm"
 show "Groth16 (cpu, all, $DEV; plain, then precomputed 4 times)" groth16.txt "^device|^sections|^total"
@@ -433,7 +442,7 @@ awk -F'\t' '{printf "  %-15s %-8s %5s s\n", $1, $2, $3}' "$SCR/steps.tsv"
 # machine; each bench JSON is whole, hyprove writes it atomically) and checked by whichever
 # of them is here.
 json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"; }
-count() { cat "$SCR/correctness.txt" 2> /dev/null | grep -c ": $1"; }
+count() { cat "$SCR/${2:-correctness}.txt" 2> /dev/null | grep -c ": $1"; }
 JSON="$OUT/gpu-check.json"
 {
   echo "{\"schema\": \"hyprove-gpu-check\", \"schema_version\": 1, \"mode\": \"$MODE\","
@@ -442,6 +451,7 @@ JSON="$OUT/gpu-check.json"
   echo " \"device\": $(json_str "$DEV"), \"device_name\": $(json_str "$DEV_NAME"),"
   echo " \"opencl\": {\"headers\": $(json_str "$OCL_HEADERS"), \"loader\": $(json_str "${HPR_OPENCL_LIBRARY:-}"), \"driver\": $(json_str "$OCL_DRIVER")},"
   echo " \"correctness\": {\"same\": $(count same), \"different\": $(count DIFFERENT), \"failed\": $(count FAILED)},"
+  echo " \"correctness_ptx\": {\"same\": $(count same correctness-ptx), \"different\": $(count DIFFERENT correctness-ptx), \"failed\": $(count FAILED correctness-ptx)},"
   echo " \"steps\": ["
   awk -F'\t' '{printf "%s  {\"name\": \"%s\", \"status\": \"%s\", \"seconds\": %d}", (NR > 1 ? ",\n" : ""), $1, $2, $3} END {print ""}' "$SCR/steps.tsv"
   echo " ],"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Expected H200 times of the OpenCL MSM and NTT, on paper, from counted work.
 
-usage: gpu_estimate.py [--ptx-json FILE] [--clock-ghz F] [--efficiency F]
+usage: gpu_estimate.py [--ptx-json FILE] [--ptx-words-json FILE] [--clock-ghz F] [--efficiency F]
 
 No GPU has been lent yet: these are estimates from counts, to be replaced by the figures of
 scripts/gpu-check.sh. The counts come from scripts/msm_cl_work.py (the sorted MSM's plan on
@@ -20,9 +20,10 @@ figures of 2026-12-07). The model:
     dependent point addition about its SASS instructions x DEP_CPI cycles;
   - LAUNCH_US per launch.
 Published figures beside them: ICICLE's BN254 G1 MSM scaled to an H200 (issue 49: about 18
-ms at 2^20 and 95 ms at 2^24). The inline-PTX column assumes the multiplication of sppark's
-mad.lo.cc/madc.hi.cc chains (issue 49: about 185 SASS for BN254, 375 for BLS12-381), which
-hyprove does not have yet.
+ms at 2^20 and 95 ms at 2^24). Three columns: the default 32-bit words (--ptx-json: a
+ptx-check.sh --json of limb32), hyprove's inline-PTX words (--ptx-words-json: one of --words
+ptx; arith/ptx_words.h, opt-in until a GPU has checked them), and a multiplication of the SASS
+that issue 49 gives for sppark's chains (about 185 for BN254, 375 for BLS12-381).
 """
 import argparse
 import json
@@ -41,6 +42,7 @@ DEP_CPI = 2.0                         # cycles per instruction of one warp's dep
 FULL_ITEMS = SMS * 320                # about 10 warps per SM at 150-230 registers
 LAUNCH_US = 4.0
 SASS_PER_MUL = {"bn254": 576, "bls12-381": 1208}  # ptx-check.sh ops_sass: limb32, loops unrolled
+PTX_WORDS = {"bn254": 336, "bls12-381": 744}     # ptx-check.sh --words ptx ops_sass (arith/ptx_words.h)
 PTX_GRADE = {"bn254": 185, "bls12-381": 375}     # sppark's chains (issue 49)
 
 
@@ -84,28 +86,31 @@ def ntt_ms(field, log_n, rate):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ptx-json", help="scripts/ptx-check.sh --json output: SASS of fp_mul_selftest")
+    ap.add_argument("--ptx-json", help="scripts/ptx-check.sh --json output (limb32 words): its ops_sass")
+    ap.add_argument("--ptx-words-json", help="scripts/ptx-check.sh --words ptx --json output: its ops_sass")
     ap.add_argument("--clock-ghz", type=float, default=1.755, help="sustained SM clock (boost 1.98)")
     ap.add_argument("--efficiency", type=float, default=0.7, help="share of the integer rate reached")
     a = ap.parse_args()
     clock = a.clock_ghz * 1e9
     rate = SMS * INT_LANES * clock * a.efficiency
-    if a.ptx_json:
-        with open(a.ptx_json) as fh:
-            ops = json.load(fh).get("ops_sass", {})
-        for curve, field in (("bn254", "bn254_fp"), ("bls12-381", "bls12_381_fp")):
-            if field in ops:
-                SASS_PER_MUL[curve] = ops[field]["mul"]
+    for path, table in ((a.ptx_json, SASS_PER_MUL), (a.ptx_words_json, PTX_WORDS)):
+        if path:
+            with open(path) as fh:
+                ops = json.load(fh).get("ops_sass", {})
+            for curve, field in (("bn254", "bn254_fp"), ("bls12-381", "bls12_381_fp")):
+                if field in ops:
+                    table[curve] = ops[field]["mul"]
     print(f"H200 model: {SMS} SMs x {INT_LANES} integer lanes at {a.clock_ghz} GHz x {a.efficiency} = "
           f"{rate / 1e12:.1f} T instructions/s; HBM {HBM / 1e12} TB/s x {MEM_EFFICIENCY}")
-    print(f"SASS per base-field multiplication: {SASS_PER_MUL} (inline PTX: {PTX_GRADE})")
-    print(f"{'MSM':<22} {'log_n':>5} {'ms':>7} {'PTX ms':>7}  compute / sort / memory / tails (ms)   published")
+    print(f"SASS per base-field multiplication: limb32 {SASS_PER_MUL}, ptx words {PTX_WORDS}, sppark-grade {PTX_GRADE}")
+    print(f"{'MSM':<22} {'log_n':>5} {'ms':>7} {'ptx ms':>7} {'185 ms':>7}  compute / sort / memory / tails (ms)   published")
     published = {("bn254", "g1", 20): "ICICLE ~18 ms (scaled)", ("bn254", "g1", 24): "ICICLE ~95 ms (scaled)"}
     for curve, group, log_n in (("bn254", "g1", 20), ("bn254", "g1", 24), ("bls12-381", "g1", 20),
                                 ("bls12-381", "g1", 24), ("bn254", "g2", 20), ("bls12-381", "g2", 20)):
         ms, parts = msm_ms(curve, group, log_n, SASS_PER_MUL[curve], rate, clock)
+        ours, _ = msm_ms(curve, group, log_n, PTX_WORDS[curve], rate, clock)
         ptx, _ = msm_ms(curve, group, log_n, PTX_GRADE[curve], rate, clock)
-        print(f"{curve + ' ' + group.upper():<22} {log_n:>5} {ms:>7.1f} {ptx:>7.1f}  "
+        print(f"{curve + ' ' + group.upper():<22} {log_n:>5} {ms:>7.1f} {ours:>7.1f} {ptx:>7.1f}  "
               f"{parts['compute']:.1f} / {parts['sort']:.1f} / {parts['memory']:.1f} / {parts['tails']:.1f}"
               f"   {published.get((curve, group, log_n), '-')}")
     print(f"{'NTT (one column)':<22} {'log_n':>5} {'ms':>7} {'passes':>7}")

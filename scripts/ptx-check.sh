@@ -14,7 +14,7 @@
 # same ptxas stage, an LLVM front end like NVIDIA's), so a stack frame, a spill, a call or an
 # unrolled loop that stays rolled shows here before a GPU is lent (issue 49, item 6).
 # Builtins: clang has no OpenCL library for NVPTX here (no libclc), so the few builtins the
-# kernels call (work-item ids, barrier, atomic_min, mul_hi, clz) are defined below from the NVVM
+# kernels call (work-item ids, barrier, atomic_min, mul_hi, clz, popcount) are defined below from the NVVM
 # special registers and intrinsics, as libclc does, and always inlined.
 # Fails (exit 1, naming each) on a kernel of the G1 MSM or the NTT programs with a stack frame
 # or a spill (its own or a callee's; calls left in the PTX are listed, ptxas may inline them), and
@@ -23,10 +23,11 @@
 # ("skipped") when clang, its NVPTX target or ptxas is missing: ctest reads 77 as a skip, and
 # tests/CMakeLists.txt makes it a failure where HPR_CI_REQUIRE names ptx. Exit 2: usage.
 # Cost: minutes of ptxas on one core (13 measured here, most of it the G1 MSM programs).
-# Usage: scripts/ptx-check.sh [--json FILE] [--words limb32|standard] [--only LIST] [--keep DIR]
+# Usage: scripts/ptx-check.sh [--json FILE] [--words ptx|limb32|standard] [--only LIST] [--keep DIR]
 #   --only LIST: comma-separated kinds (msm, ntt, poseidon2) or programs (msm:1 .. msm:4 by
 #   HPR_CL_CURVE, ntt:1 .. ntt:5 and poseidon2:4, poseidon2:5 by HPR_CL_FIELD);
-#   --words: the word variant (default: limb32, what cl_dev_default_words gives NVIDIA devices);
+#   --words: the word variant (default: limb32, what cl_dev_default_words gives NVIDIA devices;
+#   ptx: HPR_CL_WORDS=ptx, the inline-PTX carry chains of arith/ptx_words.h);
 #   --json FILE: every figure, one record per kernel; --keep DIR: the PTX, cubins and logs kept
 #   in DIR; CLANG=..., PTXAS=... pick the tools.
 set -uo pipefail
@@ -35,7 +36,7 @@ JSON=""
 KEEP=""
 WORDS=limb32
 ONLY=""
-usage() { echo "usage: $0 [--json FILE] [--words limb32|standard] [--only LIST] [--keep DIR]" >&2; exit 2; }
+usage() { echo "usage: $0 [--json FILE] [--words ptx|limb32|standard] [--only LIST] [--keep DIR]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --json) [ $# -ge 2 ] || usage; JSON="$2"; shift 2 ;;
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
     *) usage ;;
   esac
 done
-case "$WORDS" in limb32 | standard) ;; *) usage ;; esac
+case "$WORDS" in ptx | limb32 | standard) ;; *) usage ;; esac
 for w in ${ONLY//,/ }; do
   case "$w" in msm | ntt | poseidon2 | msm:[1-4] | ntt:[1-5] | poseidon2:[45]) ;; *) usage ;; esac
 done
@@ -105,6 +106,7 @@ PTXCHK_FN uint atomic_inc(volatile __local uint *p) { return __sync_fetch_and_ad
 PTXCHK_FN ulong mul_hi(ulong a, ulong b) { return __nvvm_mulhi_ull(a, b); }
 PTXCHK_FN uint mul_hi(uint a, uint b) { return __nvvm_mulhi_ui(a, b); }
 PTXCHK_FN uint clz(uint x) { return x ? (uint)__builtin_clz(x) : 32u; }
+PTXCHK_FN uint popcount(uint x) { return (uint)__builtin_popcount(x); }
 PTXCHK_FN uint min(uint a, uint b) { return a < b ? a : b; }
 PTXCHK_FN uint max(uint a, uint b) { return a > b ? a : b; }
 EOF
@@ -114,7 +116,7 @@ EOF
 options_of() { # KIND VARIANT
   local what=CURVE
   [ "$1" = msm ] || what=FIELD
-  echo "-DHPR_CL_$what=$2 -DHPR_CL_INT128=0 -DHPR_CL_LIMB32=$([ "$WORDS" = limb32 ] && echo 1 || echo 0) -DHPR_CL_INLINE=1"
+  echo "-DHPR_CL_$what=$2 -DHPR_CL_INT128=0 -DHPR_CL_LIMB32=$([ "$WORDS" = limb32 ] && echo 1 || echo 0) -DHPR_CL_PTX=$([ "$WORDS" = ptx ] && echo 1 || echo 0) -DHPR_CL_INLINE=1"
 }
 ALL=(msm:1 msm:2 msm:3 msm:4 ntt:1 ntt:2 ntt:3 ntt:4 ntt:5 poseidon2:4 poseidon2:5)
 PROGRAMS=()

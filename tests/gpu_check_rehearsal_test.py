@@ -75,9 +75,10 @@ def main():
         not_ok = {s: st for s, st in steps.items() if st != "ok"}
         if missing or not_ok:
             fail(f"steps that did not run: {missing}; steps not ok: {not_ok}", log)
-        c = doc["correctness"]
-        if c["same"] == 0 or c["different"] or c["failed"]:
-            fail(f"correctness: {c}", log)
+        for key in ("correctness", "correctness_ptx"):
+            c = doc[key]
+            if c["same"] == 0 or c["different"] or c["failed"]:
+                fail(f"{key}: {c}", log)
         for fig in ("devices", "msm-key", "msm-sent", "ntt-key", "groth16", "hybrid", "ntt-all"):
             if not doc["figures"].get(fig):
                 fail(f"gpu-check.json lacks figures.{fig}")

@@ -300,7 +300,7 @@ START_TEST(bad_environment_values_are_named)
     hpr_config cfg = {.struct_size = sizeof cfg};
     hpr_ctx *ctx = NULL;
     expect_knob_refused("HPR_CPU", "bogus", "unknown CPU tier (expected portable, adx, avx2, avx512 or neon)");
-    expect_knob_refused("HPR_CL_WORDS", "bogus", "standard, int128 or limb32");
+    expect_knob_refused("HPR_CL_WORDS", "bogus", "standard, int128, limb32 or ptx");
     expect_knob_refused("HPR_CL_MSM", "fast", "owner or sorted");
     expect_knob_refused("HPR_CL_MSM_ITEMS", "-3", "work-items");
     expect_knob_refused("HPR_CL_MAX_ALLOC", "1G", "bytes");

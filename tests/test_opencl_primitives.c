@@ -3,7 +3,8 @@
  * device in CI), one kernel of the test program (kernels_cl/test_ops.cl) per primitive: the
  * field operations of Fp and Fr and the XYZZ point operations of G1, both curves, compared bit
  * for bit with the host build of the same arithmetic (arith/), in every word variant the
- * device offers (standard, int128 on POCL, limb32). On the raw runtime (cl_runtime_open).
+ * device offers (standard, int128 on POCL, limb32, ptx on NVIDIA). On the raw runtime
+ * (cl_runtime_open).
  */
 #include "opencl_support.h"
 
@@ -173,9 +174,9 @@ START_TEST(primitives_match_the_host_bit_for_bit)
     test_rng_init(&rng, 100 + (uint64_t)_i);
     prim_open(&e, curve, CL_WORDS_STANDARD);
     if (words != CL_WORDS_STANDARD) {
-        if (words == CL_WORDS_INT128 && !e.dev->is_pocl) {
+        if (!cl_dev_offers_words(e.dev, words)) {
             cl_runtime_close(e.rt);
-            return; /* the int128 words exist on POCL only */
+            return; /* int128 words exist on POCL only, ptx words on NVIDIA only */
         }
         char detail[CL_DETAIL_LEN] = "";
         ck_assert_msg(cl_dev_program(e.rt, e.dev, CL_PROG_TEST, curve, words, &e.prog, detail) == 0, "%s", detail);

@@ -90,7 +90,7 @@ struct hpr_ctx {
 /* Fills k from the environment (host/core/knobs.c). */
 void knobs_read(ctx_knobs *k);
 /* Every knob that is set (not empty) well-formed, else HPR_ERR_INVALID_ARGUMENT with the
- * create detail "HPR_CL_WORDS='x': expected standard, int128 or limb32" (HPR_CPU is the CPU
+ * create detail "HPR_CL_WORDS='x': expected standard, int128, limb32 or ptx" (HPR_CPU is the CPU
  * tier's to check: a config's tier wins over it). */
 RT_MUST_CHECK hpr_status knobs_check(void);
 /* The calling thread's detail of its last failed hpr_ctx_create, read through

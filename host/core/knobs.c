@@ -229,7 +229,7 @@ hpr_status knobs_check(void)
          "or rank:R with the same suffixes (a cluster call's rank R)",
          is_sched_fault, 63},
         {"HPR_SCHED_TILES", "min,probe[,blocks[,c]]: min and probe >= 1, blocks 0..64, c 0..20", is_tiles, 63},
-        {"HPR_CL_WORDS", "standard, int128 or limb32", is_words, 63},
+        {"HPR_CL_WORDS", "standard, int128, limb32 or ptx", is_words, 63},
         {"HPR_CL_MSM", "owner or sorted", is_msm_kernel, 63},
         {"HPR_CL_MSM_ITEMS", "a whole number of work-items, 1..4294967295", is_items, 63},
         {"HPR_CL_INJECT_FAULT", "an OpenCL device id, cl:P.D", is_cl_fault, 31},

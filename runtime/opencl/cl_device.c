@@ -104,7 +104,7 @@ static int discover(cl_runtime *rt)
     return 0;
 }
 
-static const char *const words_names[CL_WORDS_VARIANTS] = {"standard", "int128", "limb32"};
+static const char *const words_names[CL_WORDS_VARIANTS] = {"standard", "int128", "limb32", "ptx"};
 
 const char *cl_words_name(int words)
 {
@@ -241,17 +241,31 @@ out:
     return -1;
 }
 
+static int dev_is_nvidia(const cl_dev *dev)
+{
+    return strstr(dev->vendor, "NVIDIA") != NULL;
+}
+
+int cl_dev_offers_words(const cl_dev *dev, int words)
+{
+    return words == CL_WORDS_STANDARD || words == CL_WORDS_LIMB32 || (words == CL_WORDS_INT128 && dev->is_pocl) ||
+           (words == CL_WORDS_PTX && dev_is_nvidia(dev));
+}
+
 int cl_dev_default_words(const cl_dev *dev)
 {
     int forced = dev->opts ? dev->opts->words : -1;
-    if (forced == CL_WORDS_STANDARD || forced == CL_WORDS_LIMB32 || (forced == CL_WORDS_INT128 && dev->is_pocl))
+    if (forced >= 0 && cl_dev_offers_words(dev, forced))
         return forced;
     if (dev->is_pocl)
         return CL_WORDS_INT128;
     /* NVIDIA: 32-bit words, each product one native 32x32->64 multiplication where 64-bit
      * words need mul_hi on emulated 64-bit integers (issue 49; ptxas's figures in
-     * docs/opencl.md; a GPU measurement may revise it: scripts/gpu-check.sh compares them) */
-    return strstr(dev->vendor, "NVIDIA") ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD;
+     * docs/opencl.md; a GPU measurement may revise it: scripts/gpu-check.sh compares them).
+     * The inline-PTX words (HPR_CL_WORDS=ptx) take 0.58x limb32's SASS per BN254 multiplication
+     * but have not run on a GPU yet: they become the default once gpu-check has compared them
+     * bit for bit on one (docs/opencl.md). */
+    return dev_is_nvidia(dev) ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD;
 }
 
 size_t cl_launch_group(const cl_api *api, const cl_dev *dev, cl_kernel k)
@@ -269,9 +283,10 @@ size_t cl_launch_group(const cl_api *api, const cl_dev *dev, cl_kernel k)
  * it would slow. scripts/ptx-check.sh compiles with an NVIDIA device's options: keep it in step. */
 static void build_options(char *buf, size_t len, const cl_dev *dev, int kind, int variant, int words)
 {
-    snprintf(buf, len, "-cl-std=CL1.2 -DHPR_CL_%s=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d -DHPR_CL_INLINE=%d",
+    snprintf(buf, len,
+             "-cl-std=CL1.2 -DHPR_CL_%s=%d -DHPR_CL_INT128=%d -DHPR_CL_LIMB32=%d -DHPR_CL_PTX=%d -DHPR_CL_INLINE=%d",
              kind == CL_PROG_NTT || kind == CL_PROG_POSEIDON2 ? "FIELD" : "CURVE", variant, words == CL_WORDS_INT128,
-             words == CL_WORDS_LIMB32, !dev->is_pocl);
+             words == CL_WORDS_LIMB32, words == CL_WORDS_PTX, !dev->is_pocl);
 }
 
 static uint64_t cache_key(const cl_dev *dev, const char *options, int kind)
@@ -402,11 +417,14 @@ int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curve, int words, 
     }
     if (cl_dev_open(rt, dev, detail) != 0)
         return -1;
+    if (!cl_dev_offers_words(dev, words)) /* e.g. PTX on POCL: its x86 back end would fail at launch */
+        words = words == CL_WORDS_PTX ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD;
     if (!dev->programs[kind][curve][words] && load_or_build(rt, dev, kind, curve, words, detail) != 0) {
-        if (words != CL_WORDS_INT128)
+        if (words != CL_WORDS_INT128 && words != CL_WORDS_PTX)
             return -1;
-        /* the vendor fast path did not build: the standard words always must */
-        return cl_dev_program(rt, dev, kind, curve, CL_WORDS_STANDARD, prog, detail);
+        /* a vendor fast path did not build: its portable words always must */
+        return cl_dev_program(rt, dev, kind, curve, words == CL_WORDS_PTX ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD, prog,
+                              detail);
     }
     *prog = dev->programs[kind][curve][words];
     return 0;

@@ -20,9 +20,10 @@ enum { CL_PROG_MSM = 0, CL_PROG_TEST = 1, CL_PROG_NTT = 2, CL_PROG_POSEIDON2 = 3
 /* A program's variant: the curve id (1, 2) for MSM and TEST programs, the hpr_field id (1..5)
  * for NTT and Poseidon2 programs. */
 enum { CL_CURVES = 6 };
-/* Word variants of the field multiplication: 64-bit words with mul_hi (standard OpenCL C),
- * 64-bit words with unsigned __int128 (POCL only), 32-bit words (8x32 for BN254). */
-enum { CL_WORDS_STANDARD = 0, CL_WORDS_INT128 = 1, CL_WORDS_LIMB32 = 2, CL_WORDS_VARIANTS = 3 };
+/* Word variants of the field arithmetic: 64-bit words with mul_hi (standard OpenCL C),
+ * 64-bit words with unsigned __int128 (POCL only), 32-bit words (8x32 for BN254), 32-bit words
+ * in carry chains of inline PTX (NVIDIA only: arith/ptx_words.h). */
+enum { CL_WORDS_STANDARD = 0, CL_WORDS_INT128 = 1, CL_WORDS_LIMB32 = 2, CL_WORDS_PTX = 3, CL_WORDS_VARIANTS = 4 };
 
 /* "standard", "int128", "limb32" for CL_WORDS_*; cl_words_parse gives the variant of a name,
  * -1 for anything else (NULL too). */
@@ -130,13 +131,18 @@ cl_dev *cl_runtime_find(cl_runtime *rt, const char *id);
 /* Creates the device's context and queues if needed. 0, or -1 with detail. */
 RT_MUST_CHECK int cl_dev_open(cl_runtime *rt, cl_dev *dev, char *detail);
 
-/* The word variant used for new programs on dev: opts->words forces it (int128 only where the
- * device is POCL), otherwise int128 on POCL and standard elsewhere. */
+/* Whether dev offers the word variant: standard and limb32 everywhere, int128 on POCL only,
+ * ptx (inline PTX) on NVIDIA devices only. */
+int cl_dev_offers_words(const cl_dev *dev, int words);
+
+/* The word variant used for new programs on dev: opts->words forces it where dev offers it;
+ * otherwise int128 on POCL, limb32 on NVIDIA and standard elsewhere. */
 int cl_dev_default_words(const cl_dev *dev);
 
 /* The program of (kind, variant (curve or field id), words) for dev: cached in memory, else loaded from the disk
- * cache, else built from the embedded source (and stored). A failed int128 build falls back
- * to the standard words. 0 with *prog (owned by dev), or -1 with the build log in detail. */
+ * cache, else built from the embedded source (and stored). Words that dev does not offer, or
+ * that fail to build, fall back to the portable ones: int128 to standard, ptx to limb32.
+ * 0 with *prog (owned by dev), or -1 with the build log in detail. */
 RT_MUST_CHECK int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curve, int words, cl_program *prog, char *detail);
 
 /* Work-items per work-group of a 1-D launch of k on dev where the kernel shares nothing

@@ -255,7 +255,7 @@ def test_environment(tmp):
         expect_error("HPR_CPU=bogus: %s" % args[0], res, 1, "HPR_CPU", "'bogus'", "unknown CPU tier")
         res = run(args, env={"HPR_CL_WORDS": "bogus"})
         expect_error("HPR_CL_WORDS=bogus: %s" % args[0], res, 1, "HPR_CL_WORDS='bogus'",
-                     "standard, int128 or limb32")
+                     "standard, int128, limb32 or ptx")
 
 
 def main():
