@@ -21,6 +21,8 @@
  * additions (x0 + x1, x2 + x3 and their sum shared by the rows; each partial sum reduced).
  * Cost per permutation (width t, degree d): (R_F t + R_P) S-boxes of 2 (d = 3) or 4 (d = 7)
  * products, R_P t products in the internal layers, about (R_F + 1)(3 t) and R_P (2 t) sums.
+ * Every loop over the state is marked ARITH_UNROLL: in the OpenCL kernels, where the width is a
+ * literal after inlining, the state then lives in registers (not a stack frame) on GPUs.
  * Constants are read through P2_CONST pointers: `ARITH_GLOBAL const` by default (host: plain
  * const; OpenCL: __global const); an OpenCL program that keeps them in __constant memory
  * defines P2_CONST as `__constant` before including this header.
@@ -79,12 +81,16 @@ ARITH_FN void p2_mat4(arith_u32 *x, arith_u32 p)
 /* the external linear layer on s[0..width) */
 ARITH_FN void p2_external_layer(arith_u32 *s, unsigned width, arith_u32 p)
 {
+    ARITH_UNROLL
     for (unsigned b = 0; b < width; b += 4)
         p2_mat4(s + b, p);
+    ARITH_UNROLL
     for (unsigned k = 0; k < 4; k++) {
         arith_u32 column = s[k];
+        ARITH_UNROLL
         for (unsigned b = 4; b < width; b += 4)
             column = p2_add(column, s[b + k], p);
+        ARITH_UNROLL
         for (unsigned b = 0; b < width; b += 4)
             s[b + k] = p2_add(s[b + k], column, p);
     }
@@ -104,6 +110,7 @@ ARITH_FN void p2_internal_layer(arith_u32 *s, unsigned width, P2_CONST arith_u32
 {
     /* sum_{j>0} s[j] in four partial sums, s[0] (the S-box's output) added last */
     arith_u32 a0 = s[4], a1 = s[5], a2 = s[6], a3 = s[7];
+    ARITH_UNROLL
     for (unsigned i = 8; i < width; i += 4) {
         a0 = p2_add(a0, s[i], p);
         a1 = p2_add(a1, s[i + 1], p);
@@ -114,6 +121,7 @@ ARITH_FN void p2_internal_layer(arith_u32 *s, unsigned width, P2_CONST arith_u32
     arith_u32 rest = p2_add(p2_add(p2_add(a0, a1, p), p2_add(a2, a3, p), p), head, p);
     arith_u32 sum = p2_add(rest, s[0], p);
     s[0] = p2_sub(rest, s[0], p);
+    ARITH_UNROLL
     for (unsigned i = 1; i < width; i++)
         s[i] = p2_add(p2_mul(diag[i], s[i], p, pinv), sum, p);
 }
@@ -123,6 +131,7 @@ ARITH_FN void p2_external_rounds(arith_u32 *s, unsigned width, unsigned rounds, 
                                  P2_CONST arith_u32 *rc, arith_u32 p, arith_u32 pinv)
 {
     for (unsigned r = 0; r < rounds; r++) {
+        ARITH_UNROLL
         for (unsigned i = 0; i < width; i++)
             s[i] = p2_sbox(p2_add(s[i], rc[r * width + i], p), sbox_degree, p, pinv);
         p2_external_layer(s, width, p);

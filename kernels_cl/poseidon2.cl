@@ -71,9 +71,11 @@ static inline void p2_permute_one(__global uint *st, uint width, uint rounds_f, 
                                   __constant uint *c)
 {
     uint s[P2_MAX_WIDTH];
+    ARITH_UNROLL
     for (uint k = 0; k < width; k++)
         s[k] = p2_to_mont(st[k]);
     p2_permute_w(s, width, rounds_f, rounds_p, c);
+    ARITH_UNROLL
     for (uint k = 0; k < width; k++)
         st[k] = p2_from_mont(s[k]);
 }
@@ -86,15 +88,18 @@ static inline void p2_hash_row(__global const uint *cols, ulong stride, uint nco
                                uint rounds_p, __constant uint *c, __global uint *out)
 {
     uint s[P2_MAX_WIDTH], rate = width - P2_DIGEST;
+    ARITH_UNROLL
     for (uint k = 0; k < width; k++)
         s[k] = 0; /* zero in Montgomery form too */
     for (uint c0 = 0; c0 < ncols; c0 += rate) {
         uint len = ncols - c0 < rate ? ncols - c0 : rate;
+        ARITH_UNROLL
         for (uint k = 0; k < rate; k++)
             if (k < len)
                 s[k] = p2_to_mont(cols[(ulong)(c0 + k) * stride + r]);
         p2_permute_w(s, width, rounds_f, rounds_p, c);
     }
+    ARITH_UNROLL
     for (uint k = 0; k < P2_DIGEST; k++)
         out[k] = p2_from_mont(s[k]);
 }
