@@ -10,7 +10,10 @@
  * whole server and a mutex around it: requests queue for the cores and devices instead of
  * oversubscribing them (a context serves one call at a time), and /status says how many wait.
  * Bodies are collected up to --max-request bytes (a Content-Length above it is refused before
- * the upload). SIGINT or SIGTERM stops the server (exit 0). With --verify every proof is
+ * the upload). A request that will be refused (unknown path, wrong method, no token) has its
+ * body read and dropped before the answer, so the client gets the answer, not a reset. An
+ * address other than loopback needs a bearer token (--token-file, compared in constant time)
+ * or an explicit --insecure-no-auth. SIGINT or SIGTERM stops the server (exit 0). With --verify every proof is
  * checked (hpr_groth16_verify) before it is sent. A device that fails is one warning line on
  * stderr (once per device while the server runs: the context keeps it unusable).
  * Why here and not in the library: a server is an application of the public API; the library
@@ -26,20 +29,28 @@
 #include <string.h>
 
 #define SERVE_MAX_KEYS 16
+#define SERVE_MAX_TOKEN 512
 
 static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
     "                     [--devices D] [--threads T] [--cpu-tier T] [--precompute F] [--verify]\n"
+    "                     [--token-file FILE | --insecure-no-auth]\n"
     "\n"
     "A Groth16 proving server over HTTP. Each zkey is loaded once, named NAME or by its file\n"
     "name without .zkey. Requests:\n"
     "  POST /prove[?zkey=NAME]  body: a .wtns file's bytes (NAME may be left out when one zkey\n"
     "                           is loaded) -> 200 {\"proof\": {...}, \"public\": [...]}\n"
     "  GET /status              -> 200 {\"zkeys\": [...], \"devices\": [...], \"queue\": {...}}\n"
-    "Errors answer {\"error\": \"...\"}: 400 bad witness or request, 404 unknown path or zkey,\n"
-    "405 wrong method, 413 body over --max-request (default 256 MiB), 500 otherwise. Proofs run\n"
+    "Errors answer {\"error\": \"...\"}: 400 bad witness or request, 401 without the token,\n"
+    "404 unknown path or zkey, 405 wrong method, 413 body over --max-request (default 256 MiB),\n"
+    "422 a witness that does not satisfy the circuit (caught by --verify), 500 otherwise; every\n"
+    "error is answered whatever body the request carries. Proofs run\n"
     "one at a time on the context's devices (--devices, default auto as groth16 prove); others queue. ADDR is an\n"
-    "IPv4 address (127.0.0.1 for this machine only); PORT 0 picks a free port. The first line\n"
+    "IPv4 address (127.0.0.1 for this machine only); PORT 0 picks a free port. An address other\n"
+    "than loopback (127.0.0.0/8) needs --token-file FILE (every request must then carry\n"
+    "'Authorization: Bearer TOKEN', TOKEN the file's first line) or an explicit --insecure-no-auth;\n"
+    "the token may be given on loopback too. There is no TLS: put a TLS proxy in front of a\n"
+    "server that other machines reach (docs/server.md). The first line\n"
     "on stdout says where it listens. SIGINT or SIGTERM stops it. --verify checks each proof\n"
     "before sending it. --precompute F keeps each zkey's MSM sections precomputed F times\n"
     "(hpr_groth16_prover_precompute: F times their memory, made before serving: about 4-20\n"
@@ -69,6 +80,7 @@ typedef struct {
     serve_key keys[SERVE_MAX_KEYS];
     size_t nkeys, max_request;
     int verify;
+    char token[SERVE_MAX_TOKEN + 1]; /* --token-file's; empty: none required */
     char devices[HPR_REPORT_MAX_DEVICES + 1][300]; /* for /status, read once at the start */
     size_t ndevices;
     unsigned threads;
@@ -82,6 +94,8 @@ typedef struct {
     unsigned char *body;
     size_t len, cap;
     int too_large;
+    unsigned refuse; /* an HTTP status decided from the headers: the body is dropped, then it is answered */
+    char why[400];
 } request;
 
 /* s with '"', '\' and control characters escaped for a JSON string (malloc'd). */
@@ -116,6 +130,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, char *body
         return MHD_NO;
     }
     MHD_add_response_header(r, "Content-Type", "application/json");
+    if (code == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
     enum MHD_Result ok = MHD_queue_response(c, code, r);
     MHD_destroy_response(r);
     return ok;
@@ -154,7 +170,8 @@ static const serve_key *find_key(const server *s, const char *name)
     return NULL;
 }
 
-/* A proof's HTTP status: a witness the key refuses is the client's error. */
+/* A proof's HTTP status: a witness the key refuses is the client's error, and so is one
+ * whose proof does not verify (--verify): it does not satisfy the circuit. */
 static unsigned status_code(hpr_status st)
 {
     switch (st) {
@@ -162,6 +179,7 @@ static unsigned status_code(hpr_status st)
     case HPR_ERR_WITNESS_LENGTH:
     case HPR_ERR_INVALID_ARGUMENT:
     case HPR_ERR_SCALAR_OUT_OF_RANGE: return 400;
+    case HPR_ERR_PROOF_INVALID: return 422;
     default: return 500;
     }
 }
@@ -186,8 +204,11 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
         cli_faults_after_proof(s->ctx, proof.report, NULL);
     if (st == HPR_OK && s->verify && (st = hpr_groth16_verify(s->ctx, k->prover, &proof)) != HPR_OK)
         hpr_groth16_proof_clear(&proof);
-    snprintf(detail, sizeof detail, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
-             hpr_ctx_error_detail(s->ctx));
+    if (st == HPR_ERR_PROOF_INVALID)
+        snprintf(detail, sizeof detail, "the witness does not satisfy the circuit: its proof does not verify");
+    else
+        snprintf(detail, sizeof detail, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
+                 hpr_ctx_error_detail(s->ctx));
     count(s, &s->running, -1);
     pthread_mutex_unlock(&s->prove_lock);
     pthread_mutex_lock(&s->stats_lock);
@@ -262,6 +283,44 @@ static void take_upload(const server *s, request *r, const char *data, size_t le
     r->len += len;
 }
 
+/* Whether a and b (NUL-terminated) are equal, in a time that depends on their lengths only. */
+static int same_secret(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    unsigned char diff = (unsigned char)(na != nb);
+    for (size_t i = 0; i < na; i++)
+        diff |= (unsigned char)a[i] ^ (unsigned char)(nb ? b[i % nb] : 0);
+    return diff == 0;
+}
+
+/* The request's Authorization header carries the server's token (or none is required). */
+static int authorized(const server *s, struct MHD_Connection *c)
+{
+    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!s->token[0])
+        return 1;
+    return auth && strncmp(auth, "Bearer ", 7) == 0 && same_secret(auth + 7, s->token);
+}
+
+/* The answer decided from the headers alone (0: none yet), its reason in r->why. */
+static unsigned refusal(const server *s, struct MHD_Connection *c, const char *url, const char *method, request *r)
+{
+    int prove = strcmp(url, "/prove") == 0, status = strcmp(url, "/status") == 0;
+    if (!authorized(s, c)) {
+        snprintf(r->why, sizeof r->why, "this server needs 'Authorization: Bearer TOKEN' (its --token-file)");
+        return MHD_HTTP_UNAUTHORIZED;
+    }
+    if (!prove && !status) {
+        snprintf(r->why, sizeof r->why, "no such path '%.200s' (POST /prove, GET /status)", url);
+        return MHD_HTTP_NOT_FOUND;
+    }
+    if ((prove && strcmp(method, "POST") != 0) || (status && strcmp(method, "GET") != 0)) {
+        snprintf(r->why, sizeof r->why, "%s does not take %.40s (POST /prove, GET /status)", url, method);
+        return MHD_HTTP_METHOD_NOT_ALLOWED;
+    }
+    return 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -272,11 +331,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!(r = calloc(1, sizeof *r)))
             return MHD_NO;
         *con_cls = r;
+        r->refuse = refusal(s, c, url, method, r);
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (length && strcmp(url, "/prove") == 0 && strtoull(length, NULL, 10) > s->max_request)
+        if (!r->refuse && length && strcmp(url, "/prove") == 0 && strtoull(length, NULL, 10) > s->max_request)
             return reply_error(c, 413, "the body has %s bytes, over the server's limit of %zu", length,
                                s->max_request);
         return MHD_YES;
+    }
+    if (r->refuse) { /* the body read and dropped, then the answer: a client still sending it gets it */
+        if (*upload_size) {
+            *upload_size = 0;
+            return MHD_YES;
+        }
+        return reply_error(c, r->refuse, "%s", r->why);
     }
     if (strcmp(url, "/prove") == 0 && strcmp(method, "POST") == 0) {
         if (*upload_size) {
@@ -288,11 +355,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return reply_error(c, 413, "the body is over the server's limit of %zu bytes", s->max_request);
         return prove(s, c, r);
     }
-    if (strcmp(url, "/status") == 0 && strcmp(method, "GET") == 0)
-        return status(s, c);
-    if (strcmp(url, "/prove") == 0 || strcmp(url, "/status") == 0)
-        return reply_error(c, 405, "%s does not take %s (POST /prove, GET /status)", url, method);
-    return reply_error(c, 404, "no such path '%s' (POST /prove, GET /status)", url);
+    return status(s, c); /* GET /status: refusal() let nothing else through */
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -320,6 +383,35 @@ static int parse_listen(const char *s, struct sockaddr_in *addr)
     addr->sin_family = AF_INET;
     addr->sin_port = htons((uint16_t)port);
     return inet_pton(AF_INET, host, &addr->sin_addr) == 1 ? 0 : -1;
+}
+
+/* The token of --token-file into s->token: the file's first line without its line end, 1 to
+ * SERVE_MAX_TOKEN visible ASCII characters. 0, or the exit status of a usage error. */
+static int read_token(server *s, const char *path)
+{
+    char line[SERVE_MAX_TOKEN + 3];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cli_usage_error("serve ", "--token-file '%s': cannot read it", path);
+    int got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    size_t n = got ? strcspn(line, "\r\n") : 0;
+    if (!got || n == 0 || n > SERVE_MAX_TOKEN) /* a longer line fills the buffer: n > SERVE_MAX_TOKEN */
+        return cli_usage_error("serve ", "--token-file '%s': its first line must hold the token, 1 to %d characters",
+                               path, SERVE_MAX_TOKEN);
+    for (size_t i = 0; i < n; i++)
+        if (line[i] <= ' ' || line[i] > '~')
+            return cli_usage_error("serve ", "--token-file '%s': the token must be visible ASCII characters, "
+                                   "no spaces", path);
+    memcpy(s->token, line, n);
+    s->token[n] = '\0';
+    return 0;
+}
+
+/* Whether addr is a loopback address (127.0.0.0/8). */
+static int is_loopback(const struct sockaddr_in *addr)
+{
+    return (ntohl(addr->sin_addr.s_addr) >> 24) == 127;
 }
 
 /* "NAME=FILE", or FILE named by its file name without ".zkey": the name into out, the path
@@ -422,7 +514,8 @@ static int run(server *s, const struct sockaddr_in *addr)
 int cmd_serve(int argc, char **argv)
 {
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
-    const char *precompute_s = NULL;
+    const char *precompute_s = NULL, *token_file = NULL;
+    int no_auth = 0;
     size_t npaths = 0;
     unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
     server s;
@@ -432,7 +525,8 @@ int cmd_serve(int argc, char **argv)
     const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &listen),
                             CLI_OPT("--max-request", &max_s), CLI_OPT("--devices", &devices), CLI_OPT("--threads", &threads_s),
                             CLI_OPT("--cpu-tier", &tier), CLI_OPT("--precompute", &precompute_s),
-                            CLI_OPT_FLAG("--verify", &s.verify)};
+                            CLI_OPT_FLAG("--verify", &s.verify), CLI_OPT("--token-file", &token_file),
+                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth)};
     rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;
@@ -440,6 +534,14 @@ int cmd_serve(int argc, char **argv)
         return cli_usage_error("serve ", "expected --zkey FILE and --listen ADDR:PORT");
     if (parse_listen(listen, &addr) != 0)
         return cli_usage_error("serve ", "--listen '%s' is not an IPv4 ADDR:PORT (e.g. 127.0.0.1:8080)", listen);
+    if (token_file && no_auth)
+        return cli_usage_error("serve ", "give --token-file or --insecure-no-auth, not both");
+    if (!is_loopback(&addr) && !token_file && !no_auth)
+        return cli_usage_error("serve ", "--listen '%s' is reachable from other machines: give --token-file FILE "
+                               "(clients then send 'Authorization: Bearer TOKEN') or, on a network whose every "
+                               "client you trust, --insecure-no-auth; there is no TLS (put a proxy in front)", listen);
+    if (token_file && (rc = read_token(&s, token_file)) != 0)
+        return rc;
     if (max_s && cli_parse_uint(max_s, 64, 1ull << 40, &max_request) != 0)
         return cli_usage_error("serve ", "--max-request '%s' is not a byte count from 64 to 2^40", max_s);
     if (precompute_s && cli_parse_uint(precompute_s, 1, 16, &precompute) != 0)
@@ -465,13 +567,14 @@ int cmd_serve(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *paths[SERVE_MAX_KEYS], *value[6] = {NULL};
+    const char *paths[SERVE_MAX_KEYS], *value[7] = {NULL};
     size_t npaths = 0;
-    int verify = 0;
+    int verify = 0, no_auth = 0;
     const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &value[0]),
                             CLI_OPT("--max-request", &value[1]), CLI_OPT("--devices", &value[2]), CLI_OPT("--threads", &value[3]),
                             CLI_OPT("--cpu-tier", &value[4]), CLI_OPT("--precompute", &value[5]),
-                            CLI_OPT_FLAG("--verify", &verify)};
+                            CLI_OPT_FLAG("--verify", &verify), CLI_OPT("--token-file", &value[6]),
+                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth)};
     int rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;

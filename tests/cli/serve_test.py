@@ -8,7 +8,13 @@ each zkey answers a proof that snarkjs accepts, with public.json equal to snarkj
 without ?zkey= (two loaded), an unknown zkey, a garbage body, a witness of another length, a
 body over the limit, a wrong method and an unknown path get their 4xx and a JSON error; four
 concurrent requests all succeed (they queue, and /status, answering meanwhile, counts them) and their proofs verify;
-SIGTERM stops the server with exit status 0. Without libmicrohttpd the command must say so.
+requests refused from their headers (PUT /prove, POST /status, POST to an unknown path) get their
+answer although they carry a body (it is read and dropped); a witness that does not satisfy the
+circuit is 422 (--verify); SIGTERM stops the server with exit status 0. Exposure: an address
+other than loopback is refused without --token-file or --insecure-no-auth (nothing is bound),
+both together and a bad token file are refused, and a server with --token-file answers 401
+(with WWW-Authenticate: Bearer) without the token or with a wrong one, and 200 with it.
+Without libmicrohttpd the command must say so.
 
 usage: serve_test.py HYPROVE SNARKJS FIXTURES_DIR
 """
@@ -33,15 +39,62 @@ def check(cond, what):
         failures.append(what)
 
 
-def request(base, path, data=None, method=None):
-    req = urllib.request.Request(base + path, data=data, method=method)
+def request(base, path, data=None, method=None, headers=None, want_headers=False):
+    req = urllib.request.Request(base + path, data=data, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(req, timeout=600) as r:
-            return r.status, r.read().decode()
+            got = (r.status, r.read().decode())
+            return got + (dict(r.headers),) if want_headers else got
     except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
+        got = (e.code, e.read().decode())
+        return got + (dict(e.headers),) if want_headers else got
     except (urllib.error.URLError, ConnectionError) as e:
-        return 0, str(e)
+        return (0, str(e), {}) if want_headers else (0, str(e))
+
+
+def unsatisfying(witness):
+    """The witness with its last value changed (to 2, or 3 if it was 2): still well-formed, no
+    longer satisfying the circuit's constraints."""
+    w = bytearray(witness)
+    new = 3 if w[-32] == 2 and not any(w[-31:]) else 2
+    w[-32:] = new.to_bytes(32, "little")
+    return bytes(w)
+
+
+def expect_refused(args, needle, what):
+    r = subprocess.run([HYPROVE, "serve"] + args, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and needle in r.stderr, f"{what} ({r.stderr.strip()[:300]})")
+
+
+def token_server(bn, out):
+    """A server with --token-file on loopback: 401 without the token or with another, 200 with it."""
+    token_file = os.path.join(out, "token")
+    with open(token_file, "w") as f:
+        f.write("s3cret-Token_42\n")
+    proc = subprocess.Popen([HYPROVE, "serve", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--listen",
+                             "127.0.0.1:0", "--devices", "cpu", "--precompute", "1", "--token-file", token_file],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    try:
+        check("http://" in line, f"a server with --token-file starts ({line.strip()})")
+        if "http://" not in line:
+            return
+        base = line.split()[3]
+        code, body, hdr = request(base, "/status", want_headers=True)
+        check(code == 401 and "Bearer" in error_of(body) and hdr.get("WWW-Authenticate") == "Bearer",
+              f"--token-file: no token is 401 with WWW-Authenticate: Bearer ({code} {error_of(body)})")
+        code, body = request(base, "/status", headers={"Authorization": "Bearer s3cret-Token_43"})
+        check(code == 401, f"--token-file: a wrong token is 401 ({code})")
+        code, body = request(base, "/prove?zkey=bn", b"x" * 300000, headers={"Authorization": "Basic abc"})
+        check(code == 401 and error_of(body) != "", f"--token-file: a body without the token is 401, answered ({code})")
+        code, body = request(base, "/status", headers={"Authorization": "Bearer s3cret-Token_42"})
+        check(code == 200 and json.loads(body).get("zkeys"), f"--token-file: the token is 200 ({code})")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def oversized_request(base, path, length):
@@ -95,6 +148,16 @@ def main():
     r = subprocess.run([HYPROVE, "serve", "--zkey", os.path.join(bn, "circuit.zkey"), "--listen", "127.0.0.1:0",
                         "--precompute", "17"], capture_output=True, text=True, timeout=60)
     check(r.returncode == 2 and "--precompute '17'" in r.stderr, f"--precompute 17 is refused ({r.stderr.strip()})")
+    zkey = ["--zkey", os.path.join(bn, "circuit.zkey")]
+    expect_refused(zkey + ["--listen", "0.0.0.0:0"], "--token-file",
+                   "a non-loopback --listen without --token-file or --insecure-no-auth is refused")
+    expect_refused(zkey + ["--listen", "127.0.0.1:0", "--token-file", "/nonexistent/token", "--insecure-no-auth"],
+                   "not both", "--token-file with --insecure-no-auth is refused")
+    expect_refused(zkey + ["--listen", "127.0.0.1:0", "--token-file", "/nonexistent/token"], "cannot read",
+                   "an unreadable --token-file is refused")
+    with tempfile.NamedTemporaryFile("w", suffix=".token") as empty:
+        expect_refused(zkey + ["--listen", "127.0.0.1:0", "--token-file", empty.name], "first line",
+                       "an empty --token-file is refused")
     proc = subprocess.Popen([HYPROVE, "serve", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--zkey",
                              "bls=" + os.path.join(bls, "circuit.zkey"), "--listen", "127.0.0.1:0", "--max-request", "1000000",
                              "--devices", "cpu", "--precompute", "2", "--verify"], stdout=subprocess.PIPE,
@@ -132,6 +195,11 @@ def main():
                 (f"/prove?zkey={key_bn}", wt_edge, None, 400, "nVars", "a witness of another length"),
                 ("/prove", None, "GET", 405, "POST", "GET /prove"),
                 ("/nowhere", None, "GET", 404, "nowhere", "an unknown path"),
+                (f"/prove?zkey={key_bn}", wt_bn, "PUT", 405, "PUT", "PUT /prove with a witness as its body"),
+                ("/status", b"x" * 300000, "POST", 405, "POST", "POST /status with a 300 kB body"),
+                ("/nope", b"x" * 300000, "POST", 404, "nope", "POST /nope with a 300 kB body"),
+                (f"/prove?zkey={key_bn}", unsatisfying(wt_bn), None, 422, "satisfy",
+                 "a witness that does not satisfy the circuit (--verify)"),
             ]:
                 code, body = request(base, path, data, method)
                 err = error_of(body)
@@ -160,8 +228,9 @@ def main():
                   f"GET /status answers during the proofs and counts them in its queue (seen {sorted(set(seen))})")
             code, body = request(base, "/status")
             st = json.loads(body) if code == 200 else {}
-            check(st.get("served") == 6 and st.get("failed") == 3 and st.get("queue") == {"running": 0, "waiting": 0},
-                  f"/status counts 6 proofs served, 3 refused witnesses and an empty queue ({body[-160:]})")
+            check(st.get("served") == 6 and st.get("failed") == 4 and st.get("queue") == {"running": 0, "waiting": 0},
+                  f"/status counts 6 proofs served, 4 refused witnesses and an empty queue ({body[-160:]})")
+            token_server(bn, out)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
