@@ -43,8 +43,10 @@ static const char *serve_help =
     "  GET /status              -> 200 {\"zkeys\": [...], \"devices\": [...], \"queue\": {...}}\n"
     "Errors answer {\"error\": \"...\"}: 400 bad witness or request, 401 without the token,\n"
     "404 unknown path or zkey, 405 wrong method, 413 body over --max-request (default 256 MiB),\n"
-    "422 a witness that does not satisfy the circuit (caught by --verify), 500 otherwise; every\n"
-    "error is answered whatever body the request carries. Proofs run\n"
+    "422 a witness that does not satisfy the circuit (caught by --verify), 503 with Retry-After\n"
+    "when the proof does not fit --max-memory now, 500 otherwise; malformed framing (two\n"
+    "Content-Lengths, Content-Length with Transfer-Encoding, HTTP/1.1 without one Host, %00 in\n"
+    "the path) is 400; every error is answered whatever body the request carries. Proofs run\n"
     "one at a time on the context's devices (--devices, default auto as groth16 prove); others queue. ADDR is an\n"
     "IPv4 address (127.0.0.1 for this machine only); PORT 0 picks a free port. An address other\n"
     "than loopback (127.0.0.0/8) needs --token-file FILE (every request must then carry\n"
@@ -61,6 +63,7 @@ static const char *serve_help =
 #if HPR_HAVE_MHD
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -68,6 +71,7 @@ static const char *serve_help =
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <strings.h>
 
 
 typedef struct {
@@ -132,6 +136,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, char *body
     MHD_add_response_header(r, "Content-Type", "application/json");
     if (code == MHD_HTTP_UNAUTHORIZED)
         MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
+    if (code == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(r, "Retry-After", "5");
     enum MHD_Result ok = MHD_queue_response(c, code, r);
     MHD_destroy_response(r);
     return ok;
@@ -180,6 +186,7 @@ static unsigned status_code(hpr_status st)
     case HPR_ERR_INVALID_ARGUMENT:
     case HPR_ERR_SCALAR_OUT_OF_RANGE: return 400;
     case HPR_ERR_PROOF_INVALID: return 422;
+    case HPR_ERR_OUT_OF_MEMORY: return 503; /* over --max-memory now: another try may fit */
     default: return 500;
     }
 }
@@ -302,10 +309,69 @@ static int authorized(const server *s, struct MHD_Connection *c)
     return auth && strncmp(auth, "Bearer ", 7) == 0 && same_secret(auth + 7, s->token);
 }
 
+/* How many times the framing headers occur (names compared without case). */
+typedef struct {
+    unsigned content_length, transfer_encoding, host;
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    framing *f = cls;
+    (void)kind, (void)value;
+    f->content_length += strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0;
+    f->transfer_encoding += strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0;
+    f->host += strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0;
+    return MHD_YES;
+}
+
+/* Malformed framing, which a proxy in front could read otherwise than this server (request
+ * smuggling): 400 with the reason in why, else 0. */
+static unsigned bad_framing(struct MHD_Connection *c, const char *url, const char *version, char *why, size_t len)
+{
+    framing f = {0, 0, 0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+    if (f.content_length > 1)
+        snprintf(why, len, "%u Content-Length headers: send one", f.content_length);
+    else if (f.content_length && f.transfer_encoding)
+        snprintf(why, len, "both Content-Length and Transfer-Encoding: send one");
+    else if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 && f.host != 1)
+        snprintf(why, len, "an HTTP/1.1 request needs one Host header (it has %u)", f.host);
+    else if (strstr(url, "%00"))
+        snprintf(why, len, "the path holds an encoded NUL (%%00)");
+    else
+        return 0;
+    return MHD_HTTP_BAD_REQUEST;
+}
+
+/* The server's percent-decoding of paths and arguments: as libmicrohttpd's, except that %00
+ * stays encoded (a NUL would cut the path short: "/prove%00x" would read as "/prove"), for
+ * bad_framing to refuse. */
+static size_t unescape_keeping_nul(void *cls, struct MHD_Connection *c, char *s)
+{
+    char *out = s;
+    (void)cls, (void)c;
+    for (const char *in = s; *in;) {
+        unsigned v;
+        if (in[0] == '%' && isxdigit((unsigned char)in[1]) && isxdigit((unsigned char)in[2]) &&
+            sscanf(in + 1, "%2x", &v) == 1 && v != 0) {
+            *out++ = (char)v;
+            in += 3;
+        } else {
+            *out++ = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 /* The answer decided from the headers alone (0: none yet), its reason in r->why. */
-static unsigned refusal(const server *s, struct MHD_Connection *c, const char *url, const char *method, request *r)
+static unsigned refusal(const server *s, struct MHD_Connection *c, const char *url, const char *method,
+                        const char *version, request *r)
 {
     int prove = strcmp(url, "/prove") == 0, status = strcmp(url, "/status") == 0;
+    unsigned framing_status = bad_framing(c, url, version, r->why, sizeof r->why);
+    if (framing_status)
+        return framing_status;
     if (!authorized(s, c)) {
         snprintf(r->why, sizeof r->why, "this server needs 'Authorization: Bearer TOKEN' (its --token-file)");
         return MHD_HTTP_UNAUTHORIZED;
@@ -326,12 +392,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     server *s = cls;
     request *r = *con_cls;
-    (void)version;
     if (!r) { /* the headers: the body, if any, comes in the next calls */
         if (!(r = calloc(1, sizeof *r)))
             return MHD_NO;
         *con_cls = r;
-        r->refuse = refusal(s, c, url, method, r);
+        r->refuse = refusal(s, c, url, method, version, r);
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (!r->refuse && length && strcmp(url, "/prove") == 0 && strtoull(length, NULL, 10) > s->max_request)
             return reply_error(c, 413, "the body has %s bytes, over the server's limit of %zu", length,
@@ -496,7 +561,8 @@ static int run(server *s, const struct sockaddr_in *addr)
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request, s,
         MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL, MHD_OPTION_END);
     if (!d)
         return cli_error("cannot listen on %s:%u (in use, or not an address of this machine)",
                          inet_ntoa(addr->sin_addr), (unsigned)ntohs(addr->sin_port));

@@ -10,7 +10,8 @@ body over the limit, a wrong method and an unknown path get their 4xx and a JSON
 concurrent requests all succeed (they queue, and /status, answering meanwhile, counts them) and their proofs verify;
 requests refused from their headers (PUT /prove, POST /status, POST to an unknown path) get their
 answer although they carry a body (it is read and dropped); a witness that does not satisfy the
-circuit is 422 (--verify); SIGTERM stops the server with exit status 0. Exposure: an address
+circuit is 422 (--verify); malformed framing (two Content-Lengths, Content-Length with
+Transfer-Encoding, HTTP/1.1 without Host, %00 in the path) is 400; SIGTERM stops the server with exit status 0. Exposure: an address
 other than loopback is refused without --token-file or --insecure-no-auth (nothing is bound),
 both together and a bad token file are refused, and a server with --token-file answers 401
 (with WWW-Authenticate: Bearer) without the token or with a wrong one, and 200 with it.
@@ -22,6 +23,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -50,6 +52,23 @@ def request(base, path, data=None, method=None, headers=None, want_headers=False
         return got + (dict(e.headers),) if want_headers else got
     except (urllib.error.URLError, ConnectionError) as e:
         return (0, str(e), {}) if want_headers else (0, str(e))
+
+
+def raw_status(base, text):
+    """The status code of the answer to a request written byte for byte (0: none)."""
+    host, port = base.split("//")[1].split(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=60) as sock:
+            sock.sendall(text.encode())
+            answer = b""
+            while b"\r\n" not in answer:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        return int(answer.split(b" ")[1]) if answer.startswith(b"HTTP/") else 0
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def unsatisfying(witness):
@@ -204,6 +223,17 @@ def main():
                 code, body = request(base, path, data, method)
                 err = error_of(body)
                 check(code == want and err != "" and needle in err, f"{what}: {want} with a JSON error ({code} {err})")
+            for text, want, what in [
+                ("POST /prove?zkey=bn HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", 400,
+                 "two Content-Length headers"),
+                ("POST /prove?zkey=bn HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 "5\r\nhello\r\n0\r\n\r\n", 400, "Content-Length with Transfer-Encoding: chunked"),
+                ("GET /status HTTP/1.1\r\nConnection: close\r\n\r\n", 400, "HTTP/1.1 without Host"),
+                ("GET /status%00x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 400, "%00 in the path"),
+                ("GET /status HTTP/1.0\r\n\r\n", 200, "HTTP/1.0 without Host (allowed)"),
+            ]:
+                code = raw_status(base, text)
+                check(code == want, f"{what}: {want} ({code})")
             code, body = oversized_request(base, f"/prove?zkey={key_bn}", 1000001)
             err = error_of(body)
             check(code == 413 and "limit" in err, f"a body over --max-request: 413 before the upload ({code} {err})")
