@@ -34,7 +34,7 @@
 static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
     "                     [--devices D] [--threads T] [--cpu-tier T] [--precompute F] [--verify]\n"
-    "                     [--token-file FILE | --insecure-no-auth]\n"
+    "                     [--token-file FILE | --insecure-no-auth] [--drain-timeout S]\n"
     "\n"
     "A Groth16 proving server over HTTP. Each zkey is loaded once, named NAME or by its file\n"
     "name without .zkey. Requests:\n"
@@ -53,7 +53,11 @@ static const char *serve_help =
     "'Authorization: Bearer TOKEN', TOKEN the file's first line) or an explicit --insecure-no-auth;\n"
     "the token may be given on loopback too. There is no TLS: put a TLS proxy in front of a\n"
     "server that other machines reach (docs/server.md). The first line\n"
-    "on stdout says where it listens. SIGINT or SIGTERM stops it. --verify checks each proof\n"
+    "on stdout says where it listens. SIGINT or SIGTERM stops it: no new connection, the proofs\n"
+    "running, queued or uploading are finished and answered within --drain-timeout S seconds\n"
+    "(default 60), then the rest answer 503 (a running proof is stopped); SIGHUP is ignored. A\n"
+    "queued request whose client has closed its connection is dropped, not proved (/status\n"
+    "counts it as abandoned). --verify checks each proof\n"
     "before sending it. --precompute F keeps each zkey's MSM sections precomputed F times\n"
     "(hpr_groth16_prover_precompute: F times their memory, made before serving: about 4-20\n"
     "proofs' time; 2 makes each proof about 5% faster on the CPU tiers, so it pays after some\n"
@@ -70,8 +74,12 @@ static const char *serve_help =
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 
 typedef struct {
@@ -90,14 +98,16 @@ typedef struct {
     unsigned threads;
     pthread_mutex_t prove_lock; /* the context: one proof at a time */
     pthread_mutex_t stats_lock;
-    unsigned waiting, running;
-    unsigned long long served, failed;
+    unsigned waiting, running, open_proofs; /* open_proofs: POST /prove requests not yet completed */
+    unsigned long long served, failed, abandoned, turned_away;
+    volatile int stopping; /* the drain timeout has passed: requests not yet proved answer 503 */
+    unsigned drain_timeout;
 } server;
 
 typedef struct {
     unsigned char *body;
     size_t len, cap;
-    int too_large;
+    int too_large, counted; /* counted: in open_proofs */
     unsigned refuse; /* an HTTP status decided from the headers: the body is dropped, then it is answered */
     char why[400];
 } request;
@@ -186,9 +196,23 @@ static unsigned status_code(hpr_status st)
     case HPR_ERR_INVALID_ARGUMENT:
     case HPR_ERR_SCALAR_OUT_OF_RANGE: return 400;
     case HPR_ERR_PROOF_INVALID: return 422;
-    case HPR_ERR_OUT_OF_MEMORY: return 503; /* over --max-memory now: another try may fit */
+    case HPR_ERR_OUT_OF_MEMORY: /* over --max-memory now: another try may fit */
+    case HPR_ERR_CANCELLED: return 503; /* stopped by the drain timeout */
     default: return 500;
     }
+}
+
+/* Whether the client has closed its connection (an orderly close read ahead of any data). */
+static int client_gone(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    char byte;
+    if (!info)
+        return 0;
+    struct pollfd p = {info->connect_fd, POLLIN, 0};
+    if (poll(&p, 1, 0) != 1)
+        return 0;
+    return (p.revents & (POLLHUP | POLLERR)) || recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
 static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request *r)
@@ -205,6 +229,17 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
     count(s, &s->waiting, 1);
     pthread_mutex_lock(&s->prove_lock);
     count(s, &s->waiting, -1);
+    if (s->stopping || client_gone(c)) { /* nobody to answer, or no time left: not proved */
+        int gone = !s->stopping;
+        pthread_mutex_unlock(&s->prove_lock);
+        pthread_mutex_lock(&s->stats_lock);
+        if (gone)
+            s->abandoned++;
+        else
+            s->turned_away++;
+        pthread_mutex_unlock(&s->stats_lock);
+        return gone ? MHD_NO : reply_error(c, 503, "the server is shutting down: try again elsewhere or later");
+    }
     count(s, &s->running, 1);
     hpr_status st = hpr_groth16_prove(s->ctx, k->prover, r->body ? r->body : (const unsigned char *)"", r->len, &proof);
     if (st == HPR_OK) /* a device that failed: one warning line in the server's log */
@@ -213,6 +248,8 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
         hpr_groth16_proof_clear(&proof);
     if (st == HPR_ERR_PROOF_INVALID)
         snprintf(detail, sizeof detail, "the witness does not satisfy the circuit: its proof does not verify");
+    else if (st == HPR_ERR_CANCELLED)
+        snprintf(detail, sizeof detail, "the server is shutting down: the proof was stopped (try again later)");
     else
         snprintf(detail, sizeof detail, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
                  hpr_ctx_error_detail(s->ctx));
@@ -261,8 +298,8 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c)
     pthread_mutex_lock(&s->stats_lock);
     snprintf(body + used, cap - used,
              "], \"threads\": %u, \"queue\": {\"running\": %u, \"waiting\": %u}, \"served\": %llu, \"failed\": %llu, "
-             "\"max_request\": %zu}",
-             s->threads, s->running, s->waiting, s->served, s->failed, s->max_request);
+             "\"abandoned\": %llu, \"max_request\": %zu}",
+             s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request);
     pthread_mutex_unlock(&s->stats_lock);
     return reply(c, 200, body);
 }
@@ -397,6 +434,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return MHD_NO;
         *con_cls = r;
         r->refuse = refusal(s, c, url, method, version, r);
+        if (!r->refuse && strcmp(url, "/prove") == 0) {
+            count(s, &s->open_proofs, 1);
+            r->counted = 1;
+        }
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (!r->refuse && length && strcmp(url, "/prove") == 0 && strtoull(length, NULL, 10) > s->max_request)
             return reply_error(c, 413, "the body has %s bytes, over the server's limit of %zu", length,
@@ -426,8 +467,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
     request *r = *con_cls;
-    (void)cls, (void)c, (void)toe;
+    (void)c, (void)toe;
     if (r) {
+        if (r->counted)
+            count(cls, &((server *)cls)->open_proofs, -1);
         free(r->body);
         free(r);
         *con_cls = NULL;
@@ -549,18 +592,64 @@ static void list_devices(server *s)
     s->threads = hpr_ctx_threads(s->ctx);
 }
 
-/* Serves until SIGINT or SIGTERM. */
+static unsigned open_proofs(server *s)
+{
+    pthread_mutex_lock(&s->stats_lock);
+    unsigned n = s->open_proofs;
+    pthread_mutex_unlock(&s->stats_lock);
+    return n;
+}
+
+/* Waits until no POST /prove is open or the monotonic clock passes deadline; 1 when none is. */
+static int wait_for_open_proofs(server *s, const struct timespec *deadline)
+{
+    const struct timespec tick = {0, 20 * 1000 * 1000};
+    struct timespec now;
+    while (open_proofs(s) > 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+            return 0;
+        nanosleep(&tick, NULL);
+    }
+    return 1;
+}
+
+/* After SIGINT or SIGTERM: no new connection; the proofs running, queued or still uploading
+ * finish and are answered within --drain-timeout seconds; then the rest answer 503 (a running
+ * proof is cancelled) and get a few seconds to be sent. */
+static void drain(server *s, struct MHD_Daemon *d)
+{
+    struct timespec deadline;
+    MHD_socket listen_fd = MHD_quiesce_daemon(d);
+    if (listen_fd != MHD_INVALID_SOCKET)
+        close(listen_fd);
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += (time_t)s->drain_timeout;
+    if (open_proofs(s) > 0)
+        fprintf(stderr, "serve: draining: %u request(s) open, at most %u s\n", open_proofs(s), s->drain_timeout);
+    if (wait_for_open_proofs(s, &deadline))
+        return;
+    s->stopping = 1;
+    hpr_ctx_cancel(s->ctx);
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += 5;
+    (void)wait_for_open_proofs(s, &deadline);
+}
+
+/* Serves until SIGINT or SIGTERM, then drains; SIGHUP is ignored (a server started from a
+ * terminal outlives it). */
 static int run(server *s, const struct sockaddr_in *addr)
 {
     sigset_t stop;
     int sig;
+    signal(SIGHUP, SIG_IGN);
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL); /* the server's threads inherit the mask */
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request, s,
-        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC, 0, NULL, NULL, on_request, s,
+        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL, MHD_OPTION_END);
     if (!d)
@@ -571,19 +660,22 @@ static int run(server *s, const struct sockaddr_in *addr)
            info ? (unsigned)info->port : (unsigned)ntohs(addr->sin_port), s->nkeys);
     fflush(stdout);
     sigwait(&stop, &sig);
+    drain(s, d);
     MHD_stop_daemon(d);
-    printf("hyprove: stopped (%s); %llu proofs served, %llu failed\n", sig == SIGINT ? "SIGINT" : "SIGTERM", s->served,
-           s->failed);
+    printf("hyprove: stopped (%s); %llu proofs served, %llu failed, %llu abandoned by their clients, %llu turned "
+           "away by the drain timeout\n",
+           sig == SIGINT ? "SIGINT" : "SIGTERM", s->served, s->failed, s->abandoned, s->turned_away);
     return CLI_EXIT_OK;
 }
 
 int cmd_serve(int argc, char **argv)
 {
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
-    const char *precompute_s = NULL, *token_file = NULL;
+    const char *precompute_s = NULL, *token_file = NULL, *drain_s = NULL;
     int no_auth = 0;
     size_t npaths = 0;
     unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
+    unsigned long long drain_timeout = 60;
     server s;
     struct sockaddr_in addr;
     int rc;
@@ -592,7 +684,7 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT("--max-request", &max_s), CLI_OPT("--devices", &devices), CLI_OPT("--threads", &threads_s),
                             CLI_OPT("--cpu-tier", &tier), CLI_OPT("--precompute", &precompute_s),
                             CLI_OPT_FLAG("--verify", &s.verify), CLI_OPT("--token-file", &token_file),
-                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth)};
+                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &drain_s)};
     rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;
@@ -612,6 +704,9 @@ int cmd_serve(int argc, char **argv)
         return cli_usage_error("serve ", "--max-request '%s' is not a byte count from 64 to 2^40", max_s);
     if (precompute_s && cli_parse_uint(precompute_s, 1, 16, &precompute) != 0)
         return cli_usage_error("serve ", "--precompute '%s' is not an integer in 1..16", precompute_s);
+    if (drain_s && cli_parse_uint(drain_s, 0, 86400, &drain_timeout) != 0)
+        return cli_usage_error("serve ", "--drain-timeout '%s' is not a number of seconds in 0..86400", drain_s);
+    s.drain_timeout = (unsigned)drain_timeout;
     s.max_request = (size_t)max_request;
     if ((rc = cli_ctx_from_options(devices, threads_s, tier, "serve ", NULL, &s.ctx)) != 0)
         return rc;
@@ -633,14 +728,14 @@ int cmd_serve(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *paths[SERVE_MAX_KEYS], *value[7] = {NULL};
+    const char *paths[SERVE_MAX_KEYS], *value[8] = {NULL};
     size_t npaths = 0;
     int verify = 0, no_auth = 0;
     const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &value[0]),
                             CLI_OPT("--max-request", &value[1]), CLI_OPT("--devices", &value[2]), CLI_OPT("--threads", &value[3]),
                             CLI_OPT("--cpu-tier", &value[4]), CLI_OPT("--precompute", &value[5]),
                             CLI_OPT_FLAG("--verify", &verify), CLI_OPT("--token-file", &value[6]),
-                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth)};
+                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &value[7])};
     int rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;

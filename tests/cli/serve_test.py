@@ -15,7 +15,10 @@ Transfer-Encoding, HTTP/1.1 without Host, %00 in the path) is 400; SIGTERM stops
 other than loopback is refused without --token-file or --insecure-no-auth (nothing is bound),
 both together and a bad token file are refused, and a server with --token-file answers 401
 (with WWW-Authenticate: Bearer) without the token or with a wrong one, and 200 with it.
-Without libmicrohttpd the command must say so.
+SIGTERM with six proofs queued answers all six (--drain-timeout 120) or each with 200 or 503
+(--drain-timeout 0), never an empty reply; requests whose clients closed their sockets right
+after sending are dropped, at least one of five (the first may be proved before the close is
+seen). Without libmicrohttpd the command must say so.
 
 usage: serve_test.py HYPROVE SNARKJS FIXTURES_DIR
 """
@@ -114,6 +117,91 @@ def token_server(bn, out):
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def start_server(args):
+    """A server on 127.0.0.1 port 0: (process, base URL or None)."""
+    proc = subprocess.Popen([HYPROVE, "serve", "--listen", "127.0.0.1:0", "--devices", "cpu", "--precompute", "1"] + args,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    return proc, (line.split()[3] if "http://" in line else None)
+
+
+def status_of(base):
+    code, body = request(base, "/status")
+    return json.loads(body) if code == 200 else {}
+
+
+def wait_until(base, accepted, before):
+    """Polls /status until `accepted` proofs were taken since `before` (served, failed,
+    abandoned, running or waiting: uploads count once they queue), at most 300 s."""
+    for _ in range(30000):
+        st = status_of(base)
+        q = st.get("queue", {})
+        taken = st.get("served", 0) + st.get("failed", 0) + st.get("abandoned", 0) + q.get("running", 0) + \
+            q.get("waiting", 0) - before
+        if taken >= accepted:
+            return True
+        threading.Event().wait(0.01)
+    return False
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    return proc.returncode, out, err
+
+
+def drain_and_abandon(bls, wt_bls):
+    """SIGTERM with proofs queued: with --drain-timeout 120 all are answered 200; with 0, each
+    client gets 200 or 503 (none an empty reply). Requests whose clients closed their sockets
+    right after sending are dropped, not proved."""
+    for timeout, allowed in (("120", {200}), ("0", {200, 503})):
+        proc, base = start_server(["--zkey", "bls=" + os.path.join(bls, "circuit.zkey"), "--drain-timeout", timeout])
+        check(base is not None, f"a server with --drain-timeout {timeout} starts")
+        if base is None:
+            proc.kill()
+            continue
+        results = [None] * 6
+
+        def worker(i):
+            results[i] = request(base, "/prove", wt_bls)
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        check(wait_until(base, 6, 0), f"--drain-timeout {timeout}: the six requests are taken")
+        rc, out, err = stop(proc)
+        for t in threads:
+            t.join()
+        codes = [c for c, _ in results]
+        check(all(c in allowed for c in codes) and all(c == 200 or "shutting down" in error_of(b) for c, b in results),
+              f"SIGTERM, --drain-timeout {timeout}: every queued client is answered, {sorted(allowed)} ({codes})")
+        check(rc == 0 and f"{codes.count(200)} proofs served" in out,
+              f"--drain-timeout {timeout}: exit 0 and the served count said ({rc} {out.strip()[-160:]})")
+    proc, base = start_server(["--zkey", "bls=" + os.path.join(bls, "circuit.zkey")])
+    if base is None:
+        check(False, "a server for the abandoned requests starts")
+        proc.kill()
+        return
+    host, port = base.split("//")[1].split(":")
+    head = f"POST /prove HTTP/1.1\r\nHost: h\r\nContent-Length: {len(wt_bls)}\r\n\r\n".encode()
+    for _ in range(5):  # sent whole, then the socket closed at once
+        with socket.create_connection((host, int(port)), timeout=60) as sock:
+            sock.sendall(head + wt_bls)
+    for _ in range(30000):  # until the queue is empty and no request is open
+        st = status_of(base)
+        if st.get("queue") == {"running": 0, "waiting": 0} and st.get("served", 0) + st.get("abandoned", 0) >= 5:
+            break
+        threading.Event().wait(0.01)
+    st = status_of(base)
+    check(st.get("abandoned", 0) >= 1 and st.get("served", 0) + st.get("abandoned", 0) == 5,
+          f"five requests whose clients left: at least one dropped, not proved (served {st.get('served')}, "
+          f"abandoned {st.get('abandoned')})")
+    stop(proc)
 
 
 def oversized_request(base, path, length):
@@ -258,9 +346,11 @@ def main():
                   f"GET /status answers during the proofs and counts them in its queue (seen {sorted(set(seen))})")
             code, body = request(base, "/status")
             st = json.loads(body) if code == 200 else {}
-            check(st.get("served") == 6 and st.get("failed") == 4 and st.get("queue") == {"running": 0, "waiting": 0},
+            check(st.get("served") == 6 and st.get("failed") == 4 and st.get("abandoned") == 0
+                  and st.get("queue") == {"running": 0, "waiting": 0},
                   f"/status counts 6 proofs served, 4 refused witnesses and an empty queue ({body[-160:]})")
             token_server(bn, out)
+            drain_and_abandon(bls, wt_bls)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
