@@ -44,7 +44,7 @@ static const char *serve_help =
     "Errors answer {\"error\": \"...\"}: 400 bad witness or request, 401 without the token,\n"
     "404 unknown path or zkey, 405 wrong method, 413 body over --max-request (default 256 MiB),\n"
     "422 a witness that does not satisfy the circuit (caught by --verify), 503 with Retry-After\n"
-    "when the proof does not fit --max-memory now, 500 otherwise; malformed framing (two\n"
+    "when the proof does not fit the memory limit now, 500 otherwise; malformed framing (two\n"
     "Content-Lengths, Content-Length with Transfer-Encoding, HTTP/1.1 without one Host, %00 in\n"
     "the path) is 400; every error is answered whatever body the request carries. Proofs run\n"
     "one at a time on the context's devices (--devices, default auto as groth16 prove); others queue. ADDR is an\n"
