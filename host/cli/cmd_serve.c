@@ -35,12 +35,15 @@ static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
     "                     [--devices D] [--threads T] [--cpu-tier T] [--precompute F] [--verify]\n"
     "                     [--token-file FILE | --insecure-no-auth] [--drain-timeout S]\n"
+    "                     [--access-log FILE|-]\n"
     "\n"
     "A Groth16 proving server over HTTP. Each zkey is loaded once, named NAME or by its file\n"
     "name without .zkey. Requests:\n"
     "  POST /prove[?zkey=NAME]  body: a .wtns file's bytes (NAME may be left out when one zkey\n"
     "                           is loaded) -> 200 {\"proof\": {...}, \"public\": [...]}\n"
     "  GET /status              -> 200 {\"zkeys\": [...], \"devices\": [...], \"queue\": {...}}\n"
+    "                           (each zkey with its served, failed and abandoned counts)\n"
+    "  GET /metrics             -> 200 the counters in Prometheus' text format\n"
     "Errors answer {\"error\": \"...\"}: 400 bad witness or request, 401 without the token,\n"
     "404 unknown path or zkey, 405 wrong method, 413 body over --max-request (default 256 MiB),\n"
     "422 a witness that does not satisfy the circuit (caught by --verify), 503 with Retry-After\n"
@@ -57,7 +60,8 @@ static const char *serve_help =
     "running, queued or uploading are finished and answered within --drain-timeout S seconds\n"
     "(default 60), then the rest answer 503 (a running proof is stopped); SIGHUP is ignored. A\n"
     "queued request whose client has closed its connection is dropped, not proved (/status\n"
-    "counts it as abandoned). --verify checks each proof\n"
+    "counts it as abandoned). --access-log FILE (or - for stderr) appends one JSON line per\n"
+    "request: time, client, method, path, zkey, status, bytes, queue and prove ms. --verify checks each proof\n"
     "before sending it. --precompute F keeps each zkey's MSM sections precomputed F times\n"
     "(hpr_groth16_prover_precompute: F times their memory, made before serving: about 4-20\n"
     "proofs' time; 2 makes each proof about 5% faster on the CPU tiers, so it pays after some\n"
@@ -85,7 +89,13 @@ static const char *serve_help =
 typedef struct {
     char name[128];
     hpr_groth16_prover *prover;
+    unsigned long long served, failed, abandoned; /* under the server's stats_lock */
+    double prove_seconds;
 } serve_key;
+
+/* The statuses the server answers, counted for /metrics (the last: any other). */
+static const unsigned serve_codes[] = {200, 400, 401, 404, 405, 413, 422, 500, 503, 0};
+#define SERVE_NCODES (sizeof serve_codes / sizeof serve_codes[0])
 
 typedef struct {
     hpr_ctx *ctx;
@@ -102,6 +112,8 @@ typedef struct {
     unsigned long long served, failed, abandoned, turned_away;
     volatile int stopping; /* the drain timeout has passed: requests not yet proved answer 503 */
     unsigned drain_timeout;
+    unsigned long long answers[SERVE_NCODES]; /* by serve_codes, under stats_lock */
+    FILE *access_log;                         /* NULL: none; written under stats_lock */
 } server;
 
 typedef struct {
@@ -110,6 +122,13 @@ typedef struct {
     int too_large, counted; /* counted: in open_proofs */
     unsigned refuse; /* an HTTP status decided from the headers: the body is dropped, then it is answered */
     char why[400];
+    /* for the access log */
+    struct timespec start;     /* the headers' arrival (monotonic) */
+    double queue_ms, prove_ms; /* waiting for the context, proving (and verifying) */
+    unsigned code;             /* the answer's status, 0: none sent */
+    size_t bytes_out;
+    char method[16], path[128];
+    const char *zkey; /* the key's name, or NULL */
 } request;
 
 /* s with '"', '\' and control characters escaped for a JSON string (malloc'd). */
@@ -134,26 +153,34 @@ static char *json_escape(const char *s)
     return out;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, char *body)
+/* Queues body (malloc'd, taken) as the answer, recorded in r for the access log. */
+static enum MHD_Result reply_as(struct MHD_Connection *c, request *r, unsigned code, char *body, const char *type)
 {
     if (!body)
         return MHD_NO;
-    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
-    if (!r) {
+    struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
         free(body);
         return MHD_NO;
     }
-    MHD_add_response_header(r, "Content-Type", "application/json");
+    r->code = code;
+    r->bytes_out = strlen(body);
+    MHD_add_response_header(resp, "Content-Type", type);
     if (code == MHD_HTTP_UNAUTHORIZED)
-        MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
+        MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
     if (code == MHD_HTTP_SERVICE_UNAVAILABLE)
-        MHD_add_response_header(r, "Retry-After", "5");
-    enum MHD_Result ok = MHD_queue_response(c, code, r);
-    MHD_destroy_response(r);
+        MHD_add_response_header(resp, "Retry-After", "5");
+    enum MHD_Result ok = MHD_queue_response(c, code, resp);
+    MHD_destroy_response(resp);
     return ok;
 }
 
-static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned code, const char *fmt, ...)
+static enum MHD_Result reply(struct MHD_Connection *c, request *r, unsigned code, char *body)
+{
+    return reply_as(c, r, code, body, "application/json");
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c, request *r, unsigned code, const char *fmt, ...)
 {
     char msg[1024], *esc, *body;
     va_list ap;
@@ -166,7 +193,7 @@ static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned code, cons
     if (body)
         sprintf(body, "{\"error\": \"%s\"}", esc);
     free(esc);
-    return reply(c, code, body);
+    return reply(c, r, code, body);
 }
 
 static void count(server *s, unsigned *field, int delta)
@@ -176,7 +203,7 @@ static void count(server *s, unsigned *field, int delta)
     pthread_mutex_unlock(&s->stats_lock);
 }
 
-static const serve_key *find_key(const server *s, const char *name)
+static serve_key *find_key(server *s, const char *name)
 {
     if (!name)
         return s->nkeys == 1 ? &s->keys[0] : NULL;
@@ -215,54 +242,92 @@ static int client_gone(struct MHD_Connection *c)
     return (p.revents & (POLLHUP | POLLERR)) || recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
-static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request *r)
+static double ms_since(const struct timespec *t0)
 {
-    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
-    const serve_key *k = find_key(s, name);
-    hpr_groth16_report report = {.struct_size = sizeof report};
-    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
-    char detail[600], *pj = NULL, *uj = NULL;
-    if (!k && !name)
-        return reply_error(c, 400, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
-    if (!k)
-        return reply_error(c, 404, "no zkey named '%s' (see GET /status)", name);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Waits for the context (prove_lock). 1 with it held; 0 without it when the request is not to
+ * be proved: its client has gone (abandoned) or the drain timeout has passed (*refused 503). */
+static int take_turn(server *s, struct MHD_Connection *c, request *r, serve_key *k, unsigned *refused)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     count(s, &s->waiting, 1);
     pthread_mutex_lock(&s->prove_lock);
     count(s, &s->waiting, -1);
-    if (s->stopping || client_gone(c)) { /* nobody to answer, or no time left: not proved */
-        int gone = !s->stopping;
-        pthread_mutex_unlock(&s->prove_lock);
-        pthread_mutex_lock(&s->stats_lock);
-        if (gone)
-            s->abandoned++;
-        else
-            s->turned_away++;
-        pthread_mutex_unlock(&s->stats_lock);
-        return gone ? MHD_NO : reply_error(c, 503, "the server is shutting down: try again elsewhere or later");
-    }
-    count(s, &s->running, 1);
-    hpr_status st = hpr_groth16_prove(s->ctx, k->prover, r->body ? r->body : (const unsigned char *)"", r->len, &proof);
-    if (st == HPR_OK) /* a device that failed: one warning line in the server's log */
-        cli_faults_after_proof(s->ctx, proof.report, NULL);
-    if (st == HPR_OK && s->verify && (st = hpr_groth16_verify(s->ctx, k->prover, &proof)) != HPR_OK)
-        hpr_groth16_proof_clear(&proof);
-    if (st == HPR_ERR_PROOF_INVALID)
-        snprintf(detail, sizeof detail, "the witness does not satisfy the circuit: its proof does not verify");
-    else if (st == HPR_ERR_CANCELLED)
-        snprintf(detail, sizeof detail, "the server is shutting down: the proof was stopped (try again later)");
-    else
-        snprintf(detail, sizeof detail, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
-                 hpr_ctx_error_detail(s->ctx));
-    count(s, &s->running, -1);
+    r->queue_ms = ms_since(&t0);
+    *refused = 0;
+    if (!s->stopping && !client_gone(c))
+        return 1;
     pthread_mutex_unlock(&s->prove_lock);
     pthread_mutex_lock(&s->stats_lock);
-    if (st == HPR_OK)
-        s->served++;
-    else
-        s->failed++;
+    if (s->stopping) {
+        s->turned_away++;
+        *refused = 503;
+    } else {
+        s->abandoned++;
+        k->abandoned++;
+    }
     pthread_mutex_unlock(&s->stats_lock);
+    return 0;
+}
+
+/* The proof (verified under --verify) with prove_lock held, counted; detail says why not. */
+static hpr_status prove_counted(server *s, serve_key *k, request *r, hpr_groth16_proof *proof, char *detail, size_t len)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    count(s, &s->running, 1);
+    hpr_status st = hpr_groth16_prove(s->ctx, k->prover, r->body ? r->body : (const unsigned char *)"", r->len, proof);
+    if (st == HPR_OK) /* a device that failed: one warning line in the server's log */
+        cli_faults_after_proof(s->ctx, proof->report, NULL);
+    if (st == HPR_OK && s->verify && (st = hpr_groth16_verify(s->ctx, k->prover, proof)) != HPR_OK)
+        hpr_groth16_proof_clear(proof);
+    if (st == HPR_ERR_PROOF_INVALID)
+        snprintf(detail, len, "the witness does not satisfy the circuit: its proof does not verify");
+    else if (st == HPR_ERR_CANCELLED)
+        snprintf(detail, len, "the server is shutting down: the proof was stopped (try again later)");
+    else
+        snprintf(detail, len, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
+                 hpr_ctx_error_detail(s->ctx));
+    count(s, &s->running, -1);
+    r->prove_ms = ms_since(&t0);
+    pthread_mutex_lock(&s->stats_lock);
+    if (st == HPR_OK) {
+        s->served++;
+        k->served++;
+    } else {
+        s->failed++;
+        k->failed++;
+    }
+    k->prove_seconds += r->prove_ms / 1e3;
+    pthread_mutex_unlock(&s->stats_lock);
+    return st;
+}
+
+static enum MHD_Result prove(server *s, struct MHD_Connection *c, request *r)
+{
+    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
+    serve_key *k = find_key(s, name);
+    hpr_groth16_report report = {.struct_size = sizeof report};
+    hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
+    char detail[600], *pj = NULL, *uj = NULL;
+    unsigned refused;
+    if (!k && !name)
+        return reply_error(c, r, 400, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
+    if (!k)
+        return reply_error(c, r, 404, "no zkey named '%s' (see GET /status)", name);
+    r->zkey = k->name;
+    if (!take_turn(s, c, r, k, &refused))
+        return refused ? reply_error(c, r, refused, "the server is shutting down: try again elsewhere or later")
+                       : MHD_NO;
+    hpr_status st = prove_counted(s, k, r, &proof, detail, sizeof detail);
+    pthread_mutex_unlock(&s->prove_lock);
     if (st != HPR_OK)
-        return reply_error(c, status_code(st), "%s", detail);
+        return reply_error(c, r, status_code(st), "%s", detail);
     st = hpr_groth16_proof_json(&proof, &pj, &uj);
     hpr_groth16_proof_clear(&proof);
     char *body = st == HPR_OK ? malloc(strlen(pj) + strlen(uj) + 32) : NULL;
@@ -270,11 +335,11 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, const request 
         sprintf(body, "{\"proof\": %s, \"public\": %s}", pj, uj);
     free(pj);
     free(uj);
-    return body ? reply(c, 200, body) : reply_error(c, 500, "formatting the proof: %s", hpr_status_str(st));
+    return body ? reply(c, r, 200, body) : reply_error(c, r, 500, "formatting the proof: %s", hpr_status_str(st));
 }
 
 /* {"zkeys": [...], "devices": [...], "threads": T, "queue": {...}, "served": N, "failed": N} */
-static enum MHD_Result status(server *s, struct MHD_Connection *c)
+static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
 {
     size_t cap = 4096 + 512 * (s->nkeys + HPR_REPORT_MAX_DEVICES), used = 0;
     char *body = malloc(cap);
@@ -283,14 +348,16 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c)
     used += (size_t)snprintf(body + used, cap - used, "{\"zkeys\": [");
     for (size_t i = 0; i < s->nkeys; i++) {
         size_t dom, vars, pub;
-        char *name = json_escape(s->keys[i].name);
-        hpr_groth16_prover_sizes(s->keys[i].prover, &dom, &vars, &pub);
+        const serve_key *k = &s->keys[i];
+        hpr_groth16_prover_sizes(k->prover, &dom, &vars, &pub);
+        pthread_mutex_lock(&s->stats_lock);
         used += (size_t)snprintf(body + used, cap - used,
                                  "%s{\"name\": \"%s\", \"curve\": \"%s\", \"domain_size\": %zu, \"n_vars\": %zu, "
-                                 "\"n_public\": %zu}",
-                                 i ? ", " : "", name ? name : "", cli_curve_name(hpr_groth16_prover_curve(s->keys[i].prover)),
-                                 dom, vars, pub);
-        free(name);
+                                 "\"n_public\": %zu, \"served\": %llu, \"failed\": %llu, \"abandoned\": %llu, "
+                                 "\"prove_seconds\": %.3f}",
+                                 i ? ", " : "", k->name, cli_curve_name(hpr_groth16_prover_curve(k->prover)), dom, vars,
+                                 pub, k->served, k->failed, k->abandoned, k->prove_seconds);
+        pthread_mutex_unlock(&s->stats_lock);
     }
     used += (size_t)snprintf(body + used, cap - used, "], \"devices\": [");
     for (size_t i = 0; i < s->ndevices; i++)
@@ -301,7 +368,7 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c)
              "\"abandoned\": %llu, \"max_request\": %zu}",
              s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request);
     pthread_mutex_unlock(&s->stats_lock);
-    return reply(c, 200, body);
+    return reply(c, r, 200, body);
 }
 
 /* Collects the body (up to max_request bytes: the rest is dropped and the answer is 413). */
@@ -325,6 +392,48 @@ static void take_upload(const server *s, request *r, const char *data, size_t le
     }
     memcpy(r->body + r->len, data, len);
     r->len += len;
+}
+
+/* GET /metrics: the counters in Prometheus' text format (version 0.0.4). Key names are
+ * letters, digits, '_', '-' and '.' (key_name): no label value needs escaping. */
+static enum MHD_Result metrics(server *s, struct MHD_Connection *c, request *r)
+{
+    size_t cap = 2048 + 512 * s->nkeys + 64 * SERVE_NCODES, used = 0;
+    char *body = malloc(cap);
+    if (!body)
+        return MHD_NO;
+    pthread_mutex_lock(&s->stats_lock);
+    used += (size_t)snprintf(body + used, cap - used,
+                             "# HELP hyprove_proofs_total Proof requests by zkey and result.\n"
+                             "# TYPE hyprove_proofs_total counter\n");
+    for (size_t i = 0; i < s->nkeys; i++) {
+        const serve_key *k = &s->keys[i];
+        used += (size_t)snprintf(body + used, cap - used,
+                                 "hyprove_proofs_total{zkey=\"%s\",result=\"served\"} %llu\n"
+                                 "hyprove_proofs_total{zkey=\"%s\",result=\"failed\"} %llu\n"
+                                 "hyprove_proofs_total{zkey=\"%s\",result=\"abandoned\"} %llu\n",
+                                 k->name, k->served, k->name, k->failed, k->name, k->abandoned);
+    }
+    used += (size_t)snprintf(body + used, cap - used,
+                             "# HELP hyprove_prove_seconds_total Seconds spent proving (and verifying), by zkey.\n"
+                             "# TYPE hyprove_prove_seconds_total counter\n");
+    for (size_t i = 0; i < s->nkeys; i++)
+        used += (size_t)snprintf(body + used, cap - used, "hyprove_prove_seconds_total{zkey=\"%s\"} %.6f\n",
+                                 s->keys[i].name, s->keys[i].prove_seconds);
+    used += (size_t)snprintf(body + used, cap - used,
+                             "# HELP hyprove_responses_total Answers by HTTP status (0: any other).\n"
+                             "# TYPE hyprove_responses_total counter\n");
+    for (size_t i = 0; i < SERVE_NCODES; i++)
+        used += (size_t)snprintf(body + used, cap - used, "hyprove_responses_total{code=\"%u\"} %llu\n", serve_codes[i],
+                                 s->answers[i]);
+    snprintf(body + used, cap - used,
+             "# HELP hyprove_queue_running Proofs running now.\n# TYPE hyprove_queue_running gauge\n"
+             "hyprove_queue_running %u\n"
+             "# HELP hyprove_queue_waiting Proof requests waiting for the prover.\n"
+             "# TYPE hyprove_queue_waiting gauge\nhyprove_queue_waiting %u\n",
+             s->running, s->waiting);
+    pthread_mutex_unlock(&s->stats_lock);
+    return reply_as(c, r, 200, body, "text/plain; version=0.0.4");
 }
 
 /* Whether a and b (NUL-terminated) are equal, in a time that depends on their lengths only. */
@@ -405,7 +514,8 @@ static size_t unescape_keeping_nul(void *cls, struct MHD_Connection *c, char *s)
 static unsigned refusal(const server *s, struct MHD_Connection *c, const char *url, const char *method,
                         const char *version, request *r)
 {
-    int prove = strcmp(url, "/prove") == 0, status = strcmp(url, "/status") == 0;
+    int prove = strcmp(url, "/prove") == 0;
+    int status = strcmp(url, "/status") == 0 || strcmp(url, "/metrics") == 0; /* GET only, both */
     unsigned framing_status = bad_framing(c, url, version, r->why, sizeof r->why);
     if (framing_status)
         return framing_status;
@@ -414,11 +524,12 @@ static unsigned refusal(const server *s, struct MHD_Connection *c, const char *u
         return MHD_HTTP_UNAUTHORIZED;
     }
     if (!prove && !status) {
-        snprintf(r->why, sizeof r->why, "no such path '%.200s' (POST /prove, GET /status)", url);
+        snprintf(r->why, sizeof r->why, "no such path '%.200s' (POST /prove, GET /status, GET /metrics)", url);
         return MHD_HTTP_NOT_FOUND;
     }
     if ((prove && strcmp(method, "POST") != 0) || (status && strcmp(method, "GET") != 0)) {
-        snprintf(r->why, sizeof r->why, "%s does not take %.40s (POST /prove, GET /status)", url, method);
+        snprintf(r->why, sizeof r->why, "%s does not take %.40s (POST /prove, GET /status, GET /metrics)", url,
+                 method);
         return MHD_HTTP_METHOD_NOT_ALLOWED;
     }
     return 0;
@@ -433,6 +544,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!(r = calloc(1, sizeof *r)))
             return MHD_NO;
         *con_cls = r;
+        clock_gettime(CLOCK_MONOTONIC, &r->start);
+        snprintf(r->method, sizeof r->method, "%s", method);
+        snprintf(r->path, sizeof r->path, "%s", url);
         r->refuse = refusal(s, c, url, method, version, r);
         if (!r->refuse && strcmp(url, "/prove") == 0) {
             count(s, &s->open_proofs, 1);
@@ -440,7 +554,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         }
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (!r->refuse && length && strcmp(url, "/prove") == 0 && strtoull(length, NULL, 10) > s->max_request)
-            return reply_error(c, 413, "the body has %s bytes, over the server's limit of %zu", length,
+            return reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
                                s->max_request);
         return MHD_YES;
     }
@@ -449,7 +563,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             *upload_size = 0;
             return MHD_YES;
         }
-        return reply_error(c, r->refuse, "%s", r->why);
+        return reply_error(c, r, r->refuse, "%s", r->why);
     }
     if (strcmp(url, "/prove") == 0 && strcmp(method, "POST") == 0) {
         if (*upload_size) {
@@ -458,19 +572,62 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return MHD_YES;
         }
         if (r->too_large)
-            return reply_error(c, 413, "the body is over the server's limit of %zu bytes", s->max_request);
+            return reply_error(c, r, 413, "the body is over the server's limit of %zu bytes", s->max_request);
         return prove(s, c, r);
     }
-    return status(s, c); /* GET /status: refusal() let nothing else through */
+    if (strcmp(url, "/metrics") == 0)
+        return metrics(s, c, r);
+    return status(s, c, r); /* GET /status: refusal() let nothing else through */
 }
 
+/* One JSON line per request: time (UTC), client, method, path, zkey, status (0: no answer
+ * was sent), bytes in and out, queue and prove milliseconds. Under stats_lock. */
+static void log_access(server *s, struct MHD_Connection *c, const request *r)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char client[64] = "", when[32];
+    struct timespec now;
+    struct tm tm;
+    if (info && info->client_addr && info->client_addr->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)info->client_addr;
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+        snprintf(client, sizeof client, "%s:%u", ip, (unsigned)ntohs(in->sin_port));
+    }
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    char *method = json_escape(r->method), *path = json_escape(r->path);
+    fprintf(s->access_log,
+            "{\"time\": \"%s.%03ldZ\", \"client\": \"%s\", \"method\": \"%s\", \"path\": \"%s\", \"zkey\": %s%s%s, "
+            "\"status\": %u, \"bytes_in\": %zu, \"bytes_out\": %zu, \"queue_ms\": %.1f, \"prove_ms\": %.1f, "
+            "\"total_ms\": %.1f}\n",
+            when, now.tv_nsec / 1000000, client, method ? method : "", path ? path : "", r->zkey ? "\"" : "",
+            r->zkey ? r->zkey : "null", r->zkey ? "\"" : "", r->code, r->len, r->bytes_out, r->queue_ms, r->prove_ms,
+            ms_since(&r->start));
+    fflush(s->access_log);
+    free(method);
+    free(path);
+}
+
+/* The request's end (answered, or its connection gone): counted, logged, freed. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
+    server *s = cls;
     request *r = *con_cls;
-    (void)c, (void)toe;
+    (void)toe;
     if (r) {
         if (r->counted)
-            count(cls, &((server *)cls)->open_proofs, -1);
+            count(s, &s->open_proofs, -1);
+        pthread_mutex_lock(&s->stats_lock);
+        size_t i = 0;
+        while (serve_codes[i] && serve_codes[i] != r->code)
+            i++;
+        if (r->code)
+            s->answers[i]++;
+        if (s->access_log)
+            log_access(s, c, r);
+        pthread_mutex_unlock(&s->stats_lock);
         free(r->body);
         free(r);
         *con_cls = NULL;
@@ -671,7 +828,7 @@ static int run(server *s, const struct sockaddr_in *addr)
 int cmd_serve(int argc, char **argv)
 {
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
-    const char *precompute_s = NULL, *token_file = NULL, *drain_s = NULL;
+    const char *precompute_s = NULL, *token_file = NULL, *drain_s = NULL, *access_log = NULL;
     int no_auth = 0;
     size_t npaths = 0;
     unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
@@ -684,7 +841,8 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT("--max-request", &max_s), CLI_OPT("--devices", &devices), CLI_OPT("--threads", &threads_s),
                             CLI_OPT("--cpu-tier", &tier), CLI_OPT("--precompute", &precompute_s),
                             CLI_OPT_FLAG("--verify", &s.verify), CLI_OPT("--token-file", &token_file),
-                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &drain_s)};
+                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &drain_s),
+                            CLI_OPT("--access-log", &access_log)};
     rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;
@@ -700,6 +858,10 @@ int cmd_serve(int argc, char **argv)
                                "client you trust, --insecure-no-auth; there is no TLS (put a proxy in front)", listen);
     if (token_file && (rc = read_token(&s, token_file)) != 0)
         return rc;
+    if (access_log && strcmp(access_log, "-") == 0)
+        s.access_log = stderr;
+    else if (access_log && !(s.access_log = fopen(access_log, "a")))
+        return cli_usage_error("serve ", "--access-log '%s': cannot open it for appending", access_log);
     if (max_s && cli_parse_uint(max_s, 64, 1ull << 40, &max_request) != 0)
         return cli_usage_error("serve ", "--max-request '%s' is not a byte count from 64 to 2^40", max_s);
     if (precompute_s && cli_parse_uint(precompute_s, 1, 16, &precompute) != 0)
@@ -719,6 +881,8 @@ int cmd_serve(int argc, char **argv)
     for (size_t i = 0; i < s.nkeys; i++)
         hpr_groth16_prover_destroy(s.keys[i].prover);
     hpr_ctx_destroy(s.ctx);
+    if (s.access_log && s.access_log != stderr)
+        fclose(s.access_log);
     pthread_mutex_destroy(&s.prove_lock);
     pthread_mutex_destroy(&s.stats_lock);
     return rc;
@@ -728,14 +892,15 @@ int cmd_serve(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *paths[SERVE_MAX_KEYS], *value[8] = {NULL};
+    const char *paths[SERVE_MAX_KEYS], *value[9] = {NULL};
     size_t npaths = 0;
     int verify = 0, no_auth = 0;
     const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &value[0]),
                             CLI_OPT("--max-request", &value[1]), CLI_OPT("--devices", &value[2]), CLI_OPT("--threads", &value[3]),
                             CLI_OPT("--cpu-tier", &value[4]), CLI_OPT("--precompute", &value[5]),
                             CLI_OPT_FLAG("--verify", &verify), CLI_OPT("--token-file", &value[6]),
-                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &value[7])};
+                            CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &value[7]),
+                            CLI_OPT("--access-log", &value[8])};
     int rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;

@@ -18,13 +18,15 @@ both together and a bad token file are refused, and a server with --token-file a
 SIGTERM with six proofs queued answers all six (--drain-timeout 120) or each with 200 or 503
 (--drain-timeout 0), never an empty reply; requests whose clients closed their sockets right
 after sending are dropped, at least one of five (the first may be proved before the close is
-seen). Without libmicrohttpd the command must say so.
+seen). /status counts per zkey, GET /metrics gives the counters in Prometheus' text format, and
+--access-log writes one JSON line per request. Without libmicrohttpd the command must say so.
 
 usage: serve_test.py HYPROVE SNARKJS FIXTURES_DIR
 """
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -265,10 +267,12 @@ def main():
     with tempfile.NamedTemporaryFile("w", suffix=".token") as empty:
         expect_refused(zkey + ["--listen", "127.0.0.1:0", "--token-file", empty.name], "first line",
                        "an empty --token-file is refused")
+    log_dir = tempfile.mkdtemp(prefix="hpr-serve-log-")
+    access_log = os.path.join(log_dir, "access.log")
     proc = subprocess.Popen([HYPROVE, "serve", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--zkey",
                              "bls=" + os.path.join(bls, "circuit.zkey"), "--listen", "127.0.0.1:0", "--max-request", "1000000",
-                             "--devices", "cpu", "--precompute", "2", "--verify"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                             "--devices", "cpu", "--precompute", "2", "--verify", "--access-log", access_log],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     check("serving on http://127.0.0.1:" in line, f"the server says where it listens ({line.strip()})")
     if "http://" not in line:
@@ -349,6 +353,13 @@ def main():
             check(st.get("served") == 6 and st.get("failed") == 4 and st.get("abandoned") == 0
                   and st.get("queue") == {"running": 0, "waiting": 0},
                   f"/status counts 6 proofs served, 4 refused witnesses and an empty queue ({body[-160:]})")
+            per_key = {k["name"]: (k["served"], k["failed"]) for k in st.get("zkeys", [])}
+            check(per_key == {"bn": (1, 3), "bls": (5, 1)}, f"/status counts per zkey ({per_key})")
+            code, text = request(base, "/metrics")
+            check(code == 200 and 'hyprove_proofs_total{zkey="bls",result="served"} 5\n' in text
+                  and 'hyprove_proofs_total{zkey="bn",result="failed"} 3\n' in text
+                  and 'hyprove_responses_total{code="422"} 1\n' in text and "hyprove_queue_waiting 0\n" in text,
+                  f"GET /metrics: the counters in Prometheus' text format ({code} {text[:200]!r})")
             token_server(bn, out)
             drain_and_abandon(bls, wt_bls)
     finally:
@@ -359,6 +370,18 @@ def main():
             proc.kill()
             rc = -1
     check(rc == 0, f"SIGTERM stops the server with exit 0 (rc {rc})")
+    try:
+        lines = [json.loads(line) for line in open(access_log)]
+    except (OSError, ValueError) as e:
+        lines = []
+        print(f"access log: {e}")
+    proved = [x for x in lines if x["path"] == "/prove" and x["status"] == 200 and x["zkey"] == "bls"]
+    check(len(proved) == 5 and all(x["prove_ms"] > 0 and x["bytes_in"] == len(open(os.path.join(bls, "witness.wtns"),
+                                                                                      "rb").read()) for x in proved)
+          and any(x["path"] == "/nowhere" and x["status"] == 404 and x["zkey"] is None for x in lines)
+          and all(x["client"].startswith("127.0.0.1:") and x["time"].endswith("Z") for x in lines),
+          f"--access-log: one JSON line per request ({len(lines)} lines, {len(proved)} BLS12-381 proofs)")
+    shutil.rmtree(log_dir, ignore_errors=True)
     # without --precompute: 2 on the CPU alone (a server makes many proofs), 1 with OpenCL
     # devices; the choice said on stderr before the server listens
     for devices, said in (("cpu", "precompute 2 (default on the CPU tiers"), ("all", "precompute 1 (default: the devices are all")):
