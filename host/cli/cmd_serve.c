@@ -35,7 +35,7 @@ static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
     "                     [--devices D] [--threads T] [--cpu-tier T] [--precompute F] [--verify]\n"
     "                     [--token-file FILE | --insecure-no-auth] [--drain-timeout S]\n"
-    "                     [--access-log FILE|-]\n"
+    "                     [--access-log FILE|-] [--max-uploads BYTES]\n"
     "\n"
     "A Groth16 proving server over HTTP. Each zkey is loaded once, named NAME or by its file\n"
     "name without .zkey. Requests:\n"
@@ -60,7 +60,9 @@ static const char *serve_help =
     "running, queued or uploading are finished and answered within --drain-timeout S seconds\n"
     "(default 60), then the rest answer 503 (a running proof is stopped); SIGHUP is ignored. A\n"
     "queued request whose client has closed its connection is dropped, not proved (/status\n"
-    "counts it as abandoned). --access-log FILE (or - for stderr) appends one JSON line per\n"
+    "counts it as abandoned). --max-uploads BYTES caps the bodies held at once (default four\n"
+    "--max-request, at least 1 GiB): a request past it answers 503 before its upload.\n"
+    "--access-log FILE (or - for stderr) appends one JSON line per\n"
     "request: time, client, method, path, zkey, status, bytes, queue and prove ms. --verify checks each proof\n"
     "before sending it. --precompute F keeps each zkey's MSM sections precomputed F times\n"
     "(hpr_groth16_prover_precompute: F times their memory, made before serving: about 4-20\n"
@@ -113,13 +115,15 @@ typedef struct {
     volatile int stopping; /* the drain timeout has passed: requests not yet proved answer 503 */
     unsigned drain_timeout;
     unsigned long long answers[SERVE_NCODES]; /* by serve_codes, under stats_lock */
+    size_t uploads_held, uploads_budget;      /* bytes reserved for bodies in flight (stats_lock), the cap */
     FILE *access_log;                         /* NULL: none; written under stats_lock */
 } server;
 
 typedef struct {
     unsigned char *body;
     size_t len, cap;
-    int too_large, counted; /* counted: in open_proofs */
+    int too_large, counted, over_budget; /* counted: in open_proofs */
+    size_t reserved;                     /* bytes of the server's uploads budget held for this body */
     unsigned refuse; /* an HTTP status decided from the headers: the body is dropped, then it is answered */
     char why[400];
     /* for the access log */
@@ -365,17 +369,35 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
     pthread_mutex_lock(&s->stats_lock);
     snprintf(body + used, cap - used,
              "], \"threads\": %u, \"queue\": {\"running\": %u, \"waiting\": %u}, \"served\": %llu, \"failed\": %llu, "
-             "\"abandoned\": %llu, \"max_request\": %zu}",
-             s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request);
+             "\"abandoned\": %llu, \"max_request\": %zu, \"uploads\": {\"held\": %zu, \"budget\": %zu}}",
+             s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request, s->uploads_held,
+             s->uploads_budget);
     pthread_mutex_unlock(&s->stats_lock);
     return reply(c, r, 200, body);
 }
 
 /* Collects the body (up to max_request bytes: the rest is dropped and the answer is 413). */
-static void take_upload(const server *s, request *r, const char *data, size_t len)
+/* Reserves bytes more of the server's uploads budget for r's body; 0 when they do not fit. */
+static int reserve_upload(server *s, request *r, size_t bytes)
 {
-    if (r->too_large || len > s->max_request - r->len) {
-        r->too_large = 1;
+    pthread_mutex_lock(&s->stats_lock);
+    int fits = bytes <= s->uploads_budget - s->uploads_held;
+    if (fits) {
+        s->uploads_held += bytes;
+        r->reserved += bytes;
+    }
+    pthread_mutex_unlock(&s->stats_lock);
+    return fits;
+}
+
+static void take_upload(server *s, request *r, const char *data, size_t len)
+{
+    if (r->too_large || r->over_budget || len > s->max_request - r->len) {
+        r->too_large |= !r->over_budget;
+        return;
+    }
+    if (r->len + len > r->reserved && !reserve_upload(s, r, r->len + len - r->reserved)) {
+        r->over_budget = 1; /* a body without Content-Length that grew past what is left */
         return;
     }
     if (r->len + len > r->cap) {
@@ -553,9 +575,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             r->counted = 1;
         }
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (!r->refuse && length && strcmp(url, "/prove") == 0 && strtoull(length, NULL, 10) > s->max_request)
+        unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
+        if (!r->refuse && strcmp(url, "/prove") == 0 && announced > s->max_request)
             return reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
                                s->max_request);
+        if (!r->refuse && strcmp(url, "/prove") == 0 && !reserve_upload(s, r, (size_t)announced))
+            return reply_error(c, r, 503, "the server holds its limit of uploads (%zu bytes, --max-uploads): try "
+                               "again shortly", s->uploads_budget);
         return MHD_YES;
     }
     if (r->refuse) { /* the body read and dropped, then the answer: a client still sending it gets it */
@@ -573,6 +599,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         }
         if (r->too_large)
             return reply_error(c, r, 413, "the body is over the server's limit of %zu bytes", s->max_request);
+        if (r->over_budget)
+            return reply_error(c, r, 503, "the server holds its limit of uploads (%zu bytes, --max-uploads): try "
+                               "again shortly", s->uploads_budget);
         return prove(s, c, r);
     }
     if (strcmp(url, "/metrics") == 0)
@@ -620,6 +649,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         if (r->counted)
             count(s, &s->open_proofs, -1);
         pthread_mutex_lock(&s->stats_lock);
+        s->uploads_held -= r->reserved;
         size_t i = 0;
         while (serve_codes[i] && serve_codes[i] != r->code)
             i++;
@@ -828,7 +858,7 @@ static int run(server *s, const struct sockaddr_in *addr)
 int cmd_serve(int argc, char **argv)
 {
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
-    const char *precompute_s = NULL, *token_file = NULL, *drain_s = NULL, *access_log = NULL;
+    const char *precompute_s = NULL, *token_file = NULL, *drain_s = NULL, *access_log = NULL, *uploads_s = NULL;
     int no_auth = 0;
     size_t npaths = 0;
     unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
@@ -842,7 +872,7 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT("--cpu-tier", &tier), CLI_OPT("--precompute", &precompute_s),
                             CLI_OPT_FLAG("--verify", &s.verify), CLI_OPT("--token-file", &token_file),
                             CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &drain_s),
-                            CLI_OPT("--access-log", &access_log)};
+                            CLI_OPT("--access-log", &access_log), CLI_OPT("--max-uploads", &uploads_s)};
     rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;
@@ -870,6 +900,12 @@ int cmd_serve(int argc, char **argv)
         return cli_usage_error("serve ", "--drain-timeout '%s' is not a number of seconds in 0..86400", drain_s);
     s.drain_timeout = (unsigned)drain_timeout;
     s.max_request = (size_t)max_request;
+    /* default: four bodies of the largest size at once, and at least 1 GiB */
+    unsigned long long uploads = max_request * 4 > (1ull << 30) ? max_request * 4 : (1ull << 30);
+    if (uploads_s && cli_parse_uint(uploads_s, max_request, 1ull << 44, &uploads) != 0)
+        return cli_usage_error("serve ", "--max-uploads '%s' is not a byte count from --max-request (%llu) to 2^44",
+                               uploads_s, max_request);
+    s.uploads_budget = (size_t)uploads;
     if ((rc = cli_ctx_from_options(devices, threads_s, tier, "serve ", NULL, &s.ctx)) != 0)
         return rc;
     pthread_mutex_init(&s.prove_lock, NULL);
@@ -892,7 +928,7 @@ int cmd_serve(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *paths[SERVE_MAX_KEYS], *value[9] = {NULL};
+    const char *paths[SERVE_MAX_KEYS], *value[10] = {NULL};
     size_t npaths = 0;
     int verify = 0, no_auth = 0;
     const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &value[0]),
@@ -900,7 +936,7 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT("--cpu-tier", &value[4]), CLI_OPT("--precompute", &value[5]),
                             CLI_OPT_FLAG("--verify", &verify), CLI_OPT("--token-file", &value[6]),
                             CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &value[7]),
-                            CLI_OPT("--access-log", &value[8])};
+                            CLI_OPT("--access-log", &value[8]), CLI_OPT("--max-uploads", &value[9])};
     int rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;

@@ -19,7 +19,8 @@ SIGTERM with six proofs queued answers all six (--drain-timeout 120) or each wit
 (--drain-timeout 0), never an empty reply; requests whose clients closed their sockets right
 after sending are dropped, at least one of five (the first may be proved before the close is
 seen). /status counts per zkey, GET /metrics gives the counters in Prometheus' text format, and
---access-log writes one JSON line per request. Without libmicrohttpd the command must say so.
+--access-log writes one JSON line per request; --max-uploads refuses (503) an upload past the
+budget of bodies held at once. Without libmicrohttpd the command must say so.
 
 usage: serve_test.py HYPROVE SNARKJS FIXTURES_DIR
 """
@@ -206,6 +207,41 @@ def drain_and_abandon(bls, wt_bls):
     stop(proc)
 
 
+def uploads_budget(bn, wt_bn):
+    """--max-uploads: while one upload of 1,000,000 announced bytes is held, a second of 600,000
+    is refused 503 (Retry-After) before its upload; once the first connection closes, a proof
+    goes through."""
+    proc, base = start_server(["--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--max-request", "1000000",
+                               "--max-uploads", "1500000"])
+    if base is None:
+        check(False, "a server with --max-uploads starts")
+        proc.kill()
+        return
+    host, port = base.split("//")[1].split(":")
+    try:
+        holder = socket.create_connection((host, int(port)), timeout=60)
+        holder.sendall(b"POST /prove HTTP/1.1\r\nHost: h\r\nContent-Length: 1000000\r\n\r\n" + b"\0" * 1000)
+        held = 0
+        for _ in range(30000):
+            held = status_of(base).get("uploads", {}).get("held", 0)
+            if held >= 1000000:
+                break
+            threading.Event().wait(0.01)
+        check(held == 1000000, f"--max-uploads: /status shows the held upload's reservation ({held})")
+        code, body = oversized_request(base, "/prove", 600000)
+        check(code == 503 and "uploads" in error_of(body), f"--max-uploads: a second upload past the budget is 503 "
+                                                          f"before it is sent ({code} {error_of(body)})")
+        holder.close()
+        for _ in range(30000):
+            if status_of(base).get("uploads", {}).get("held", 1) == 0:
+                break
+            threading.Event().wait(0.01)
+        code, body = request(base, "/prove", wt_bn)
+        check(code == 200, f"--max-uploads: with the first connection gone, a proof goes through ({code} {error_of(body)})")
+    finally:
+        stop(proc)
+
+
 def oversized_request(base, path, length):
     """A POST announcing length bytes with "Expect: 100-continue" and sending none of them: the
     server must answer from the headers alone. (Sending the body raced with the server closing
@@ -362,6 +398,7 @@ def main():
                   f"GET /metrics: the counters in Prometheus' text format ({code} {text[:200]!r})")
             token_server(bn, out)
             drain_and_abandon(bls, wt_bls)
+            uploads_budget(bn, wt_bn)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
