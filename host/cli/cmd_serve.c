@@ -342,6 +342,20 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, request *r)
     return body ? reply(c, r, 200, body) : reply_error(c, r, 500, "formatting the proof: %s", hpr_status_str(st));
 }
 
+/* Appends to buf (cap bytes, *used of them taken): what does not fit is cut off, never written
+ * past the end (the callers size buf for the longest answer). */
+static void put(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    if (*used + 1 >= cap)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
+}
+
 /* {"zkeys": [...], "devices": [...], "threads": T, "queue": {...}, "served": N, "failed": N} */
 static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
 {
@@ -349,13 +363,13 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
     char *body = malloc(cap);
     if (!body)
         return MHD_NO;
-    used += (size_t)snprintf(body + used, cap - used, "{\"zkeys\": [");
+    put(body, cap, &used, "{\"zkeys\": [");
     for (size_t i = 0; i < s->nkeys; i++) {
         size_t dom, vars, pub;
         const serve_key *k = &s->keys[i];
         hpr_groth16_prover_sizes(k->prover, &dom, &vars, &pub);
         pthread_mutex_lock(&s->stats_lock);
-        used += (size_t)snprintf(body + used, cap - used,
+        put(body, cap, &used,
                                  "%s{\"name\": \"%s\", \"curve\": \"%s\", \"domain_size\": %zu, \"n_vars\": %zu, "
                                  "\"n_public\": %zu, \"served\": %llu, \"failed\": %llu, \"abandoned\": %llu, "
                                  "\"prove_seconds\": %.3f}",
@@ -363,11 +377,11 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
                                  pub, k->served, k->failed, k->abandoned, k->prove_seconds);
         pthread_mutex_unlock(&s->stats_lock);
     }
-    used += (size_t)snprintf(body + used, cap - used, "], \"devices\": [");
+    put(body, cap, &used, "], \"devices\": [");
     for (size_t i = 0; i < s->ndevices; i++)
-        used += (size_t)snprintf(body + used, cap - used, "%s\"%s\"", i ? ", " : "", s->devices[i]);
+        put(body, cap, &used, "%s\"%s\"", i ? ", " : "", s->devices[i]);
     pthread_mutex_lock(&s->stats_lock);
-    snprintf(body + used, cap - used,
+    put(body, cap, &used,
              "], \"threads\": %u, \"queue\": {\"running\": %u, \"waiting\": %u}, \"served\": %llu, \"failed\": %llu, "
              "\"abandoned\": %llu, \"max_request\": %zu, \"uploads\": {\"held\": %zu, \"budget\": %zu}}",
              s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request, s->uploads_held,
@@ -420,35 +434,35 @@ static void take_upload(server *s, request *r, const char *data, size_t len)
  * letters, digits, '_', '-' and '.' (key_name): no label value needs escaping. */
 static enum MHD_Result metrics(server *s, struct MHD_Connection *c, request *r)
 {
-    size_t cap = 2048 + 512 * s->nkeys + 64 * SERVE_NCODES, used = 0;
+    size_t cap = 2048 + 1024 * s->nkeys + 64 * SERVE_NCODES, used = 0; /* a key: 4 lines, name <= 127 */
     char *body = malloc(cap);
     if (!body)
         return MHD_NO;
     pthread_mutex_lock(&s->stats_lock);
-    used += (size_t)snprintf(body + used, cap - used,
+    put(body, cap, &used,
                              "# HELP hyprove_proofs_total Proof requests by zkey and result.\n"
                              "# TYPE hyprove_proofs_total counter\n");
     for (size_t i = 0; i < s->nkeys; i++) {
         const serve_key *k = &s->keys[i];
-        used += (size_t)snprintf(body + used, cap - used,
+        put(body, cap, &used,
                                  "hyprove_proofs_total{zkey=\"%s\",result=\"served\"} %llu\n"
                                  "hyprove_proofs_total{zkey=\"%s\",result=\"failed\"} %llu\n"
                                  "hyprove_proofs_total{zkey=\"%s\",result=\"abandoned\"} %llu\n",
                                  k->name, k->served, k->name, k->failed, k->name, k->abandoned);
     }
-    used += (size_t)snprintf(body + used, cap - used,
+    put(body, cap, &used,
                              "# HELP hyprove_prove_seconds_total Seconds spent proving (and verifying), by zkey.\n"
                              "# TYPE hyprove_prove_seconds_total counter\n");
     for (size_t i = 0; i < s->nkeys; i++)
-        used += (size_t)snprintf(body + used, cap - used, "hyprove_prove_seconds_total{zkey=\"%s\"} %.6f\n",
+        put(body, cap, &used, "hyprove_prove_seconds_total{zkey=\"%s\"} %.6f\n",
                                  s->keys[i].name, s->keys[i].prove_seconds);
-    used += (size_t)snprintf(body + used, cap - used,
+    put(body, cap, &used,
                              "# HELP hyprove_responses_total Answers by HTTP status (0: any other).\n"
                              "# TYPE hyprove_responses_total counter\n");
     for (size_t i = 0; i < SERVE_NCODES; i++)
-        used += (size_t)snprintf(body + used, cap - used, "hyprove_responses_total{code=\"%u\"} %llu\n", serve_codes[i],
+        put(body, cap, &used, "hyprove_responses_total{code=\"%u\"} %llu\n", serve_codes[i],
                                  s->answers[i]);
-    snprintf(body + used, cap - used,
+    put(body, cap, &used,
              "# HELP hyprove_queue_running Proofs running now.\n# TYPE hyprove_queue_running gauge\n"
              "hyprove_queue_running %u\n"
              "# HELP hyprove_queue_waiting Proof requests waiting for the prover.\n"

@@ -242,6 +242,28 @@ def uploads_budget(bn, wt_bn):
         stop(proc)
 
 
+def longest_names(bn):
+    """16 zkeys (the most) of 127-character names: /status is whole JSON and /metrics ends with
+    its last gauge (their buffers are sized for this; nothing is cut off or overrun)."""
+    zkey = os.path.join(bn, "circuit.zkey")
+    names = [f"k{i:02d}".ljust(127, "x") for i in range(16)]
+    args = [a for n in names for a in ("--zkey", f"{n}={zkey}")]
+    proc, base = start_server(args)
+    if base is None:
+        check(False, "a server with 16 zkeys of 127-character names starts")
+        proc.kill()
+        return
+    try:
+        st = status_of(base)
+        code, text = request(base, "/metrics")
+        check([k["name"] for k in st.get("zkeys", [])] == names and code == 200
+              and text.endswith("hyprove_queue_waiting 0\n") and text.count("hyprove_proofs_total{") == 48,
+              f"16 zkeys of 127-character names: /status and /metrics whole ({len(st.get('zkeys', []))} keys, "
+              f"{len(text)} bytes of metrics)")
+    finally:
+        stop(proc)
+
+
 def oversized_request(base, path, length):
     """A POST announcing length bytes with "Expect: 100-continue" and sending none of them: the
     server must answer from the headers alone. (Sending the body raced with the server closing
@@ -399,6 +421,7 @@ def main():
             token_server(bn, out)
             drain_and_abandon(bls, wt_bls)
             uploads_budget(bn, wt_bn)
+            longest_names(bn)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
