@@ -123,23 +123,27 @@ ARITH_FN void FE_FN(reduce_once)(FE_T *r, const arith_u64 *t)
  * very same bits as the portable code. */
 #define FE_W (2 * FE_N)
 
-ARITH_FN void FE_FN(to_words)(arith_u32 *w, const FE_T *a)
+/* FE_N 64-bit limbs as FE_W 32-bit words, and back (little-endian both). */
+ARITH_FN void FE_FN(to_words)(arith_u32 *w, const arith_u64 *limbs)
 {
     ARITH_UNROLL
     for (int j = 0; j < FE_N; j++) {
-        w[2 * j] = (arith_u32)a->l[j];
-        w[2 * j + 1] = (arith_u32)(a->l[j] >> 32);
+        w[2 * j] = (arith_u32)limbs[j];
+        w[2 * j + 1] = (arith_u32)(limbs[j] >> 32);
     }
+}
+
+ARITH_FN void FE_FN(from_words)(FE_T *r, const arith_u32 *w)
+{
+    ARITH_UNROLL
+    for (int j = 0; j < FE_N; j++)
+        r->l[j] = (arith_u64)w[2 * j] | ((arith_u64)w[2 * j + 1] << 32);
 }
 
 ARITH_FN void FE_FN(modulus_words)(arith_u32 *w)
 {
     const arith_u64 p[FE_N] = FE_CONST(P);
-    ARITH_UNROLL
-    for (int j = 0; j < FE_N; j++) {
-        w[2 * j] = (arith_u32)p[j];
-        w[2 * j + 1] = (arith_u32)(p[j] >> 32);
-    }
+    FE_FN(to_words)(w, p);
 }
 
 /* r = t - p if t >= p, else t, for words t < 2p (FE_W of them). */
@@ -153,18 +157,16 @@ ARITH_FN void FE_FN(reduce_words)(FE_T *r, const arith_u32 *t)
         s[j] = ptx_subc_cc(t[j], p[j], &cf);
     arith_u32 keep_t = ptx_subc(0, 0, &cf); /* all ones where t < p */
     ARITH_UNROLL
-    for (int j = 0; j < FE_N; j++) {
-        arith_u32 lo = (t[2 * j] & keep_t) | (s[2 * j] & ~keep_t);
-        arith_u32 hi = (t[2 * j + 1] & keep_t) | (s[2 * j + 1] & ~keep_t);
-        r->l[j] = (arith_u64)lo | ((arith_u64)hi << 32);
-    }
+    for (int j = 0; j < FE_W; j++)
+        s[j] = (t[j] & keep_t) | (s[j] & ~keep_t);
+    FE_FN(from_words)(r, s);
 }
 
 ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     arith_u32 x[FE_W], y[FE_W], t[FE_W], cf = 0;
-    FE_FN(to_words)(x, a);
-    FE_FN(to_words)(y, b);
+    FE_FN(to_words)(x, a->l);
+    FE_FN(to_words)(y, b->l);
     t[0] = ptx_add_cc(x[0], y[0], &cf);
     ARITH_UNROLL
     for (int j = 1; j < FE_W; j++)
@@ -175,8 +177,8 @@ ARITH_FN void FE_FN(add)(FE_T *r, const FE_T *a, const FE_T *b)
 ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     arith_u32 x[FE_W], y[FE_W], p[FE_W], t[FE_W], cf = 0;
-    FE_FN(to_words)(x, a);
-    FE_FN(to_words)(y, b);
+    FE_FN(to_words)(x, a->l);
+    FE_FN(to_words)(y, b->l);
     FE_FN(modulus_words)(p);
     t[0] = ptx_sub_cc(x[0], y[0], &cf);
     ARITH_UNROLL
@@ -187,9 +189,7 @@ ARITH_FN void FE_FN(sub)(FE_T *r, const FE_T *a, const FE_T *b)
     ARITH_UNROLL
     for (int j = 1; j < FE_W; j++)
         t[j] = ptx_addc_cc(t[j], p[j] & mask, &cf);
-    ARITH_UNROLL
-    for (int j = 0; j < FE_N; j++)
-        r->l[j] = (arith_u64)t[2 * j] | ((arith_u64)t[2 * j + 1] << 32);
+    FE_FN(from_words)(r, t);
 }
 
 /* t[0..FE_W] += v * w (FE_W words of v, one word w), in two carry chains: the products of the
@@ -229,8 +229,8 @@ ARITH_FN void FE_FN(mul)(FE_T *r, const FE_T *a, const FE_T *b)
 {
     arith_u32 x[FE_W], y[FE_W], p[FE_W], t[FE_W + 1];
     arith_u32 inv = (arith_u32)FE_CONST(INV);
-    FE_FN(to_words)(x, a);
-    FE_FN(to_words)(y, b);
+    FE_FN(to_words)(x, a->l);
+    FE_FN(to_words)(y, b->l);
     FE_FN(modulus_words)(p);
     ARITH_UNROLL
     for (int j = 0; j < FE_W; j++)

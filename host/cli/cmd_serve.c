@@ -13,7 +13,8 @@
  * the upload). A request that will be refused (unknown path, wrong method, no token) has its
  * body read and dropped before the answer, so the client gets the answer, not a reset. An
  * address other than loopback needs a bearer token (--token-file, compared in constant time)
- * or an explicit --insecure-no-auth. SIGINT or SIGTERM stops the server (exit 0). With --verify every proof is
+ * or an explicit --insecure-no-auth. SIGINT or SIGTERM stops the server (exit 0). With
+ * --verify every proof is
  * checked (hpr_groth16_verify) before it is sent. A device that fails is one warning line on
  * stderr (once per device while the server runs: the context keeps it unusable).
  * Why here and not in the library: a server is an application of the public API; the library
@@ -55,7 +56,7 @@ static const char *serve_help =
     "than loopback (127.0.0.0/8) needs --token-file FILE (every request must then carry\n"
     "'Authorization: Bearer TOKEN', TOKEN the file's first line) or an explicit --insecure-no-auth;\n"
     "the token may be given on loopback too. There is no TLS: put a TLS proxy in front of a\n"
-    "server that other machines reach (docs/server.md). The first line\n"
+    "server that other machines reach (docs/groth16.md). The first line\n"
     "on stdout says where it listens. SIGINT or SIGTERM stops it: no new connection, the proofs\n"
     "running, queued or uploading are finished and answered within --drain-timeout S seconds\n"
     "(default 60), then the rest answer 503 (a running proof is stopped); SIGHUP is ignored. A\n"
@@ -370,11 +371,11 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
         hpr_groth16_prover_sizes(k->prover, &dom, &vars, &pub);
         pthread_mutex_lock(&s->stats_lock);
         put(body, cap, &used,
-                                 "%s{\"name\": \"%s\", \"curve\": \"%s\", \"domain_size\": %zu, \"n_vars\": %zu, "
-                                 "\"n_public\": %zu, \"served\": %llu, \"failed\": %llu, \"abandoned\": %llu, "
-                                 "\"prove_seconds\": %.3f}",
-                                 i ? ", " : "", k->name, cli_curve_name(hpr_groth16_prover_curve(k->prover)), dom, vars,
-                                 pub, k->served, k->failed, k->abandoned, k->prove_seconds);
+            "%s{\"name\": \"%s\", \"curve\": \"%s\", \"domain_size\": %zu, \"n_vars\": %zu, "
+            "\"n_public\": %zu, \"served\": %llu, \"failed\": %llu, \"abandoned\": %llu, "
+            "\"prove_seconds\": %.3f}",
+            i ? ", " : "", k->name, cli_curve_name(hpr_groth16_prover_curve(k->prover)), dom, vars,
+            pub, k->served, k->failed, k->abandoned, k->prove_seconds);
         pthread_mutex_unlock(&s->stats_lock);
     }
     put(body, cap, &used, "], \"devices\": [");
@@ -382,10 +383,10 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
         put(body, cap, &used, "%s\"%s\"", i ? ", " : "", s->devices[i]);
     pthread_mutex_lock(&s->stats_lock);
     put(body, cap, &used,
-             "], \"threads\": %u, \"queue\": {\"running\": %u, \"waiting\": %u}, \"served\": %llu, \"failed\": %llu, "
-             "\"abandoned\": %llu, \"max_request\": %zu, \"uploads\": {\"held\": %zu, \"budget\": %zu}}",
-             s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request, s->uploads_held,
-             s->uploads_budget);
+        "], \"threads\": %u, \"queue\": {\"running\": %u, \"waiting\": %u}, \"served\": %llu, \"failed\": %llu, "
+        "\"abandoned\": %llu, \"max_request\": %zu, \"uploads\": {\"held\": %zu, \"budget\": %zu}}",
+        s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request, s->uploads_held,
+        s->uploads_budget);
     pthread_mutex_unlock(&s->stats_lock);
     return reply(c, r, 200, body);
 }
@@ -440,34 +441,34 @@ static enum MHD_Result metrics(server *s, struct MHD_Connection *c, request *r)
         return MHD_NO;
     pthread_mutex_lock(&s->stats_lock);
     put(body, cap, &used,
-                             "# HELP hyprove_proofs_total Proof requests by zkey and result.\n"
-                             "# TYPE hyprove_proofs_total counter\n");
+        "# HELP hyprove_proofs_total Proof requests by zkey and result.\n"
+        "# TYPE hyprove_proofs_total counter\n");
     for (size_t i = 0; i < s->nkeys; i++) {
         const serve_key *k = &s->keys[i];
         put(body, cap, &used,
-                                 "hyprove_proofs_total{zkey=\"%s\",result=\"served\"} %llu\n"
-                                 "hyprove_proofs_total{zkey=\"%s\",result=\"failed\"} %llu\n"
-                                 "hyprove_proofs_total{zkey=\"%s\",result=\"abandoned\"} %llu\n",
-                                 k->name, k->served, k->name, k->failed, k->name, k->abandoned);
+            "hyprove_proofs_total{zkey=\"%s\",result=\"served\"} %llu\n"
+            "hyprove_proofs_total{zkey=\"%s\",result=\"failed\"} %llu\n"
+            "hyprove_proofs_total{zkey=\"%s\",result=\"abandoned\"} %llu\n",
+            k->name, k->served, k->name, k->failed, k->name, k->abandoned);
     }
     put(body, cap, &used,
-                             "# HELP hyprove_prove_seconds_total Seconds spent proving (and verifying), by zkey.\n"
-                             "# TYPE hyprove_prove_seconds_total counter\n");
+        "# HELP hyprove_prove_seconds_total Seconds spent proving (and verifying), by zkey.\n"
+        "# TYPE hyprove_prove_seconds_total counter\n");
     for (size_t i = 0; i < s->nkeys; i++)
         put(body, cap, &used, "hyprove_prove_seconds_total{zkey=\"%s\"} %.6f\n",
-                                 s->keys[i].name, s->keys[i].prove_seconds);
+            s->keys[i].name, s->keys[i].prove_seconds);
     put(body, cap, &used,
-                             "# HELP hyprove_responses_total Answers by HTTP status (0: any other).\n"
-                             "# TYPE hyprove_responses_total counter\n");
+        "# HELP hyprove_responses_total Answers by HTTP status (0: any other).\n"
+        "# TYPE hyprove_responses_total counter\n");
     for (size_t i = 0; i < SERVE_NCODES; i++)
         put(body, cap, &used, "hyprove_responses_total{code=\"%u\"} %llu\n", serve_codes[i],
-                                 s->answers[i]);
+            s->answers[i]);
     put(body, cap, &used,
-             "# HELP hyprove_queue_running Proofs running now.\n# TYPE hyprove_queue_running gauge\n"
-             "hyprove_queue_running %u\n"
-             "# HELP hyprove_queue_waiting Proof requests waiting for the prover.\n"
-             "# TYPE hyprove_queue_waiting gauge\nhyprove_queue_waiting %u\n",
-             s->running, s->waiting);
+        "# HELP hyprove_queue_running Proofs running now.\n# TYPE hyprove_queue_running gauge\n"
+        "hyprove_queue_running %u\n"
+        "# HELP hyprove_queue_waiting Proof requests waiting for the prover.\n"
+        "# TYPE hyprove_queue_waiting gauge\nhyprove_queue_waiting %u\n",
+        s->running, s->waiting);
     pthread_mutex_unlock(&s->stats_lock);
     return reply_as(c, r, 200, body, "text/plain; version=0.0.4");
 }
@@ -571,6 +572,12 @@ static unsigned refusal(const server *s, struct MHD_Connection *c, const char *u
     return 0;
 }
 
+static enum MHD_Result reply_over_uploads(struct MHD_Connection *c, request *r, const server *s)
+{
+    return reply_error(c, r, 503, "the server holds its limit of uploads (%zu bytes, --max-uploads): try again shortly",
+                       s->uploads_budget);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -584,19 +591,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         snprintf(r->method, sizeof r->method, "%s", method);
         snprintf(r->path, sizeof r->path, "%s", url);
         r->refuse = refusal(s, c, url, method, version, r);
-        if (!r->refuse && strcmp(url, "/prove") == 0) {
-            count(s, &s->open_proofs, 1);
-            r->counted = 1;
-        }
+        if (r->refuse || strcmp(url, "/prove") != 0)
+            return MHD_YES;
+        count(s, &s->open_proofs, 1); /* a POST /prove (refusal() let nothing else through) */
+        r->counted = 1;
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
-        if (!r->refuse && strcmp(url, "/prove") == 0 && announced > s->max_request)
+        if (announced > s->max_request)
             return reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
                                s->max_request);
-        if (!r->refuse && strcmp(url, "/prove") == 0 && !reserve_upload(s, r, (size_t)announced))
-            return reply_error(c, r, 503, "the server holds its limit of uploads (%zu bytes, --max-uploads): try "
-                               "again shortly", s->uploads_budget);
-        return MHD_YES;
+        return reserve_upload(s, r, (size_t)announced) ? MHD_YES : reply_over_uploads(c, r, s);
     }
     if (r->refuse) { /* the body read and dropped, then the answer: a client still sending it gets it */
         if (*upload_size) {
@@ -614,8 +618,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (r->too_large)
             return reply_error(c, r, 413, "the body is over the server's limit of %zu bytes", s->max_request);
         if (r->over_budget)
-            return reply_error(c, r, 503, "the server holds its limit of uploads (%zu bytes, --max-uploads): try "
-                               "again shortly", s->uploads_budget);
+            return reply_over_uploads(c, r, s);
         return prove(s, c, r);
     }
     if (strcmp(url, "/metrics") == 0)
@@ -714,6 +717,16 @@ static int read_token(server *s, const char *path)
                                    "no spaces", path);
     memcpy(s->token, line, n);
     s->token[n] = '\0';
+    return 0;
+}
+
+/* --access-log PATH (appended), "-" for stderr, or none (NULL). 0, or a usage error's status. */
+static int open_access_log(server *s, const char *path)
+{
+    if (path && strcmp(path, "-") == 0)
+        s->access_log = stderr;
+    else if (path && !(s->access_log = fopen(path, "a")))
+        return cli_usage_error("serve ", "--access-log '%s': cannot open it for appending", path);
     return 0;
 }
 
@@ -902,10 +915,6 @@ int cmd_serve(int argc, char **argv)
                                "client you trust, --insecure-no-auth; there is no TLS (put a proxy in front)", listen);
     if (token_file && (rc = read_token(&s, token_file)) != 0)
         return rc;
-    if (access_log && strcmp(access_log, "-") == 0)
-        s.access_log = stderr;
-    else if (access_log && !(s.access_log = fopen(access_log, "a")))
-        return cli_usage_error("serve ", "--access-log '%s': cannot open it for appending", access_log);
     if (max_s && cli_parse_uint(max_s, 64, 1ull << 40, &max_request) != 0)
         return cli_usage_error("serve ", "--max-request '%s' is not a byte count from 64 to 2^40", max_s);
     if (precompute_s && cli_parse_uint(precompute_s, 1, 16, &precompute) != 0)
@@ -924,7 +933,9 @@ int cmd_serve(int argc, char **argv)
         return rc;
     pthread_mutex_init(&s.prove_lock, NULL);
     pthread_mutex_init(&s.stats_lock, NULL);
-    rc = open_keys(&s, paths, npaths, (unsigned)precompute);
+    rc = open_access_log(&s, access_log); /* after every usage check: then the cleanup below closes it */
+    if (rc == 0)
+        rc = open_keys(&s, paths, npaths, (unsigned)precompute);
     list_devices(&s);
     if (rc == 0)
         rc = run(&s, &addr);

@@ -252,6 +252,12 @@ int cl_dev_offers_words(const cl_dev *dev, int words)
            (words == CL_WORDS_PTX && dev_is_nvidia(dev));
 }
 
+/* The portable words behind a vendor's fast path: ptx's limb32, int128's standard. */
+static int portable_words(int words)
+{
+    return words == CL_WORDS_PTX ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD;
+}
+
 int cl_dev_default_words(const cl_dev *dev)
 {
     int forced = dev->opts ? dev->opts->words : -1;
@@ -418,13 +424,12 @@ int cl_dev_program(cl_runtime *rt, cl_dev *dev, int kind, int curve, int words, 
     if (cl_dev_open(rt, dev, detail) != 0)
         return -1;
     if (!cl_dev_offers_words(dev, words)) /* e.g. PTX on POCL: its x86 back end would fail at launch */
-        words = words == CL_WORDS_PTX ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD;
+        words = portable_words(words);
     if (!dev->programs[kind][curve][words] && load_or_build(rt, dev, kind, curve, words, detail) != 0) {
         if (words != CL_WORDS_INT128 && words != CL_WORDS_PTX)
             return -1;
         /* a vendor fast path did not build: its portable words always must */
-        return cl_dev_program(rt, dev, kind, curve, words == CL_WORDS_PTX ? CL_WORDS_LIMB32 : CL_WORDS_STANDARD, prog,
-                              detail);
+        return cl_dev_program(rt, dev, kind, curve, portable_words(words), prog, detail);
     }
     *prog = dev->programs[kind][curve][words];
     return 0;

@@ -96,15 +96,11 @@ def token_server(bn, out):
     token_file = os.path.join(out, "token")
     with open(token_file, "w") as f:
         f.write("s3cret-Token_42\n")
-    proc = subprocess.Popen([HYPROVE, "serve", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--listen",
-                             "127.0.0.1:0", "--devices", "cpu", "--precompute", "1", "--token-file", token_file],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
+    proc, base = start_server(["--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--token-file", token_file])
     try:
-        check("http://" in line, f"a server with --token-file starts ({line.strip()})")
-        if "http://" not in line:
+        check(base is not None, "a server with --token-file starts")
+        if base is None:
             return
-        base = line.split()[3]
         code, body, hdr = request(base, "/status", want_headers=True)
         check(code == 401 and "Bearer" in error_of(body) and hdr.get("WWW-Authenticate") == "Bearer",
               f"--token-file: no token is 401 with WWW-Authenticate: Bearer ({code} {error_of(body)})")
@@ -115,11 +111,7 @@ def token_server(bn, out):
         code, body = request(base, "/status", headers={"Authorization": "Bearer s3cret-Token_42"})
         check(code == 200 and json.loads(body).get("zkeys"), f"--token-file: the token is 200 ({code})")
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def start_server(args):
@@ -423,12 +415,7 @@ def main():
             uploads_budget(bn, wt_bn)
             longest_names(bn)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            rc = proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            rc = -1
+        rc, _, _ = stop(proc)
     check(rc == 0, f"SIGTERM stops the server with exit 0 (rc {rc})")
     try:
         lines = [json.loads(line) for line in open(access_log)]
@@ -449,12 +436,7 @@ def main():
                                  "127.0.0.1:0", "--devices", devices], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         line = proc.stdout.readline()
-        proc.send_signal(signal.SIGTERM)
-        try:
-            _, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
+        _, _, err = stop(proc)
         check("http://" in line and f"serve: zkey bn: {said}" in err,
               f"--devices {devices} without --precompute: '{said}' said ({err.strip()[:300]})")
     print(f"{len(failures)} failure(s)")
