@@ -39,17 +39,14 @@ static int unknown_device_error(const char *device)
     return CLI_EXIT_FAILURE;
 }
 
-int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const char *progress_what, hpr_ctx **ctx)
+/* The context of cfg, whose threads, devices and tier are set here; 0 or the exit code. */
+static int make_ctx(hpr_config *cfg, unsigned threads, const char *devices, const char *tier, hpr_ctx **ctx)
 {
-    hpr_config cfg;
     const char *why;
-    hpr_config_default(&cfg);
-    cfg.threads = threads;
-    cfg.devices = devices;
-    cfg.cpu_tier = tier;
-    if (progress_what)
-        cli_progress_attach(&cfg, progress_what);
-    hpr_status st = hpr_ctx_create(&cfg, ctx);
+    cfg->threads = threads;
+    cfg->devices = devices;
+    cfg->cpu_tier = tier;
+    hpr_status st = hpr_ctx_create(cfg, ctx);
     if (st == HPR_ERR_UNKNOWN_DEVICE)
         return unknown_device_error(devices);
     if (st == HPR_ERR_CPU_TIER || st == HPR_ERR_INVALID_ARGUMENT) {
@@ -60,16 +57,47 @@ int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const 
     return st == HPR_OK ? 0 : cli_status_error("creating the context", st, NULL);
 }
 
-int cli_ctx_from_options(const char *devices, const char *threads_s, const char *tier, const char *cmd,
-                         const char *progress_what, hpr_ctx **ctx)
+int cli_make_ctx(unsigned threads, const char *devices, const char *tier, const char *progress_what, hpr_ctx **ctx)
 {
-    unsigned threads = 0;
-    int rc = cli_parse_threads(cmd, threads_s, &threads);
+    hpr_config cfg;
+    hpr_config_default(&cfg);
+    if (progress_what)
+        cli_progress_attach(&cfg, progress_what);
+    return make_ctx(&cfg, threads, devices, tier, ctx);
+}
+
+/* --threads and --devices checked: 0, or the exit code of a usage error naming cmd. */
+static int check_ctx_options(const char *devices, const char *threads_s, const char *cmd, unsigned *threads)
+{
+    int rc = cli_parse_threads(cmd, threads_s, threads);
     if (rc != 0)
         return rc;
     if (devices && cli_parse_device(devices, 1) != 0)
         return cli_usage_error(cmd, "--devices '%s' is not auto, cpu, all or cl:P.D", devices);
-    return cli_make_ctx(threads, devices ? devices : "auto", tier, progress_what, ctx);
+    return 0;
+}
+
+int cli_ctx_from_options(const char *devices, const char *threads_s, const char *tier, const char *cmd,
+                         const char *progress_what, hpr_ctx **ctx)
+{
+    unsigned threads = 0;
+    int rc = check_ctx_options(devices, threads_s, cmd, &threads);
+    return rc ? rc : cli_make_ctx(threads, devices ? devices : "auto", tier, progress_what, ctx);
+}
+
+int cli_ctx_with_progress(const char *devices, const char *threads_s, const char *tier, const char *cmd,
+                          hpr_progress_fn progress, void *user, double interval_s, hpr_ctx **ctx)
+{
+    unsigned threads = 0;
+    hpr_config cfg;
+    int rc = check_ctx_options(devices, threads_s, cmd, &threads);
+    if (rc != 0)
+        return rc;
+    hpr_config_default(&cfg);
+    cfg.progress = progress;
+    cfg.progress_user = user;
+    cfg.progress_interval_s = interval_s;
+    return make_ctx(&cfg, threads, devices ? devices : "auto", tier, ctx);
 }
 
 int cli_parse_threads(const char *cmd, const char *s, unsigned *threads)

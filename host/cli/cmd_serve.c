@@ -6,11 +6,17 @@
  * .wtns as the body answers {"proof": <proof.json>, "public": <public.json>}, errors answer
  * {"error": "..."} with 400 (a bad witness or request), 404 (unknown path or zkey), 405, 413
  * (a body over --max-request) or 500; GET /status lists the zkeys, the devices and the queue.
- * Method: one connection thread each (MHD_USE_THREAD_PER_CONNECTION), one context for the
- * whole server and a mutex around it: requests queue for the cores and devices instead of
- * oversubscribing them (a context serves one call at a time), and /status says how many wait.
- * Bodies are collected up to --max-request bytes (a Content-Length above it is refused before
- * the upload). A request that will be refused (unknown path, wrong method, no token) has its
+ * Method: event-driven: libmicrohttpd's own polling (epoll where there is one) on a pool of
+ * two threads handles every connection, so an idle socket costs a slot and a little memory,
+ * not a thread; serve_guard.c bounds the connections (in all and per client: more are
+ * answered 503) and the time a request's headers and body may take. A whole POST /prove is
+ * queued and its connection suspended; one prover thread takes the queue in order on the one
+ * context of the server (it serves one call at a time: requests wait for the cores and
+ * devices instead of oversubscribing them), writes the answer and resumes the connection,
+ * whose handler then sends it. /status says how many wait. A queued request whose client has
+ * gone is dropped; a running one is stopped (hpr_ctx_cancel) when its client goes. Bodies
+ * are collected up to --max-request bytes (a Content-Length above it is refused before the
+ * upload). A request that will be refused (unknown path, wrong method, no token) has its
  * body read and dropped before the answer, so the client gets the answer, not a reset. An
  * address other than loopback needs a bearer token (--token-file, compared in constant time)
  * or an explicit --insecure-no-auth. SIGINT or SIGTERM stops the server (exit 0). With
@@ -25,6 +31,7 @@
 #include "cli_bench.h"
 #include "cli_groth16.h"
 #include "cli_faults.h"
+#include "serve_guard.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +43,8 @@ static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
     "                     [--devices D] [--threads T] [--cpu-tier T] [--precompute F] [--verify]\n"
     "                     [--token-file FILE | --insecure-no-auth] [--drain-timeout S]\n"
-    "                     [--access-log FILE|-] [--max-uploads BYTES]\n"
+    "                     [--access-log FILE|-] [--max-uploads BYTES] [--max-connections N]\n"
+    "                     [--max-per-client N] [--header-timeout S] [--min-upload-rate BYTES]\n"
     "\n"
     "A Groth16 proving server over HTTP. Each zkey is loaded once, named NAME or by its file\n"
     "name without .zkey. Requests:\n"
@@ -63,6 +71,12 @@ static const char *serve_help =
     "queued request whose client has closed its connection is dropped, not proved (/status\n"
     "counts it as abandoned). --max-uploads BYTES caps the bodies held at once (default four\n"
     "--max-request, at least 1 GiB): a request past it answers 503 before its upload.\n"
+    "Connections: at most --max-connections N (default 1024) in all and --max-per-client N\n"
+    "(default 256) from one address; more are answered 503 with Retry-After. A request's\n"
+    "headers must come within --header-timeout S seconds (default 30) of the connection or of\n"
+    "the previous answer, its body within that and its length at --min-upload-rate BYTES a\n"
+    "second (default 65536); a connection past them is closed. A running proof whose client\n"
+    "has closed its connection is stopped.\n"
     "--access-log FILE (or - for stderr) appends one JSON line per\n"
     "request: time, client, method, path, zkey, status, bytes, queue and prove ms. --verify checks each proof\n"
     "before sending it. --precompute F keeps each zkey's MSM sections precomputed F times\n"
@@ -84,6 +98,7 @@ static const char *serve_help =
 #include <poll.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,6 +115,8 @@ typedef struct {
 static const unsigned serve_codes[] = {200, 400, 401, 404, 405, 413, 422, 500, 503, 0};
 #define SERVE_NCODES (sizeof serve_codes / sizeof serve_codes[0])
 
+typedef struct request request;
+
 typedef struct {
     hpr_ctx *ctx;
     serve_key keys[SERVE_MAX_KEYS];
@@ -109,8 +126,20 @@ typedef struct {
     char devices[HPR_REPORT_MAX_DEVICES + 1][300]; /* for /status, read once at the start */
     size_t ndevices;
     unsigned threads;
-    pthread_mutex_t prove_lock; /* the context: one proof at a time */
     pthread_mutex_t stats_lock;
+    serve_guard guard; /* the connections' limits and deadlines */
+    /* The prover thread's queue (queue_lock): whole POST /prove requests, their connections
+     * suspended until the answer is ready. */
+    pthread_mutex_t queue_lock;
+    pthread_cond_t queue_cond;
+    request *queue_head, *queue_tail;
+    request *proving;    /* the request being proved, or NULL */
+    int quit, worker_done; /* quit: stop when the queue is empty; worker_done: it has stopped */
+    pthread_t worker;
+    char phase[32];          /* the running proof's phase and fraction (stats_lock), for /status */
+    double fraction;
+    unsigned reports;        /* progress reports of the running proof (stats_lock) */
+    unsigned test_hold_ms;   /* HPR_TEST_SERVE_HOLD_MS (on_progress) */
     unsigned waiting, running, open_proofs; /* open_proofs: POST /prove requests not yet completed */
     unsigned long long served, failed, abandoned, turned_away;
     volatile int stopping; /* the drain timeout has passed: requests not yet proved answer 503 */
@@ -120,7 +149,7 @@ typedef struct {
     FILE *access_log;                         /* NULL: none; written under stats_lock */
 } server;
 
-typedef struct {
+struct request {
     unsigned char *body;
     size_t len, cap;
     int too_large, counted, over_budget; /* counted: in open_proofs */
@@ -134,7 +163,17 @@ typedef struct {
     size_t bytes_out;
     char method[16], path[128];
     const char *zkey; /* the key's name, or NULL */
-} request;
+    /* a queued proof: its connection (suspended), key, place in the queue and answer */
+    struct MHD_Connection *conn;
+    serve_key *key;
+    request *next;
+    struct timespec queued_at;
+    int ready, drop;  /* the answer is ready (ready_code, ready_body); drop: close instead (the client left) */
+    int client_left;  /* seen gone while its proof ran (queue_lock): the proof was cancelled */
+    int close;        /* answer with Connection: close */
+    unsigned ready_code;
+    char *ready_body;
+};
 
 /* s with '"', '\' and control characters escaped for a JSON string (malloc'd). */
 static char *json_escape(const char *s)
@@ -175,6 +214,8 @@ static enum MHD_Result reply_as(struct MHD_Connection *c, request *r, unsigned c
         MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
     if (code == MHD_HTTP_SERVICE_UNAVAILABLE)
         MHD_add_response_header(resp, "Retry-After", "5");
+    if (r->close)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ok = MHD_queue_response(c, code, resp);
     MHD_destroy_response(resp);
     return ok;
@@ -185,20 +226,43 @@ static enum MHD_Result reply(struct MHD_Connection *c, request *r, unsigned code
     return reply_as(c, r, code, body, "application/json");
 }
 
-static enum MHD_Result reply_error(struct MHD_Connection *c, request *r, unsigned code, const char *fmt, ...)
+/* {"error": "..."} (malloc'd; NULL without memory). */
+static char *error_json(const char *fmt, va_list ap)
 {
     char msg[1024], *esc, *body;
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (!(esc = json_escape(msg)))
-        return MHD_NO;
+        return NULL;
     body = malloc(strlen(esc) + 16);
     if (body)
         sprintf(body, "{\"error\": \"%s\"}", esc);
     free(esc);
+    return body;
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c, request *r, unsigned code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *body = error_json(fmt, ap);
+    va_end(ap);
     return reply(c, r, code, body);
+}
+
+/* The prover thread's answer to r (sent when its connection resumes). */
+static void set_answer(request *r, unsigned code, char *body)
+{
+    r->ready_code = code;
+    r->ready_body = body;
+    r->ready = 1;
+}
+
+static void set_error(request *r, unsigned code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_answer(r, code, error_json(fmt, ap));
+    va_end(ap);
 }
 
 static void count(server *s, unsigned *field, int delta)
@@ -254,33 +318,7 @@ static double ms_since(const struct timespec *t0)
     return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* Waits for the context (prove_lock). 1 with it held; 0 without it when the request is not to
- * be proved: its client has gone (abandoned) or the drain timeout has passed (*refused 503). */
-static int take_turn(server *s, struct MHD_Connection *c, request *r, serve_key *k, unsigned *refused)
-{
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    count(s, &s->waiting, 1);
-    pthread_mutex_lock(&s->prove_lock);
-    count(s, &s->waiting, -1);
-    r->queue_ms = ms_since(&t0);
-    *refused = 0;
-    if (!s->stopping && !client_gone(c))
-        return 1;
-    pthread_mutex_unlock(&s->prove_lock);
-    pthread_mutex_lock(&s->stats_lock);
-    if (s->stopping) {
-        s->turned_away++;
-        *refused = 503;
-    } else {
-        s->abandoned++;
-        k->abandoned++;
-    }
-    pthread_mutex_unlock(&s->stats_lock);
-    return 0;
-}
-
-/* The proof (verified under --verify) with prove_lock held, counted; detail says why not. */
+/* The proof (verified under --verify), counted; detail says why not. On the prover thread. */
 static hpr_status prove_counted(server *s, serve_key *k, request *r, hpr_groth16_proof *proof, char *detail, size_t len)
 {
     struct timespec t0;
@@ -300,39 +338,40 @@ static hpr_status prove_counted(server *s, serve_key *k, request *r, hpr_groth16
                  hpr_ctx_error_detail(s->ctx));
     count(s, &s->running, -1);
     r->prove_ms = ms_since(&t0);
+    pthread_mutex_lock(&s->queue_lock);
+    s->proving = NULL;
+    int left = r->client_left && st == HPR_ERR_CANCELLED;
+    pthread_mutex_unlock(&s->queue_lock);
     pthread_mutex_lock(&s->stats_lock);
     if (st == HPR_OK) {
         s->served++;
         k->served++;
+    } else if (left) {
+        s->abandoned++;
+        k->abandoned++;
     } else {
         s->failed++;
         k->failed++;
     }
     k->prove_seconds += r->prove_ms / 1e3;
     pthread_mutex_unlock(&s->stats_lock);
+    r->drop = left;
     return st;
 }
 
-static enum MHD_Result prove(server *s, struct MHD_Connection *c, request *r)
+/* r proved and its answer set (or dropped: its client left while it ran). */
+static void prove_one(server *s, request *r)
 {
-    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
-    serve_key *k = find_key(s, name);
     hpr_groth16_report report = {.struct_size = sizeof report};
     hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
     char detail[600], *pj = NULL, *uj = NULL;
-    unsigned refused;
-    if (!k && !name)
-        return reply_error(c, r, 400, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
-    if (!k)
-        return reply_error(c, r, 404, "no zkey named '%s' (see GET /status)", name);
-    r->zkey = k->name;
-    if (!take_turn(s, c, r, k, &refused))
-        return refused ? reply_error(c, r, refused, "the server is shutting down: try again elsewhere or later")
-                       : MHD_NO;
-    hpr_status st = prove_counted(s, k, r, &proof, detail, sizeof detail);
-    pthread_mutex_unlock(&s->prove_lock);
-    if (st != HPR_OK)
-        return reply_error(c, r, status_code(st), "%s", detail);
+    hpr_status st = prove_counted(s, r->key, r, &proof, detail, sizeof detail);
+    if (r->drop)
+        return;
+    if (st != HPR_OK) {
+        set_error(r, status_code(st), "%s", detail);
+        return;
+    }
     st = hpr_groth16_proof_json(&proof, &pj, &uj);
     hpr_groth16_proof_clear(&proof);
     char *body = st == HPR_OK ? malloc(strlen(pj) + strlen(uj) + 32) : NULL;
@@ -340,7 +379,147 @@ static enum MHD_Result prove(server *s, struct MHD_Connection *c, request *r)
         sprintf(body, "{\"proof\": %s, \"public\": %s}", pj, uj);
     free(pj);
     free(uj);
-    return body ? reply(c, r, 200, body) : reply_error(c, r, 500, "formatting the proof: %s", hpr_status_str(st));
+    if (body)
+        set_answer(r, 200, body);
+    else
+        set_error(r, 500, "formatting the proof: %s", hpr_status_str(st));
+}
+
+/* The prover thread's turn for r: 503 after the drain timeout, dropped when its client has
+ * gone (abandoned), else proved. */
+static void answer_queued(server *s, request *r)
+{
+    count(s, &s->waiting, -1);
+    r->queue_ms = ms_since(&r->queued_at);
+    int stopping = s->stopping, gone = !stopping && client_gone(r->conn);
+    if (stopping || gone) {
+        pthread_mutex_lock(&s->stats_lock);
+        if (stopping)
+            s->turned_away++;
+        else {
+            s->abandoned++;
+            r->key->abandoned++;
+        }
+        pthread_mutex_unlock(&s->stats_lock);
+        r->drop = gone;
+        if (stopping)
+            set_error(r, 503, "the server is shutting down: try again elsewhere or later");
+        return;
+    }
+    pthread_mutex_lock(&s->stats_lock);
+    s->reports = 0;
+    s->fraction = 0;
+    snprintf(s->phase, sizeof s->phase, "starting");
+    pthread_mutex_unlock(&s->stats_lock);
+    pthread_mutex_lock(&s->queue_lock);
+    s->proving = r;
+    pthread_mutex_unlock(&s->queue_lock);
+    prove_one(s, r);
+}
+
+/* The next queued request, or NULL once quit is set and the queue is empty. */
+static request *next_queued(server *s)
+{
+    pthread_mutex_lock(&s->queue_lock);
+    while (!s->queue_head && !s->quit)
+        pthread_cond_wait(&s->queue_cond, &s->queue_lock);
+    request *r = s->queue_head;
+    if (r) {
+        s->queue_head = r->next;
+        if (!s->queue_head)
+            s->queue_tail = NULL;
+    } else {
+        s->worker_done = 1;
+    }
+    pthread_mutex_unlock(&s->queue_lock);
+    return r;
+}
+
+/* The prover thread: each queued request in order, its connection resumed with the answer
+ * (or to be closed: drop). */
+static void *prover_thread(void *arg)
+{
+    server *s = arg;
+    request *r;
+    while ((r = next_queued(s)) != NULL) {
+        answer_queued(s, r);
+        r->ready = 1;
+        MHD_resume_connection(r->conn);
+    }
+    return NULL;
+}
+
+/* Waits (up to test_hold_ms) until the running proof's client is seen gone and the proof
+ * cancelled (cancel_if_client_left). */
+static void hold_for_client_left(server *s)
+{
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    for (unsigned waited = 0; waited < s->test_hold_ms; waited += 10) {
+        pthread_mutex_lock(&s->queue_lock);
+        int left = s->proving && s->proving->client_left;
+        pthread_mutex_unlock(&s->queue_lock);
+        if (left)
+            return;
+        nanosleep(&tick, NULL);
+    }
+}
+
+/* The running proof's progress, for /status. HPR_TEST_SERVE_HOLD_MS (tests only): a proof's
+ * first report waits up to that long for its client to leave (and the proof to be cancelled),
+ * so that a test can close a connection while its proof runs, however fast the machine. */
+static void on_progress(const hpr_progress *p, void *user)
+{
+    server *s = user;
+    pthread_mutex_lock(&s->stats_lock);
+    int first = s->reports++ == 0;
+    snprintf(s->phase, sizeof s->phase, "%s", p->phase);
+    s->fraction = p->fraction;
+    pthread_mutex_unlock(&s->stats_lock);
+    if (first && s->test_hold_ms)
+        hold_for_client_left(s);
+}
+
+/* The running proof's client has gone: the proof is cancelled (not while another runs: the
+ * flag is set under queue_lock, which the prover thread takes before the next proof). */
+static void cancel_if_client_left(server *s)
+{
+    pthread_mutex_lock(&s->queue_lock);
+    request *r = s->proving;
+    if (r && !r->client_left && client_gone(r->conn)) {
+        r->client_left = 1;
+        hpr_ctx_cancel(s->ctx);
+    }
+    pthread_mutex_unlock(&s->queue_lock);
+}
+
+/* A whole POST /prove: its key chosen, then queued for the prover thread with its connection
+ * suspended until the answer (sent by on_request when the connection resumes). */
+static enum MHD_Result queue_proof(server *s, struct MHD_Connection *c, request *r)
+{
+    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
+    serve_key *k = find_key(s, name);
+    if (!k && !name)
+        return reply_error(c, r, 400, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
+    if (!k)
+        return reply_error(c, r, 404, "no zkey named '%s' (see GET /status)", name);
+    r->zkey = k->name;
+    r->key = k;
+    r->conn = c;
+    clock_gettime(CLOCK_MONOTONIC, &r->queued_at);
+    pthread_mutex_lock(&s->queue_lock);
+    int open = !s->worker_done;
+    if (open) {
+        MHD_suspend_connection(c); /* before the prover thread can see it and resume it */
+        if (s->queue_tail)
+            s->queue_tail->next = r;
+        else
+            s->queue_head = r;
+        s->queue_tail = r;
+        count(s, &s->waiting, 1);
+        pthread_cond_signal(&s->queue_cond);
+    }
+    pthread_mutex_unlock(&s->queue_lock);
+    return open ? MHD_YES : reply_error(c, r, 503, "the server is shutting down: try again elsewhere or later");
 }
 
 /* Appends to buf (cap bytes, *used of them taken): what does not fit is cut off, never written
@@ -357,7 +536,22 @@ static void put(char *buf, size_t cap, size_t *used, const char *fmt, ...)
         *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
 }
 
-/* {"zkeys": [...], "devices": [...], "threads": T, "queue": {...}, "served": N, "failed": N} */
+/* The running proof as JSON ({"zkey", "phase", "fraction"}), or null. */
+static void put_proving(server *s, char *body, size_t cap, size_t *used)
+{
+    pthread_mutex_lock(&s->queue_lock);
+    const char *zkey = s->proving ? s->proving->zkey : NULL;
+    pthread_mutex_lock(&s->stats_lock);
+    if (zkey)
+        put(body, cap, used, "{\"zkey\": \"%s\", \"phase\": \"%s\", \"fraction\": %.3f}", zkey, s->phase,
+            s->fraction);
+    else
+        put(body, cap, used, "null");
+    pthread_mutex_unlock(&s->stats_lock);
+    pthread_mutex_unlock(&s->queue_lock);
+}
+
+/* {"zkeys": [...], "proving": ..., "devices": [...], "threads": T, "queue": {...}, "served": N, "failed": N} */
 static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
 {
     size_t cap = 4096 + 512 * (s->nkeys + HPR_REPORT_MAX_DEVICES), used = 0;
@@ -378,7 +572,9 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
             pub, k->served, k->failed, k->abandoned, k->prove_seconds);
         pthread_mutex_unlock(&s->stats_lock);
     }
-    put(body, cap, &used, "], \"devices\": [");
+    put(body, cap, &used, "], \"proving\": ");
+    put_proving(s, body, cap, &used);
+    put(body, cap, &used, ", \"devices\": [");
     for (size_t i = 0; i < s->ndevices; i++)
         put(body, cap, &used, "%s\"%s\"", i ? ", " : "", s->devices[i]);
     pthread_mutex_lock(&s->stats_lock);
@@ -553,6 +749,10 @@ static unsigned refusal(const server *s, struct MHD_Connection *c, const char *u
 {
     int prove = strcmp(url, "/prove") == 0;
     int status = strcmp(url, "/status") == 0 || strcmp(url, "/metrics") == 0; /* GET only, both */
+    if (guard_over_limit(c, r->why, sizeof r->why)) {
+        r->close = 1;
+        return MHD_HTTP_SERVICE_UNAVAILABLE;
+    }
     unsigned framing_status = bad_framing(c, url, version, r->why, sizeof r->why);
     if (framing_status)
         return framing_status;
@@ -590,18 +790,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         clock_gettime(CLOCK_MONOTONIC, &r->start);
         snprintf(r->method, sizeof r->method, "%s", method);
         snprintf(r->path, sizeof r->path, "%s", url);
+        const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
+        guard_body_started(c, announced);
         r->refuse = refusal(s, c, url, method, version, r);
         if (r->refuse || strcmp(url, "/prove") != 0)
             return MHD_YES;
         count(s, &s->open_proofs, 1); /* a POST /prove (refusal() let nothing else through) */
         r->counted = 1;
-        const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
         if (announced > s->max_request)
             return reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
                                s->max_request);
         return reserve_upload(s, r, (size_t)announced) ? MHD_YES : reply_over_uploads(c, r, s);
     }
+    if (r->ready) { /* resumed by the prover thread: its answer, or a close for a client gone */
+        char *body = r->ready_body;
+        r->ready_body = NULL;
+        if (r->drop)
+            free(body);
+        return r->drop ? MHD_NO : reply(c, r, r->ready_code, body);
+    }
+    if (*upload_size)
+        guard_body_received(c, *upload_size);
+    else
+        guard_hold(c);
     if (r->refuse) { /* the body read and dropped, then the answer: a client still sending it gets it */
         if (*upload_size) {
             *upload_size = 0;
@@ -619,7 +831,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return reply_error(c, r, 413, "the body is over the server's limit of %zu bytes", s->max_request);
         if (r->over_budget)
             return reply_over_uploads(c, r, s);
-        return prove(s, c, r);
+        return queue_proof(s, c, r);
     }
     if (strcmp(url, "/metrics") == 0)
         return metrics(s, c, r);
@@ -662,6 +874,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     server *s = cls;
     request *r = *con_cls;
     (void)toe;
+    guard_next_request(c);
     if (r) {
         if (r->counted)
             count(s, &s->open_proofs, -1);
@@ -676,6 +889,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
             log_access(s, c, r);
         pthread_mutex_unlock(&s->stats_lock);
         free(r->body);
+        free(r->ready_body);
         free(r);
         *con_cls = NULL;
     }
@@ -814,6 +1028,14 @@ static unsigned open_proofs(server *s)
     return n;
 }
 
+/* The main thread's rounds: connections past their deadlines shut down, the running proof
+ * stopped when its client has gone. */
+static void watch(server *s)
+{
+    guard_sweep(&s->guard);
+    cancel_if_client_left(s);
+}
+
 /* Waits until no POST /prove is open or the monotonic clock passes deadline; 1 when none is. */
 static int wait_for_open_proofs(server *s, const struct timespec *deadline)
 {
@@ -824,6 +1046,7 @@ static int wait_for_open_proofs(server *s, const struct timespec *deadline)
         if (now.tv_sec > deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
             return 0;
         nanosleep(&tick, NULL);
+        watch(s);
     }
     return 1;
 }
@@ -850,31 +1073,63 @@ static void drain(server *s, struct MHD_Daemon *d)
     (void)wait_for_open_proofs(s, &deadline);
 }
 
+/* Waits for SIGINT or SIGTERM, watching the connections meanwhile; the signal's number. */
+static int wait_for_stop(server *s, const sigset_t *stop)
+{
+    const struct timespec tick = {0, 200 * 1000 * 1000};
+    int sig;
+    while ((sig = sigtimedwait(stop, NULL, &tick)) < 0)
+        watch(s);
+    return sig;
+}
+
+/* The prover thread stops once the queue is empty; later requests answer 503. */
+static void stop_prover(server *s)
+{
+    pthread_mutex_lock(&s->queue_lock);
+    s->stopping = 1; /* a request that came after the drain: 503 */
+    s->quit = 1;
+    pthread_cond_broadcast(&s->queue_cond);
+    pthread_mutex_unlock(&s->queue_lock);
+    pthread_join(s->worker, NULL);
+}
+
+static struct MHD_Daemon *start_daemon(server *s, const struct sockaddr_in *addr)
+{
+    return MHD_start_daemon(
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, s,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, guard_notify, &s->guard,
+        MHD_OPTION_CONNECTION_LIMIT, guard_daemon_limit(&s->guard),
+        MHD_OPTION_CONNECTION_TIMEOUT, s->guard.header_timeout, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)511,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL, MHD_OPTION_END);
+}
+
 /* Serves until SIGINT or SIGTERM, then drains; SIGHUP is ignored (a server started from a
  * terminal outlives it). */
 static int run(server *s, const struct sockaddr_in *addr)
 {
     sigset_t stop;
-    int sig;
     signal(SIGHUP, SIG_IGN);
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL); /* the server's threads inherit the mask */
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC, 0, NULL, NULL, on_request, s,
-        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keeping_nul, NULL, MHD_OPTION_END);
-    if (!d)
+    if (pthread_create(&s->worker, NULL, prover_thread, s) != 0)
+        return cli_error("cannot start the prover thread");
+    struct MHD_Daemon *d = start_daemon(s, addr);
+    if (!d) {
+        stop_prover(s);
         return cli_error("cannot listen on %s:%u (in use, or not an address of this machine)",
                          inet_ntoa(addr->sin_addr), (unsigned)ntohs(addr->sin_port));
+    }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     printf("hyprove: serving on http://%s:%u with %zu zkey(s)\n", inet_ntoa(addr->sin_addr),
            info ? (unsigned)info->port : (unsigned)ntohs(addr->sin_port), s->nkeys);
     fflush(stdout);
-    sigwait(&stop, &sig);
+    int sig = wait_for_stop(s, &stop);
     drain(s, d);
+    stop_prover(s);
     MHD_stop_daemon(d);
     printf("hyprove: stopped (%s); %llu proofs served, %llu failed, %llu abandoned by their clients, %llu turned "
            "away by the drain timeout\n",
@@ -882,10 +1137,48 @@ static int run(server *s, const struct sockaddr_in *addr)
     return CLI_EXIT_OK;
 }
 
+/* The open-file limit raised (up to its hard limit) for the daemon's connections and some
+ * more for the server's own files; 0, or a usage error when the limit does not allow it. */
+static int fit_open_files(const serve_guard *g)
+{
+    struct rlimit lim;
+    rlim_t need = (rlim_t)guard_daemon_limit(g) + 64;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= need)
+        return 0;
+    if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= need) {
+        lim.rlim_cur = need;
+        if (setrlimit(RLIMIT_NOFILE, &lim) == 0)
+            return 0;
+    }
+    return cli_usage_error("serve ", "--max-connections %u needs %llu open files, over this process's limit of %llu "
+                           "(ulimit -n): give a smaller --max-connections or raise the limit",
+                           g->max_connections, (unsigned long long)need, (unsigned long long)lim.rlim_max);
+}
+
+/* --max-connections, --max-per-client, --header-timeout and --min-upload-rate into the guard
+ * (their defaults when not given); 0, or a usage error's status. */
+static int guard_options(server *s, const char *const v[4])
+{
+    unsigned long long conns = 1024, per_client = 256, header = 30, rate = 65536;
+    if (v[0] && cli_parse_uint(v[0], 1, 60000, &conns) != 0)
+        return cli_usage_error("serve ", "--max-connections '%s' is not an integer in 1..60000", v[0]);
+    if (v[1] && cli_parse_uint(v[1], 1, 60000, &per_client) != 0)
+        return cli_usage_error("serve ", "--max-per-client '%s' is not an integer in 1..60000", v[1]);
+    if (v[2] && cli_parse_uint(v[2], 1, 3600, &header) != 0)
+        return cli_usage_error("serve ", "--header-timeout '%s' is not a number of seconds in 1..3600", v[2]);
+    if (v[3] && cli_parse_uint(v[3], 1, 1ull << 40, &rate) != 0)
+        return cli_usage_error("serve ", "--min-upload-rate '%s' is not a byte count per second in 1..2^40", v[3]);
+    if (!v[1] && per_client > conns)
+        per_client = conns;
+    guard_init(&s->guard, (unsigned)conns, (unsigned)per_client, (unsigned)header, rate);
+    return fit_open_files(&s->guard);
+}
+
 int cmd_serve(int argc, char **argv)
 {
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
     const char *precompute_s = NULL, *token_file = NULL, *drain_s = NULL, *access_log = NULL, *uploads_s = NULL;
+    const char *guard_v[4] = {NULL};
     int no_auth = 0;
     size_t npaths = 0;
     unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
@@ -899,7 +1192,9 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT("--cpu-tier", &tier), CLI_OPT("--precompute", &precompute_s),
                             CLI_OPT_FLAG("--verify", &s.verify), CLI_OPT("--token-file", &token_file),
                             CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &drain_s),
-                            CLI_OPT("--access-log", &access_log), CLI_OPT("--max-uploads", &uploads_s)};
+                            CLI_OPT("--access-log", &access_log), CLI_OPT("--max-uploads", &uploads_s),
+                            CLI_OPT("--max-connections", &guard_v[0]), CLI_OPT("--max-per-client", &guard_v[1]),
+                            CLI_OPT("--header-timeout", &guard_v[2]), CLI_OPT("--min-upload-rate", &guard_v[3])};
     rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;
@@ -929,10 +1224,17 @@ int cmd_serve(int argc, char **argv)
         return cli_usage_error("serve ", "--max-uploads '%s' is not a byte count from --max-request (%llu) to 2^44",
                                uploads_s, max_request);
     s.uploads_budget = (size_t)uploads;
-    if ((rc = cli_ctx_from_options(devices, threads_s, tier, "serve ", NULL, &s.ctx)) != 0)
+    if ((rc = guard_options(&s, guard_v)) != 0)
         return rc;
-    pthread_mutex_init(&s.prove_lock, NULL);
+    const char *hold = getenv("HPR_TEST_SERVE_HOLD_MS");
+    s.test_hold_ms = hold ? (unsigned)strtoul(hold, NULL, 10) % 600001 : 0;
+    if ((rc = cli_ctx_with_progress(devices, threads_s, tier, "serve ", on_progress, &s, 0.02, &s.ctx)) != 0) {
+        guard_destroy(&s.guard);
+        return rc;
+    }
     pthread_mutex_init(&s.stats_lock, NULL);
+    pthread_mutex_init(&s.queue_lock, NULL);
+    pthread_cond_init(&s.queue_cond, NULL);
     rc = open_access_log(&s, access_log); /* after every usage check: then the cleanup below closes it */
     if (rc == 0)
         rc = open_keys(&s, paths, npaths, (unsigned)precompute);
@@ -944,8 +1246,10 @@ int cmd_serve(int argc, char **argv)
     hpr_ctx_destroy(s.ctx);
     if (s.access_log && s.access_log != stderr)
         fclose(s.access_log);
-    pthread_mutex_destroy(&s.prove_lock);
     pthread_mutex_destroy(&s.stats_lock);
+    pthread_mutex_destroy(&s.queue_lock);
+    pthread_cond_destroy(&s.queue_cond);
+    guard_destroy(&s.guard);
     return rc;
 }
 
@@ -953,7 +1257,7 @@ int cmd_serve(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *paths[SERVE_MAX_KEYS], *value[10] = {NULL};
+    const char *paths[SERVE_MAX_KEYS], *value[14] = {NULL};
     size_t npaths = 0;
     int verify = 0, no_auth = 0;
     const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &value[0]),
@@ -961,7 +1265,9 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT("--cpu-tier", &value[4]), CLI_OPT("--precompute", &value[5]),
                             CLI_OPT_FLAG("--verify", &verify), CLI_OPT("--token-file", &value[6]),
                             CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &value[7]),
-                            CLI_OPT("--access-log", &value[8]), CLI_OPT("--max-uploads", &value[9])};
+                            CLI_OPT("--access-log", &value[8]), CLI_OPT("--max-uploads", &value[9]),
+                            CLI_OPT("--max-connections", &value[10]), CLI_OPT("--max-per-client", &value[11]),
+                            CLI_OPT("--header-timeout", &value[12]), CLI_OPT("--min-upload-rate", &value[13])};
     int rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;

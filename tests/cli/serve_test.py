@@ -20,7 +20,11 @@ SIGTERM with six proofs queued answers all six (--drain-timeout 120) or each wit
 after sending are dropped, at least one of five (the first may be proved before the close is
 seen). /status counts per zkey, GET /metrics gives the counters in Prometheus' text format, and
 --access-log writes one JSON line per request; --max-uploads refuses (503) an upload past the
-budget of bodies held at once. Without libmicrohttpd the command must say so.
+budget of bodies held at once. Connections: 100 idle sockets leave the server answering;
+idle, byte-a-time and slow-body connections are closed by --header-timeout and
+--min-upload-rate; --max-per-client and --max-connections answer 503; a running proof whose
+client leaves is stopped (HPR_TEST_SERVE_HOLD_MS holds it until then). Without libmicrohttpd
+the command must say so.
 
 usage: serve_test.py HYPROVE SNARKJS FIXTURES_DIR
 """
@@ -114,12 +118,35 @@ def token_server(bn, out):
         stop(proc)
 
 
-def start_server(args):
+def start_server(args, env=None):
     """A server on 127.0.0.1 port 0: (process, base URL or None)."""
     proc = subprocess.Popen([HYPROVE, "serve", "--listen", "127.0.0.1:0", "--devices", "cpu", "--precompute", "1"] + args,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
     return proc, (line.split()[3] if "http://" in line else None)
+
+
+def serving(args, what, env=None):
+    """start_server, or (None, None) after a failed check named what (the process killed)."""
+    proc, base = start_server(args, env)
+    if base is None:
+        check(False, what)
+        proc.kill()
+        return None, None
+    return proc, base
+
+
+def start_proofs(base, path, body, n):
+    """n concurrent POSTs of body to path, each on its thread: (the answers, filled in as they
+    come, and the threads)."""
+    results = [None] * n
+
+    def worker(i):
+        results[i] = request(base, path, body)
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    return results, threads
 
 
 def status_of(base):
@@ -161,13 +188,7 @@ def drain_and_abandon(bls, wt_bls):
         if base is None:
             proc.kill()
             continue
-        results = [None] * 6
-
-        def worker(i):
-            results[i] = request(base, "/prove", wt_bls)
-        threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
-        for t in threads:
-            t.start()
+        results, threads = start_proofs(base, "/prove", wt_bls, 6)
         check(wait_until(base, 6, 0), f"--drain-timeout {timeout}: the six requests are taken")
         rc, out, err = stop(proc)
         for t in threads:
@@ -177,10 +198,8 @@ def drain_and_abandon(bls, wt_bls):
               f"SIGTERM, --drain-timeout {timeout}: every queued client is answered, {sorted(allowed)} ({codes})")
         check(rc == 0 and f"{codes.count(200)} proofs served" in out,
               f"--drain-timeout {timeout}: exit 0 and the served count said ({rc} {out.strip()[-160:]})")
-    proc, base = start_server(["--zkey", "bls=" + os.path.join(bls, "circuit.zkey")])
+    proc, base = serving(["--zkey", "bls=" + os.path.join(bls, "circuit.zkey")], "a server for the abandoned requests starts")
     if base is None:
-        check(False, "a server for the abandoned requests starts")
-        proc.kill()
         return
     host, port = base.split("//")[1].split(":")
     head = f"POST /prove HTTP/1.1\r\nHost: h\r\nContent-Length: {len(wt_bls)}\r\n\r\n".encode()
@@ -203,11 +222,9 @@ def uploads_budget(bn, wt_bn):
     """--max-uploads: while one upload of 1,000,000 announced bytes is held, a second of 600,000
     is refused 503 (Retry-After) before its upload; once the first connection closes, a proof
     goes through."""
-    proc, base = start_server(["--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--max-request", "1000000",
-                               "--max-uploads", "1500000"])
+    proc, base = serving(["--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--max-request", "1000000",
+                          "--max-uploads", "1500000"], "a server with --max-uploads starts")
     if base is None:
-        check(False, "a server with --max-uploads starts")
-        proc.kill()
         return
     host, port = base.split("//")[1].split(":")
     try:
@@ -234,16 +251,145 @@ def uploads_budget(bn, wt_bn):
         stop(proc)
 
 
+def idle_sockets(host, port, n, source="127.0.0.1"):
+    return [socket.create_connection((host, port), timeout=30, source_address=(source, 0)) for _ in range(n)]
+
+
+def closed_by_server(sock):
+    """Whether the server closes sock (an end of file or a reset within its 30 s timeout)."""
+    try:
+        while sock.recv(4096):
+            pass
+        return True
+    except ConnectionResetError:
+        return True
+    except OSError:
+        return False
+
+
+def sends_until_closed(host, port, text):
+    """Sends text a byte every 0.3 s (about 30 s in all): whether the server closes the
+    connection before it is all sent."""
+    with socket.create_connection((host, port), timeout=30) as sock:
+        try:
+            for byte in text:
+                sock.sendall(bytes([byte]))
+                threading.Event().wait(0.3)
+        except OSError:
+            return True
+        return closed_by_server(sock)
+
+
+def status_from(base, source):
+    """GET /status from the loopback address source: (code, error)."""
+    host, port = base.split("//")[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
+    try:
+        conn.request("GET", "/status")
+        r = conn.getresponse()
+        return r.status, error_of(r.read().decode()), r.getheader("Retry-After")
+    except (OSError, http.client.HTTPException) as e:
+        return 0, str(e), None
+    finally:
+        conn.close()
+
+
+def connections(bn, wt_bn):
+    """Event-driven connections: 100 idle sockets (more than the 64 that locked the server of a
+    thread per connection) leave /status and a proof answering; the idle ones, and one sending
+    a byte of its headers every 0.3 s, are closed after --header-timeout 2; a body slower
+    than --min-upload-rate is closed. --max-per-client 4 answers a fifth connection from one
+    address 503 (another address is served) and --max-connections 8 a ninth in all."""
+    proc, base = serving(["--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--header-timeout", "2",
+                          "--min-upload-rate", "1000"], "a server with --header-timeout 2 starts")
+    if base is None:
+        return
+    host, port = base.split("//")[1].split(":")
+    try:
+        idle = idle_sockets(host, int(port), 100)
+        code, err, _ = status_from(base, "127.0.0.1")
+        check(code == 200, f"100 idle connections: GET /status answers ({code} {err})")
+        code, body = request(base, "/prove", wt_bn)
+        check(code == 200, f"100 idle connections: a proof answers ({code} {error_of(body)})")
+        body = socket.create_connection((host, int(port)), timeout=30)
+        body.sendall(b"POST /prove HTTP/1.1\r\nHost: h\r\nContent-Length: 3000\r\n\r\n" + b"\0" * 100)
+        check(sends_until_closed(host, int(port), b"GET /status HTTP/1.1\r\nHost: h\r\n" * 3),
+              "headers sent a byte every 0.3 s are closed after --header-timeout 2 (in all)")
+        check(all(closed_by_server(s) for s in idle[:5]), "idle connections are closed after --header-timeout")
+        check(closed_by_server(body), "a body slower than --min-upload-rate is closed")
+        for s in idle + [body]:
+            s.close()
+    finally:
+        stop(proc)
+    proc, base = serving(["--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--max-connections", "8",
+                          "--max-per-client", "4"], "a server with --max-connections 8 --max-per-client 4 starts")
+    if base is None:
+        return
+    try:
+        first = idle_sockets(host, int(base.rsplit(":", 1)[1]), 4, "127.0.0.1")
+        code, err, retry = status_from(base, "127.0.0.1")
+        check(code == 503 and "--max-per-client" in err and retry,
+              f"--max-per-client 4: a fifth connection from one address is 503 with Retry-After ({code} {err})")
+        code, err, _ = status_from(base, "127.0.0.2")
+        check(code == 200, f"--max-per-client 4: another address is served ({code} {err})")
+        second = idle_sockets(host, int(base.rsplit(":", 1)[1]), 4, "127.0.0.2")
+        code, err, retry = status_from(base, "127.0.0.3")
+        check(code == 503 and "--max-connections" in err and retry,
+              f"--max-connections 8: a ninth connection is 503 with Retry-After ({code} {err})")
+        for s in first + second:
+            s.close()
+    finally:
+        stop(proc)
+
+
+def running_client_leaves(bls, wt_bls):
+    """A proof whose client closes its connection while it runs is stopped (abandoned, not
+    served); proofs that wait and run longer than --header-timeout are answered. The test hook
+    HPR_TEST_SERVE_HOLD_MS holds each proof's first progress report until its client leaves
+    (at most 2.5 s), so the client closes while the proof runs whatever the machine's speed."""
+    proc, base = serving(["--zkey", "bls=" + os.path.join(bls, "circuit.zkey"), "--header-timeout", "1"],
+                         "a server with HPR_TEST_SERVE_HOLD_MS starts", dict(os.environ, HPR_TEST_SERVE_HOLD_MS="2500"))
+    if base is None:
+        return
+    host, port = base.split("//")[1].split(":")
+    try:
+        results, threads = start_proofs(base, "/prove", wt_bls, 2)
+        for t in threads:
+            t.join()
+        check([c for c, _ in results] == [200, 200], f"two proofs of 2.5 s or more each, --header-timeout 1: both "
+                                                      f"answered ({[c for c, _ in results]})")
+        sock = socket.create_connection((host, int(port)), timeout=60)
+        sock.sendall(f"POST /prove HTTP/1.1\r\nHost: h\r\nContent-Length: {len(wt_bls)}\r\n\r\n".encode() + wt_bls)
+        proving = None
+        for _ in range(3000):
+            proving = status_of(base).get("proving")
+            if proving:
+                break
+            threading.Event().wait(0.01)
+        check(proving is not None and proving.get("zkey") == "bls" and 0 <= proving.get("fraction", -1) < 1,
+              f"/status shows the running proof ({proving})")
+        sock.close()
+        st = {}
+        for _ in range(3000):
+            st = status_of(base)
+            if st.get("abandoned", 0) + st.get("served", 0) >= 3 and st.get("proving") is None:
+                break
+            threading.Event().wait(0.01)
+        check(st.get("abandoned") == 1 and st.get("served") == 2 and st.get("failed") == 0,
+              f"a running proof whose client left is stopped: abandoned, not served (served {st.get('served')}, "
+              f"abandoned {st.get('abandoned')}, failed {st.get('failed')})")
+    finally:
+        stop(proc)
+
+
 def longest_names(bn):
     """16 zkeys (the most) of 127-character names: /status is whole JSON and /metrics ends with
     its last gauge (their buffers are sized for this; nothing is cut off or overrun)."""
     zkey = os.path.join(bn, "circuit.zkey")
     names = [f"k{i:02d}".ljust(127, "x") for i in range(16)]
     args = [a for n in names for a in ("--zkey", f"{n}={zkey}")]
-    proc, base = start_server(args)
+    proc, base = serving(args, "a server with 16 zkeys of 127-character names starts")
     if base is None:
-        check(False, "a server with 16 zkeys of 127-character names starts")
-        proc.kill()
         return
     try:
         st = status_of(base)
@@ -379,13 +525,8 @@ def main():
             code, body = oversized_request(base, f"/prove?zkey={key_bn}", 1000001)
             err = error_of(body)
             check(code == 413 and "limit" in err, f"a body over --max-request: 413 before the upload ({code} {err})")
-            results, seen = [None] * 4, []
-
-            def worker(i):
-                results[i] = request(base, f"/prove?zkey={key_bls}", wt_bls)
-            threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
-            for t in threads:
-                t.start()
+            seen = []
+            results, threads = start_proofs(base, f"/prove?zkey={key_bls}", wt_bls, 4)
             while any(t.is_alive() for t in threads):  # /status answers while proofs run and wait
                 code, body = request(base, "/status")
                 if code == 200:
@@ -413,6 +554,8 @@ def main():
             token_server(bn, out)
             drain_and_abandon(bls, wt_bls)
             uploads_budget(bn, wt_bn)
+            connections(bn, wt_bn)
+            running_client_leaves(bls, wt_bls)
             longest_names(bn)
     finally:
         rc, _, _ = stop(proc)
