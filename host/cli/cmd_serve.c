@@ -58,7 +58,8 @@ static const char *serve_help =
     "422 a witness that does not satisfy the circuit (caught by --verify), 503 with Retry-After\n"
     "when the proof does not fit the memory limit now, 500 otherwise; malformed framing (two\n"
     "Content-Lengths, Content-Length with Transfer-Encoding, HTTP/1.1 without one Host, %00 in\n"
-    "the path) is 400; every error is answered whatever body the request carries. Proofs run\n"
+    "the path) is 400; so is a Content-Length shorter than the zkey's witness file (413: more\n"
+    "than 64 KiB over it); every error is answered whatever body the request carries. Proofs run\n"
     "one at a time on the context's devices (--devices, default auto as groth16 prove); others queue. ADDR is an\n"
     "IPv4 address (127.0.0.1 for this machine only); PORT 0 picks a free port. An address other\n"
     "than loopback (127.0.0.0/8) needs --token-file FILE (every request must then carry\n"
@@ -492,18 +493,10 @@ static void cancel_if_client_left(server *s)
     pthread_mutex_unlock(&s->queue_lock);
 }
 
-/* A whole POST /prove: its key chosen, then queued for the prover thread with its connection
- * suspended until the answer (sent by on_request when the connection resumes). */
+/* A whole POST /prove (its key chosen from the headers), queued for the prover thread with its
+ * connection suspended until the answer (sent by on_request when the connection resumes). */
 static enum MHD_Result queue_proof(server *s, struct MHD_Connection *c, request *r)
 {
-    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
-    serve_key *k = find_key(s, name);
-    if (!k && !name)
-        return reply_error(c, r, 400, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
-    if (!k)
-        return reply_error(c, r, 404, "no zkey named '%s' (see GET /status)", name);
-    r->zkey = k->name;
-    r->key = k;
     r->conn = c;
     clock_gettime(CLOCK_MONOTONIC, &r->queued_at);
     pthread_mutex_lock(&s->queue_lock);
@@ -778,6 +771,58 @@ static enum MHD_Result reply_over_uploads(struct MHD_Connection *c, request *r, 
                        s->uploads_budget);
 }
 
+/* The zkey of a POST /prove, chosen from its headers: 0 with r->key set, or the refusal's
+ * status with its reason in r->why. */
+static unsigned choose_key(server *s, struct MHD_Connection *c, request *r)
+{
+    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
+    serve_key *k = find_key(s, name);
+    if (!k && !name) {
+        snprintf(r->why, sizeof r->why, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
+        return MHD_HTTP_BAD_REQUEST;
+    }
+    if (!k) {
+        snprintf(r->why, sizeof r->why, "no zkey named '%.200s' (see GET /status)", name);
+        return MHD_HTTP_NOT_FOUND;
+    }
+    r->key = k;
+    r->zkey = k->name;
+    return 0;
+}
+
+/* The bytes of the smallest .wtns for k: the file's header, the witness header section and
+ * nVars values (snarkjs's layout; FORMATS.md), with 32-byte values (the scalar field of
+ * BN254 and of BLS12-381). A body may have SERVE_WTNS_SLACK bytes more (sections the reader
+ * skips), not less. */
+#define SERVE_WTNS_SLACK 65536
+static size_t witness_bytes(size_t n_vars)
+{
+    return 12 + (12 + 4 + 32 + 4) + (12 + 32 * n_vars);
+}
+
+/* A POST /prove's headers: its key, its Content-Length against the witness that key takes
+ * and the server's limits (answered before the upload when they refuse it). */
+static enum MHD_Result on_prove_headers(server *s, struct MHD_Connection *c, request *r)
+{
+    const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
+    count(s, &s->open_proofs, 1);
+    r->counted = 1;
+    if (announced > s->max_request)
+        return reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
+                           s->max_request);
+    if ((r->refuse = choose_key(s, c, r)) != 0)
+        return MHD_YES; /* the body read and dropped, then the answer */
+    size_t domain, vars, pub;
+    hpr_groth16_prover_sizes(r->key->prover, &domain, &vars, &pub);
+    size_t want = witness_bytes(vars);
+    if (length && (announced < want || announced > want + SERVE_WTNS_SLACK))
+        return reply_error(c, r, announced < want ? 400 : 413,
+                           "the body has %s bytes: a .wtns for zkey '%s' (nVars = %zu values) has %zu%s", length,
+                           r->zkey, vars, want, announced < want ? "" : " (and at most 64 KiB more)");
+    return reserve_upload(s, r, (size_t)announced) ? MHD_YES : reply_over_uploads(c, r, s);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -791,17 +836,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         snprintf(r->method, sizeof r->method, "%s", method);
         snprintf(r->path, sizeof r->path, "%s", url);
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
-        guard_body_started(c, announced);
+        guard_body_started(c, length ? strtoull(length, NULL, 10) : 0);
         r->refuse = refusal(s, c, url, method, version, r);
         if (r->refuse || strcmp(url, "/prove") != 0)
             return MHD_YES;
-        count(s, &s->open_proofs, 1); /* a POST /prove (refusal() let nothing else through) */
-        r->counted = 1;
-        if (announced > s->max_request)
-            return reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
-                               s->max_request);
-        return reserve_upload(s, r, (size_t)announced) ? MHD_YES : reply_over_uploads(c, r, s);
+        return on_prove_headers(s, c, r); /* a POST /prove (refusal() let nothing else through) */
     }
     if (r->ready) { /* resumed by the prover thread: its answer, or a close for a client gone */
         char *body = r->ready_body;
