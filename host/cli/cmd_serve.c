@@ -31,13 +31,10 @@
 #include "cli_bench.h"
 #include "cli_groth16.h"
 #include "cli_faults.h"
-#include "serve_guard.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define SERVE_MAX_KEYS 16
-#define SERVE_MAX_TOKEN 512
 
 static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
@@ -45,6 +42,7 @@ static const char *serve_help =
     "                     [--token-file FILE | --insecure-no-auth] [--drain-timeout S]\n"
     "                     [--access-log FILE|-] [--max-uploads BYTES] [--max-connections N]\n"
     "                     [--max-per-client N] [--header-timeout S] [--min-upload-rate BYTES]\n"
+    "                     [--witness-cmd NAME=PROGRAM [ARG...] ...] [--witness-timeout S]\n"
     "\n"
     "A Groth16 proving server over HTTP. Each zkey is loaded once, named NAME or by its file\n"
     "name without .zkey. Requests:\n"
@@ -78,6 +76,15 @@ static const char *serve_help =
     "the previous answer, its body within that and its length at --min-upload-rate BYTES a\n"
     "second (default 65536); a connection past them is closed. A running proof whose client\n"
     "has closed its connection is stopped.\n"
+    "rapidsnark's proverServer API, with --witness-cmd 'NAME=PROGRAM ARG...' (NAME a zkey's; no\n"
+    "shell: the words are split on spaces, then the input and output paths are appended, as\n"
+    "circom's witness programs take them):\n"
+    "  POST /input/NAME         body: the circuit's input JSON: the witness is computed (at most\n"
+    "                           --witness-timeout S seconds, default 600) and proved in the\n"
+    "                           background, aborting the job before it -> 200 {\"status\": \"busy\"}\n"
+    "  GET /status              also {\"status\": ready|busy|success|failed|aborted, \"proof\" and\n"
+    "                           \"pubData\" (JSON texts) after a success, \"error\" after a failure}\n"
+    "  POST /cancel             aborts the job -> 200 {\"status\": ...}\n"
     "--access-log FILE (or - for stderr) appends one JSON line per\n"
     "request: time, client, method, path, zkey, status, bytes, queue and prove ms. --verify checks each proof\n"
     "before sending it. --precompute F keeps each zkey's MSM sections precomputed F times\n"
@@ -87,6 +94,8 @@ static const char *serve_help =
     "the memory limit, or a quarter of the machine's memory; else 1, none; printed per key.\n";
 
 #if HPR_HAVE_MHD
+
+#include "serve.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -105,150 +114,14 @@ static const char *serve_help =
 #include <unistd.h>
 
 
-typedef struct {
-    char name[128];
-    hpr_groth16_prover *prover;
-    unsigned long long served, failed, abandoned; /* under the server's stats_lock */
-    double prove_seconds;
-} serve_key;
-
 /* The statuses the server answers, counted for /metrics (the last: any other). */
-static const unsigned serve_codes[] = {200, 400, 401, 404, 405, 413, 422, 500, 503, 0};
-#define SERVE_NCODES (sizeof serve_codes / sizeof serve_codes[0])
+static const unsigned serve_codes[SERVE_NCODES] = {200, 400, 401, 404, 405, 413, 422, 500, 503, 0};
 
-typedef struct request request;
 
-typedef struct {
-    hpr_ctx *ctx;
-    serve_key keys[SERVE_MAX_KEYS];
-    size_t nkeys, max_request;
-    int verify;
-    char token[SERVE_MAX_TOKEN + 1]; /* --token-file's; empty: none required */
-    char devices[HPR_REPORT_MAX_DEVICES + 1][300]; /* for /status, read once at the start */
-    size_t ndevices;
-    unsigned threads;
-    pthread_mutex_t stats_lock;
-    serve_guard guard; /* the connections' limits and deadlines */
-    /* The prover thread's queue (queue_lock): whole POST /prove requests, their connections
-     * suspended until the answer is ready. */
-    pthread_mutex_t queue_lock;
-    pthread_cond_t queue_cond;
-    request *queue_head, *queue_tail;
-    request *proving;    /* the request being proved, or NULL */
-    int quit, worker_done; /* quit: stop when the queue is empty; worker_done: it has stopped */
-    pthread_t worker;
-    char phase[32];          /* the running proof's phase and fraction (stats_lock), for /status */
-    double fraction;
-    unsigned reports;        /* progress reports of the running proof (stats_lock) */
-    unsigned test_hold_ms;   /* HPR_TEST_SERVE_HOLD_MS (on_progress) */
-    unsigned waiting, running, open_proofs; /* open_proofs: POST /prove requests not yet completed */
-    unsigned long long served, failed, abandoned, turned_away;
-    volatile int stopping; /* the drain timeout has passed: requests not yet proved answer 503 */
-    unsigned drain_timeout;
-    unsigned long long answers[SERVE_NCODES]; /* by serve_codes, under stats_lock */
-    size_t uploads_held, uploads_budget;      /* bytes reserved for bodies in flight (stats_lock), the cap */
-    FILE *access_log;                         /* NULL: none; written under stats_lock */
-} server;
 
-struct request {
-    unsigned char *body;
-    size_t len, cap;
-    int too_large, counted, over_budget; /* counted: in open_proofs */
-    size_t reserved;                     /* bytes of the server's uploads budget held for this body */
-    unsigned refuse; /* an HTTP status decided from the headers: the body is dropped, then it is answered */
-    char why[400];
-    /* for the access log */
-    struct timespec start;     /* the headers' arrival (monotonic) */
-    double queue_ms, prove_ms; /* waiting for the context, proving (and verifying) */
-    unsigned code;             /* the answer's status, 0: none sent */
-    size_t bytes_out;
-    char method[16], path[128];
-    const char *zkey; /* the key's name, or NULL */
-    /* a queued proof: its connection (suspended), key, place in the queue and answer */
-    struct MHD_Connection *conn;
-    serve_key *key;
-    request *next;
-    struct timespec queued_at;
-    int ready, drop;  /* the answer is ready (ready_code, ready_body); drop: close instead (the client left) */
-    int client_left;  /* seen gone while its proof ran (queue_lock): the proof was cancelled */
-    int close;        /* answer with Connection: close */
-    unsigned ready_code;
-    char *ready_body;
-};
 
-/* s with '"', '\' and control characters escaped for a JSON string (malloc'd). */
-static char *json_escape(const char *s)
-{
-    size_t n = strlen(s);
-    char *out = malloc(6 * n + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            *o++ = '\\';
-            *o++ = (char)c;
-        } else if (c < 0x20) {
-            o += sprintf(o, "\\u%04x", c);
-        } else {
-            *o++ = (char)c;
-        }
-    }
-    *o = '\0';
-    return out;
-}
 
-/* Queues body (malloc'd, taken) as the answer, recorded in r for the access log. */
-static enum MHD_Result reply_as(struct MHD_Connection *c, request *r, unsigned code, char *body, const char *type)
-{
-    if (!body)
-        return MHD_NO;
-    struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(body);
-        return MHD_NO;
-    }
-    r->code = code;
-    r->bytes_out = strlen(body);
-    MHD_add_response_header(resp, "Content-Type", type);
-    if (code == MHD_HTTP_UNAUTHORIZED)
-        MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
-    if (code == MHD_HTTP_SERVICE_UNAVAILABLE)
-        MHD_add_response_header(resp, "Retry-After", "5");
-    if (r->close)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    enum MHD_Result ok = MHD_queue_response(c, code, resp);
-    MHD_destroy_response(resp);
-    return ok;
-}
 
-static enum MHD_Result reply(struct MHD_Connection *c, request *r, unsigned code, char *body)
-{
-    return reply_as(c, r, code, body, "application/json");
-}
-
-/* {"error": "..."} (malloc'd; NULL without memory). */
-static char *error_json(const char *fmt, va_list ap)
-{
-    char msg[1024], *esc, *body;
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    if (!(esc = json_escape(msg)))
-        return NULL;
-    body = malloc(strlen(esc) + 16);
-    if (body)
-        sprintf(body, "{\"error\": \"%s\"}", esc);
-    free(esc);
-    return body;
-}
-
-static enum MHD_Result reply_error(struct MHD_Connection *c, request *r, unsigned code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *body = error_json(fmt, ap);
-    va_end(ap);
-    return reply(c, r, code, body);
-}
 
 /* The prover thread's answer to r (sent when its connection resumes). */
 static void set_answer(request *r, unsigned code, char *body)
@@ -262,7 +135,7 @@ static void set_error(request *r, unsigned code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    set_answer(r, code, error_json(fmt, ap));
+    set_answer(r, code, serve_error_json(fmt, ap));
     va_end(ap);
 }
 
@@ -302,7 +175,7 @@ static unsigned status_code(hpr_status st)
 /* Whether the client has closed its connection (an orderly close read ahead of any data). */
 static int client_gone(struct MHD_Connection *c)
 {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *info = c ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
     char byte;
     if (!info)
         return 0;
@@ -360,39 +233,51 @@ static hpr_status prove_counted(server *s, serve_key *k, request *r, hpr_groth16
     return st;
 }
 
-/* r proved and its answer set (or dropped: its client left while it ran). */
+/* The answer to a POST /prove: {"proof": ..., "public": ...}, or the error. */
+static void answer_proof(request *r, hpr_status st, const char *pj, const char *uj, const char *detail)
+{
+    char *body = st == HPR_OK ? malloc(strlen(pj) + strlen(uj) + 32) : NULL;
+    if (body) {
+        sprintf(body, "{\"proof\": %s, \"public\": %s}", pj, uj);
+        set_answer(r, 200, body);
+    } else {
+        set_error(r, st == HPR_OK ? 500 : status_code(st), "%s", st == HPR_OK ? "no memory for the answer" : detail);
+    }
+}
+
+/* r proved; its answer set (dropped: its client left while it ran), or a proverServer job's
+ * result recorded. */
 static void prove_one(server *s, request *r)
 {
     hpr_groth16_report report = {.struct_size = sizeof report};
     hpr_groth16_proof proof = {.struct_size = sizeof proof, .report = &report};
     char detail[600], *pj = NULL, *uj = NULL;
     hpr_status st = prove_counted(s, r->key, r, &proof, detail, sizeof detail);
-    if (r->drop)
-        return;
-    if (st != HPR_OK) {
-        set_error(r, status_code(st), "%s", detail);
-        return;
-    }
-    st = hpr_groth16_proof_json(&proof, &pj, &uj);
+    if (st == HPR_OK && (st = hpr_groth16_proof_json(&proof, &pj, &uj)) != HPR_OK)
+        snprintf(detail, sizeof detail, "formatting the proof: %s", hpr_status_str(st));
     hpr_groth16_proof_clear(&proof);
-    char *body = st == HPR_OK ? malloc(strlen(pj) + strlen(uj) + 32) : NULL;
-    if (body)
-        sprintf(body, "{\"proof\": %s, \"public\": %s}", pj, uj);
+    if (r->job)
+        ps_job_finished(s, r->job, r->drop ? HPR_ERR_CANCELLED : st, pj, uj, detail);
+    else if (!r->drop)
+        answer_proof(r, st, pj, uj, detail);
     free(pj);
     free(uj);
-    if (body)
-        set_answer(r, 200, body);
-    else
-        set_error(r, 500, "formatting the proof: %s", hpr_status_str(st));
 }
 
-/* The prover thread's turn for r: 503 after the drain timeout, dropped when its client has
- * gone (abandoned), else proved. */
+/* Whether r is not to be proved: its client has gone, or (a proverServer job) it was
+ * cancelled or replaced. */
+static int unwanted(server *s, request *r)
+{
+    return r->conn ? client_gone(r->conn) : !ps_job_current(s, r->job);
+}
+
+/* The prover thread's turn for r: 503 after the drain timeout, dropped when unwanted
+ * (abandoned), else proved. */
 static void answer_queued(server *s, request *r)
 {
     count(s, &s->waiting, -1);
     r->queue_ms = ms_since(&r->queued_at);
-    int stopping = s->stopping, gone = !stopping && client_gone(r->conn);
+    int stopping = s->stopping, gone = !stopping && unwanted(s, r);
     if (stopping || gone) {
         pthread_mutex_lock(&s->stats_lock);
         if (stopping)
@@ -403,7 +288,9 @@ static void answer_queued(server *s, request *r)
         }
         pthread_mutex_unlock(&s->stats_lock);
         r->drop = gone;
-        if (stopping)
+        if (stopping && r->job)
+            ps_job_finished(s, r->job, HPR_ERR_CANCELLED, NULL, NULL, "the server is shutting down");
+        else if (stopping)
             set_error(r, 503, "the server is shutting down: try again elsewhere or later");
         return;
     }
@@ -437,13 +324,18 @@ static request *next_queued(server *s)
 }
 
 /* The prover thread: each queued request in order, its connection resumed with the answer
- * (or to be closed: drop). */
+ * (or to be closed: drop); a proverServer job's request (no connection) is freed. */
 static void *prover_thread(void *arg)
 {
     server *s = arg;
     request *r;
     while ((r = next_queued(s)) != NULL) {
         answer_queued(s, r);
+        if (!r->conn) {
+            free(r->body);
+            free(r);
+            continue;
+        }
         r->ready = 1;
         MHD_resume_connection(r->conn);
     }
@@ -493,41 +385,16 @@ static void cancel_if_client_left(server *s)
     pthread_mutex_unlock(&s->queue_lock);
 }
 
+
 /* A whole POST /prove (its key chosen from the headers), queued for the prover thread with its
  * connection suspended until the answer (sent by on_request when the connection resumes). */
 static enum MHD_Result queue_proof(server *s, struct MHD_Connection *c, request *r)
 {
     r->conn = c;
-    clock_gettime(CLOCK_MONOTONIC, &r->queued_at);
-    pthread_mutex_lock(&s->queue_lock);
-    int open = !s->worker_done;
-    if (open) {
-        MHD_suspend_connection(c); /* before the prover thread can see it and resume it */
-        if (s->queue_tail)
-            s->queue_tail->next = r;
-        else
-            s->queue_head = r;
-        s->queue_tail = r;
-        count(s, &s->waiting, 1);
-        pthread_cond_signal(&s->queue_cond);
-    }
-    pthread_mutex_unlock(&s->queue_lock);
-    return open ? MHD_YES : reply_error(c, r, 503, "the server is shutting down: try again elsewhere or later");
+    return serve_enqueue(s, r) ? MHD_YES
+                               : serve_reply_error(c, r, 503, "the server is shutting down: try again elsewhere or later");
 }
 
-/* Appends to buf (cap bytes, *used of them taken): what does not fit is cut off, never written
- * past the end (the callers size buf for the longest answer). */
-static void put(char *buf, size_t cap, size_t *used, const char *fmt, ...)
-{
-    va_list ap;
-    if (*used + 1 >= cap)
-        return;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
-}
 
 /* The running proof as JSON ({"zkey", "phase", "fraction"}), or null. */
 static void put_proving(server *s, char *body, size_t cap, size_t *used)
@@ -536,10 +403,10 @@ static void put_proving(server *s, char *body, size_t cap, size_t *used)
     const char *zkey = s->proving ? s->proving->zkey : NULL;
     pthread_mutex_lock(&s->stats_lock);
     if (zkey)
-        put(body, cap, used, "{\"zkey\": \"%s\", \"phase\": \"%s\", \"fraction\": %.3f}", zkey, s->phase,
+        serve_put(body, cap, used, "{\"zkey\": \"%s\", \"phase\": \"%s\", \"fraction\": %.3f}", zkey, s->phase,
             s->fraction);
     else
-        put(body, cap, used, "null");
+        serve_put(body, cap, used, "null");
     pthread_mutex_unlock(&s->stats_lock);
     pthread_mutex_unlock(&s->queue_lock);
 }
@@ -547,17 +414,22 @@ static void put_proving(server *s, char *body, size_t cap, size_t *used)
 /* {"zkeys": [...], "proving": ..., "devices": [...], "threads": T, "queue": {...}, "served": N, "failed": N} */
 static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
 {
-    size_t cap = 4096 + 512 * (s->nkeys + HPR_REPORT_MAX_DEVICES), used = 0;
+    char *ps = s->ps ? ps_status_fields(s) : NULL; /* proverServer's fields first, with --witness-cmd */
+    size_t cap = 4096 + 512 * (s->nkeys + HPR_REPORT_MAX_DEVICES) + (ps ? strlen(ps) : 0), used = 0;
     char *body = malloc(cap);
-    if (!body)
+    if (!body || (s->ps && !ps)) {
+        free(body);
+        free(ps);
         return MHD_NO;
-    put(body, cap, &used, "{\"zkeys\": [");
+    }
+    serve_put(body, cap, &used, "{%s%s\"zkeys\": [", ps ? ps : "", ps ? ", " : "");
+    free(ps);
     for (size_t i = 0; i < s->nkeys; i++) {
         size_t dom, vars, pub;
         const serve_key *k = &s->keys[i];
         hpr_groth16_prover_sizes(k->prover, &dom, &vars, &pub);
         pthread_mutex_lock(&s->stats_lock);
-        put(body, cap, &used,
+        serve_put(body, cap, &used,
             "%s{\"name\": \"%s\", \"curve\": \"%s\", \"domain_size\": %zu, \"n_vars\": %zu, "
             "\"n_public\": %zu, \"served\": %llu, \"failed\": %llu, \"abandoned\": %llu, "
             "\"prove_seconds\": %.3f}",
@@ -565,19 +437,19 @@ static enum MHD_Result status(server *s, struct MHD_Connection *c, request *r)
             pub, k->served, k->failed, k->abandoned, k->prove_seconds);
         pthread_mutex_unlock(&s->stats_lock);
     }
-    put(body, cap, &used, "], \"proving\": ");
+    serve_put(body, cap, &used, "], \"proving\": ");
     put_proving(s, body, cap, &used);
-    put(body, cap, &used, ", \"devices\": [");
+    serve_put(body, cap, &used, ", \"devices\": [");
     for (size_t i = 0; i < s->ndevices; i++)
-        put(body, cap, &used, "%s\"%s\"", i ? ", " : "", s->devices[i]);
+        serve_put(body, cap, &used, "%s\"%s\"", i ? ", " : "", s->devices[i]);
     pthread_mutex_lock(&s->stats_lock);
-    put(body, cap, &used,
+    serve_put(body, cap, &used,
         "], \"threads\": %u, \"queue\": {\"running\": %u, \"waiting\": %u}, \"served\": %llu, \"failed\": %llu, "
         "\"abandoned\": %llu, \"max_request\": %zu, \"uploads\": {\"held\": %zu, \"budget\": %zu}}",
         s->threads, s->running, s->waiting, s->served, s->failed, s->abandoned, s->max_request, s->uploads_held,
         s->uploads_budget);
     pthread_mutex_unlock(&s->stats_lock);
-    return reply(c, r, 200, body);
+    return serve_reply(c, r, 200, body);
 }
 
 /* Collects the body (up to max_request bytes: the rest is dropped and the answer is 413). */
@@ -629,37 +501,37 @@ static enum MHD_Result metrics(server *s, struct MHD_Connection *c, request *r)
     if (!body)
         return MHD_NO;
     pthread_mutex_lock(&s->stats_lock);
-    put(body, cap, &used,
+    serve_put(body, cap, &used,
         "# HELP hyprove_proofs_total Proof requests by zkey and result.\n"
         "# TYPE hyprove_proofs_total counter\n");
     for (size_t i = 0; i < s->nkeys; i++) {
         const serve_key *k = &s->keys[i];
-        put(body, cap, &used,
+        serve_put(body, cap, &used,
             "hyprove_proofs_total{zkey=\"%s\",result=\"served\"} %llu\n"
             "hyprove_proofs_total{zkey=\"%s\",result=\"failed\"} %llu\n"
             "hyprove_proofs_total{zkey=\"%s\",result=\"abandoned\"} %llu\n",
             k->name, k->served, k->name, k->failed, k->name, k->abandoned);
     }
-    put(body, cap, &used,
+    serve_put(body, cap, &used,
         "# HELP hyprove_prove_seconds_total Seconds spent proving (and verifying), by zkey.\n"
         "# TYPE hyprove_prove_seconds_total counter\n");
     for (size_t i = 0; i < s->nkeys; i++)
-        put(body, cap, &used, "hyprove_prove_seconds_total{zkey=\"%s\"} %.6f\n",
+        serve_put(body, cap, &used, "hyprove_prove_seconds_total{zkey=\"%s\"} %.6f\n",
             s->keys[i].name, s->keys[i].prove_seconds);
-    put(body, cap, &used,
+    serve_put(body, cap, &used,
         "# HELP hyprove_responses_total Answers by HTTP status (0: any other).\n"
         "# TYPE hyprove_responses_total counter\n");
     for (size_t i = 0; i < SERVE_NCODES; i++)
-        put(body, cap, &used, "hyprove_responses_total{code=\"%u\"} %llu\n", serve_codes[i],
+        serve_put(body, cap, &used, "hyprove_responses_total{code=\"%u\"} %llu\n", serve_codes[i],
             s->answers[i]);
-    put(body, cap, &used,
+    serve_put(body, cap, &used,
         "# HELP hyprove_queue_running Proofs running now.\n# TYPE hyprove_queue_running gauge\n"
         "hyprove_queue_running %u\n"
         "# HELP hyprove_queue_waiting Proof requests waiting for the prover.\n"
         "# TYPE hyprove_queue_waiting gauge\nhyprove_queue_waiting %u\n",
         s->running, s->waiting);
     pthread_mutex_unlock(&s->stats_lock);
-    return reply_as(c, r, 200, body, "text/plain; version=0.0.4");
+    return serve_reply_as(c, r, 200, body, "text/plain; version=0.0.4");
 }
 
 /* Whether a and b (NUL-terminated) are equal, in a time that depends on their lengths only. */
@@ -740,8 +612,10 @@ static size_t unescape_keeping_nul(void *cls, struct MHD_Connection *c, char *s)
 static unsigned refusal(const server *s, struct MHD_Connection *c, const char *url, const char *method,
                         const char *version, request *r)
 {
-    int prove = strcmp(url, "/prove") == 0;
+    int prove = strcmp(url, "/prove") == 0 || ps_path(s, url); /* POST only, with a body */
     int status = strcmp(url, "/status") == 0 || strcmp(url, "/metrics") == 0; /* GET only, both */
+    const char *paths = s->ps ? "POST /prove, GET /status, GET /metrics, POST /input/NAME, POST /cancel"
+                              : "POST /prove, GET /status, GET /metrics";
     if (guard_over_limit(c, r->why, sizeof r->why)) {
         r->close = 1;
         return MHD_HTTP_SERVICE_UNAVAILABLE;
@@ -754,12 +628,11 @@ static unsigned refusal(const server *s, struct MHD_Connection *c, const char *u
         return MHD_HTTP_UNAUTHORIZED;
     }
     if (!prove && !status) {
-        snprintf(r->why, sizeof r->why, "no such path '%.200s' (POST /prove, GET /status, GET /metrics)", url);
+        snprintf(r->why, sizeof r->why, "no such path '%.200s' (%s)", url, paths);
         return MHD_HTTP_NOT_FOUND;
     }
     if ((prove && strcmp(method, "POST") != 0) || (status && strcmp(method, "GET") != 0)) {
-        snprintf(r->why, sizeof r->why, "%s does not take %.40s (POST /prove, GET /status, GET /metrics)", url,
-                 method);
+        snprintf(r->why, sizeof r->why, "%.100s does not take %.40s (%s)", url, method, paths);
         return MHD_HTTP_METHOD_NOT_ALLOWED;
     }
     return 0;
@@ -767,7 +640,7 @@ static unsigned refusal(const server *s, struct MHD_Connection *c, const char *u
 
 static enum MHD_Result reply_over_uploads(struct MHD_Connection *c, request *r, const server *s)
 {
-    return reply_error(c, r, 503, "the server holds its limit of uploads (%zu bytes, --max-uploads): try again shortly",
+    return serve_reply_error(c, r, 503, "the server holds its limit of uploads (%zu bytes, --max-uploads): try again shortly",
                        s->uploads_budget);
 }
 
@@ -802,6 +675,17 @@ static size_t witness_bytes(size_t n_vars)
 
 /* A POST /prove's headers: its key, its Content-Length against the witness that key takes
  * and the server's limits (answered before the upload when they refuse it). */
+/* A body's announced length (length: its header, or NULL) against --max-request (413) and the
+ * uploads budget (503), before the upload. */
+static enum MHD_Result on_upload_headers(server *s, struct MHD_Connection *c, request *r, unsigned long long announced,
+                                         const char *length)
+{
+    if (announced > s->max_request)
+        return serve_reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
+                                 s->max_request);
+    return reserve_upload(s, r, (size_t)announced) ? MHD_YES : reply_over_uploads(c, r, s);
+}
+
 static enum MHD_Result on_prove_headers(server *s, struct MHD_Connection *c, request *r)
 {
     const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -809,18 +693,17 @@ static enum MHD_Result on_prove_headers(server *s, struct MHD_Connection *c, req
     count(s, &s->open_proofs, 1);
     r->counted = 1;
     if (announced > s->max_request)
-        return reply_error(c, r, 413, "the body has %s bytes, over the server's limit of %zu", length,
-                           s->max_request);
+        return on_upload_headers(s, c, r, announced, length);
     if ((r->refuse = choose_key(s, c, r)) != 0)
         return MHD_YES; /* the body read and dropped, then the answer */
     size_t domain, vars, pub;
     hpr_groth16_prover_sizes(r->key->prover, &domain, &vars, &pub);
     size_t want = witness_bytes(vars);
     if (length && (announced < want || announced > want + SERVE_WTNS_SLACK))
-        return reply_error(c, r, announced < want ? 400 : 413,
+        return serve_reply_error(c, r, announced < want ? 400 : 413,
                            "the body has %s bytes: a .wtns for zkey '%s' (nVars = %zu values) has %zu%s", length,
                            r->zkey, vars, want, announced < want ? "" : " (and at most 64 KiB more)");
-    return reserve_upload(s, r, (size_t)announced) ? MHD_YES : reply_over_uploads(c, r, s);
+    return on_upload_headers(s, c, r, announced, length);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -838,8 +721,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         guard_body_started(c, length ? strtoull(length, NULL, 10) : 0);
         r->refuse = refusal(s, c, url, method, version, r);
-        if (r->refuse || strcmp(url, "/prove") != 0)
+        if (r->refuse || (strcmp(url, "/prove") != 0 && !ps_path(s, url)))
             return MHD_YES;
+        if (ps_path(s, url)) /* its body is the circuit's input: the upload limits alone */
+            return on_upload_headers(s, c, r, length ? strtoull(length, NULL, 10) : 0, length);
         return on_prove_headers(s, c, r); /* a POST /prove (refusal() let nothing else through) */
     }
     if (r->ready) { /* resumed by the prover thread: its answer, or a close for a client gone */
@@ -847,7 +732,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->ready_body = NULL;
         if (r->drop)
             free(body);
-        return r->drop ? MHD_NO : reply(c, r, r->ready_code, body);
+        return r->drop ? MHD_NO : serve_reply(c, r, r->ready_code, body);
     }
     if (*upload_size)
         guard_body_received(c, *upload_size);
@@ -858,19 +743,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             *upload_size = 0;
             return MHD_YES;
         }
-        return reply_error(c, r, r->refuse, "%s", r->why);
+        return serve_reply_error(c, r, r->refuse, "%s", r->why);
     }
-    if (strcmp(url, "/prove") == 0 && strcmp(method, "POST") == 0) {
+    if ((strcmp(url, "/prove") == 0 || ps_path(s, url)) && strcmp(method, "POST") == 0) {
         if (*upload_size) {
             take_upload(s, r, upload, *upload_size);
             *upload_size = 0;
             return MHD_YES;
         }
         if (r->too_large)
-            return reply_error(c, r, 413, "the body is over the server's limit of %zu bytes", s->max_request);
+            return serve_reply_error(c, r, 413, "the body is over the server's limit of %zu bytes", s->max_request);
         if (r->over_budget)
             return reply_over_uploads(c, r, s);
-        return queue_proof(s, c, r);
+        return ps_path(s, url) ? ps_request(s, c, r, url) : queue_proof(s, c, r);
     }
     if (strcmp(url, "/metrics") == 0)
         return metrics(s, c, r);
@@ -894,7 +779,7 @@ static void log_access(server *s, struct MHD_Connection *c, const request *r)
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    char *method = json_escape(r->method), *path = json_escape(r->path);
+    char *method = serve_json_escape(r->method), *path = serve_json_escape(r->path);
     fprintf(s->access_log,
             "{\"time\": \"%s.%03ldZ\", \"client\": \"%s\", \"method\": \"%s\", \"path\": \"%s\", \"zkey\": %s%s%s, "
             "\"status\": %u, \"bytes_in\": %zu, \"bytes_out\": %zu, \"queue_ms\": %.1f, \"prove_ms\": %.1f, "
@@ -1050,7 +935,7 @@ static void list_devices(server *s)
     for (unsigned i = 0, n = hpr_device_count(s->ctx); i < n && s->ndevices <= HPR_REPORT_MAX_DEVICES; i++) {
         hpr_device_info info = {.struct_size = sizeof info};
         char *name;
-        if (hpr_device_get_info(s->ctx, i, &info) != HPR_OK || !(name = json_escape(info.name)))
+        if (hpr_device_get_info(s->ctx, i, &info) != HPR_OK || !(name = serve_json_escape(info.name)))
             continue;
         snprintf(s->devices[s->ndevices++], sizeof s->devices[0], "%s %.200s%s", info.id, name,
                  info.usable ? "" : " (unusable)");
@@ -1217,7 +1102,8 @@ int cmd_serve(int argc, char **argv)
 {
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
     const char *precompute_s = NULL, *token_file = NULL, *drain_s = NULL, *access_log = NULL, *uploads_s = NULL;
-    const char *guard_v[4] = {NULL};
+    const char *guard_v[4] = {NULL}, *witness_cmds[SERVE_MAX_KEYS] = {NULL}, *witness_timeout = NULL;
+    size_t nwitness = 0;
     int no_auth = 0;
     size_t npaths = 0;
     unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
@@ -1233,7 +1119,9 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &drain_s),
                             CLI_OPT("--access-log", &access_log), CLI_OPT("--max-uploads", &uploads_s),
                             CLI_OPT("--max-connections", &guard_v[0]), CLI_OPT("--max-per-client", &guard_v[1]),
-                            CLI_OPT("--header-timeout", &guard_v[2]), CLI_OPT("--min-upload-rate", &guard_v[3])};
+                            CLI_OPT("--header-timeout", &guard_v[2]), CLI_OPT("--min-upload-rate", &guard_v[3]),
+                            CLI_OPT_EACH("--witness-cmd", witness_cmds, SERVE_MAX_KEYS, &nwitness),
+                            CLI_OPT("--witness-timeout", &witness_timeout)};
     rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;
@@ -1277,9 +1165,12 @@ int cmd_serve(int argc, char **argv)
     rc = open_access_log(&s, access_log); /* after every usage check: then the cleanup below closes it */
     if (rc == 0)
         rc = open_keys(&s, paths, npaths, (unsigned)precompute);
+    if (rc == 0)
+        rc = ps_options(&s, witness_cmds, nwitness, witness_timeout);
     list_devices(&s);
     if (rc == 0)
         rc = run(&s, &addr);
+    ps_destroy(&s);
     for (size_t i = 0; i < s.nkeys; i++)
         hpr_groth16_prover_destroy(s.keys[i].prover);
     hpr_ctx_destroy(s.ctx);
@@ -1294,9 +1185,12 @@ int cmd_serve(int argc, char **argv)
 
 #else
 
+#define SERVE_MAX_KEYS 16 /* as serve.h */
+
 int cmd_serve(int argc, char **argv)
 {
-    const char *paths[SERVE_MAX_KEYS], *value[14] = {NULL};
+    const char *paths[SERVE_MAX_KEYS], *cmds[SERVE_MAX_KEYS], *value[15] = {NULL};
+    size_t ncmds = 0;
     size_t npaths = 0;
     int verify = 0, no_auth = 0;
     const cli_opt opts[] = {CLI_OPT_EACH("--zkey", paths, SERVE_MAX_KEYS, &npaths), CLI_OPT("--listen", &value[0]),
@@ -1306,7 +1200,9 @@ int cmd_serve(int argc, char **argv)
                             CLI_OPT_FLAG("--insecure-no-auth", &no_auth), CLI_OPT("--drain-timeout", &value[7]),
                             CLI_OPT("--access-log", &value[8]), CLI_OPT("--max-uploads", &value[9]),
                             CLI_OPT("--max-connections", &value[10]), CLI_OPT("--max-per-client", &value[11]),
-                            CLI_OPT("--header-timeout", &value[12]), CLI_OPT("--min-upload-rate", &value[13])};
+                            CLI_OPT("--header-timeout", &value[12]), CLI_OPT("--min-upload-rate", &value[13]),
+                            CLI_OPT_EACH("--witness-cmd", cmds, SERVE_MAX_KEYS, &ncmds),
+                            CLI_OPT("--witness-timeout", &value[14])};
     int rc = cli_parse_options(argc, argv, "serve ", serve_help, opts, sizeof opts / sizeof opts[0]);
     if (rc >= 0)
         return rc;

@@ -386,6 +386,88 @@ def running_client_leaves(bls, wt_bls):
         stop(proc)
 
 
+def ps_status(base):
+    code, body = request(base, "/status")
+    return json.loads(body) if code == 200 else {"status": f"HTTP {code}"}
+
+
+def ps_wait(base):
+    """GET /status until its proverServer status is no longer busy (at most 300 s)."""
+    st = {}
+    for _ in range(3000):
+        st = ps_status(base)
+        if st.get("status") != "busy":
+            break
+        threading.Event().wait(0.1)
+    return st
+
+
+def prover_server_api(edge, out):
+    """rapidsnark's proverServer API, step by step as its clients go: GET /status (ready), POST
+    /input/NAME with the input JSON (busy), GET /status until success: proof and pubData are
+    JSON texts, snarkjs accepts the proof and pubData is public.json. An input the witness
+    program refuses fails with its exit status; POST /cancel aborts a job (its program killed);
+    a new input aborts the job before it; --witness-timeout fails a program that runs past it."""
+    slow = os.path.join(out, "slow-witness.sh")
+    with open(slow, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 120\n")
+    os.chmod(slow, 0o755)
+    zkey, wasm = os.path.join(edge, "circuit.zkey"), os.path.join(edge, "circuit.wasm")
+    expect_refused(["--zkey", "edge=" + zkey, "--listen", "127.0.0.1:0", "--witness-cmd", "nope=" + slow],
+                   "no --zkey is named 'nope'", "--witness-cmd for a name no --zkey has is refused")
+    proc, base = serving(["--zkey", "edge=" + zkey, "--zkey", "slow=" + zkey, "--witness-cmd",
+                          f"edge={SNARKJS} wtns calculate {wasm}", "--witness-cmd", "slow=" + slow],
+                         "a server with --witness-cmd starts")
+    if base is None:
+        return
+    inputs = open(os.path.join(edge, "input.json"), "rb").read()
+    try:
+        check(ps_status(base).get("status") == "ready", "proverServer API: GET /status is ready at first")
+        code, body = request(base, "/input/edge", inputs)
+        check(code == 200 and json.loads(body) == {"status": "busy"}, f"POST /input/edge: busy ({code} {body[:200]})")
+        st = ps_wait(base)
+        ok = st.get("status") == "success"
+        if ok:
+            answer = json.dumps({"proof": json.loads(st["proof"]), "public": json.loads(st["pubData"])})
+            ok = snarkjs_accepts(edge, answer, out, "ps")
+        check(ok, f"GET /status: success, snarkjs accepts the proof and pubData is public.json ({str(st)[:300]})")
+        code, body = request(base, "/input/edge", b'{"a": "5"}')
+        st = ps_wait(base)
+        check(st.get("status") == "failed" and "exited with status" in st.get("error", ""),
+              f"an input the witness program refuses: failed with its exit status ({str(st)[:300]})")
+        request(base, "/input/slow", inputs)
+        check(ps_status(base).get("status") == "busy", "POST /input/slow: busy")
+        code, body = request(base, "/cancel", b"", "POST")
+        check(code == 200 and json.loads(body).get("status") == "aborted", f"POST /cancel: aborted ({code} {body})")
+        gone = False
+        for _ in range(100):
+            if subprocess.run(["pgrep", "-f", "sleep 120"], capture_output=True).returncode != 0:
+                gone = True
+                break
+            threading.Event().wait(0.05)
+        check(gone and ps_status(base).get("status") == "aborted", "the cancelled job's program is killed")
+        request(base, "/input/slow", inputs)
+        request(base, "/input/edge", inputs)
+        st = ps_wait(base)
+        check(st.get("status") == "success", f"a new input aborts the job before it and is proved ({st.get('status')})")
+        for path, data, method, want in (("/input/nope", inputs, None, 404), ("/input/edge", None, "GET", 405)):
+            code, body = request(base, path, data, method)
+            check(code == want, f"{method or 'POST'} {path}: {want} ({code} {error_of(body)})")
+    finally:
+        stop(proc)
+    proc, base = serving(["--zkey", "slow=" + zkey, "--witness-cmd", "slow=" + slow, "--witness-timeout", "1"],
+                         "a server with --witness-timeout 1 starts")
+    if base is None:
+        return
+    try:
+        request(base, "/input/slow", inputs)
+        st = ps_wait(base)
+        check(st.get("status") == "failed" and "--witness-timeout 1" in st.get("error", ""),
+              f"--witness-timeout 1: a program that runs past it fails ({str(st)[:200]})")
+    finally:
+        stop(proc)
+
+
 def longest_names(bn):
     """16 zkeys (the most) of 127-character names: /status is whole JSON and /metrics ends with
     its last gauge (their buffers are sized for this; nothing is cut off or overrun)."""
@@ -566,6 +648,7 @@ def main():
             uploads_budget(bls, wt_bls)
             connections(bn, wt_bn)
             running_client_leaves(bls, wt_bls)
+            prover_server_api(os.path.join(FIXTURES, "edge_pub"), out)
             longest_names(bn)
     finally:
         rc, _, _ = stop(proc)
