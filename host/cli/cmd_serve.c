@@ -1062,17 +1062,25 @@ static int run(server *s, const struct sockaddr_in *addr)
 }
 
 /* The open-file limit raised (up to its hard limit) for the daemon's connections and some
- * more for the server's own files; 0, or a usage error when the limit does not allow it. */
-static int fit_open_files(const serve_guard *g)
+ * more for the server's own files; when the hard limit is lower, the default connection cap
+ * shrinks to fit (said on stderr) and one given with --max-connections is a usage error. */
+static int fit_open_files(serve_guard *g, int given)
 {
     struct rlimit lim;
     rlim_t need = (rlim_t)guard_daemon_limit(g) + 64;
     if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= need)
         return 0;
-    if (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= need) {
-        lim.rlim_cur = need;
-        if (setrlimit(RLIMIT_NOFILE, &lim) == 0)
-            return 0;
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= need ? need : lim.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur >= need)
+        return 0;
+    if (!given && getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur > 64 + 16 + 64) {
+        while (g->max_connections > 1 && (rlim_t)guard_daemon_limit(g) + 64 > lim.rlim_cur)
+            g->max_connections--;
+        if (g->max_per_client > g->max_connections)
+            g->max_per_client = g->max_connections;
+        fprintf(stderr, "serve: --max-connections %u (the open-file limit, ulimit -n, allows no more)\n",
+                g->max_connections);
+        return 0;
     }
     return cli_usage_error("serve ", "--max-connections %u needs %llu open files, over this process's limit of %llu "
                            "(ulimit -n): give a smaller --max-connections or raise the limit",
@@ -1095,7 +1103,7 @@ static int guard_options(server *s, const char *const v[4])
     if (!v[1] && per_client > conns)
         per_client = conns;
     guard_init(&s->guard, (unsigned)conns, (unsigned)per_client, (unsigned)header, rate);
-    return fit_open_files(&s->guard);
+    return fit_open_files(&s->guard, v[0] != NULL);
 }
 
 int cmd_serve(int argc, char **argv)

@@ -31,6 +31,7 @@ usage: serve_test.py HYPROVE SNARKJS FIXTURES_DIR
 import http.client
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -346,6 +347,24 @@ def connections(bn, wt_bn):
         stop(proc)
 
 
+def open_file_limit(bn):
+    """Under an open-file limit of 300 (soft and hard): the default --max-connections shrinks to
+    fit, said on stderr; --max-connections 1000 is refused, naming the limit."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300))
+    args = [HYPROVE, "serve", "--zkey", os.path.join(bn, "circuit.zkey"), "--listen", "127.0.0.1:0", "--devices", "cpu",
+            "--precompute", "1"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+    line = proc.stdout.readline()
+    _, _, err = stop(proc)
+    check("http://" in line and "--max-connections 189 (the open-file limit" in err,
+          f"an open-file limit of 300: the default connection cap shrinks to fit ({err.strip()[-200:]})")
+    r = subprocess.run(args + ["--max-connections", "1000"], capture_output=True, text=True, timeout=60,
+                       preexec_fn=limit)
+    check(r.returncode == 2 and "limit of 300" in r.stderr,
+          f"an open-file limit of 300: --max-connections 1000 is refused ({r.stderr.strip()[-200:]})")
+
+
 def running_client_leaves(bls, wt_bls):
     """A proof whose client closes its connection while it runs is stopped (abandoned, not
     served); proofs that wait and run longer than --header-timeout are answered. The test hook
@@ -647,6 +666,7 @@ def main():
             drain_and_abandon(bls, wt_bls)
             uploads_budget(bls, wt_bls)
             connections(bn, wt_bn)
+            open_file_limit(bn)
             running_client_leaves(bls, wt_bls)
             prover_server_api(os.path.join(FIXTURES, "edge_pub"), out)
             longest_names(bn)
