@@ -86,7 +86,8 @@ int cli_ctx_from_options(const char *devices, const char *threads_s, const char 
 }
 
 int cli_ctx_with_progress(const char *devices, const char *threads_s, const char *tier, const char *cmd,
-                          hpr_progress_fn progress, void *user, double interval_s, hpr_ctx **ctx)
+                          hpr_progress_fn progress, void *user, double interval_s, size_t memory_limit,
+                          hpr_ctx **ctx)
 {
     unsigned threads = 0;
     hpr_config cfg;
@@ -97,6 +98,7 @@ int cli_ctx_with_progress(const char *devices, const char *threads_s, const char
     cfg.progress = progress;
     cfg.progress_user = user;
     cfg.progress_interval_s = interval_s;
+    cfg.memory_limit = memory_limit;
     return make_ctx(&cfg, threads, devices ? devices : "auto", tier, ctx);
 }
 

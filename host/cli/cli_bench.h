@@ -22,9 +22,11 @@ int cli_ctx_from_options(const char *devices, const char *threads_s, const char 
                          const char *progress_what, hpr_ctx **ctx);
 
 /* cli_ctx_from_options with the caller's progress callback (and its user pointer, reports at
- * most every interval_s) instead of the terminal's progress line. */
+ * most every interval_s) instead of the terminal's progress line, and memory_limit as
+ * hpr_config's (0: HPR_MAX_MEMORY or the memory available, as there). */
 int cli_ctx_with_progress(const char *devices, const char *threads_s, const char *tier, const char *cmd,
-                          hpr_progress_fn progress, void *user, double interval_s, hpr_ctx **ctx);
+                          hpr_progress_fn progress, void *user, double interval_s, size_t memory_limit,
+                          hpr_ctx **ctx);
 
 /* --threads T, 1..HPR_MAX_THREADS (NULL: 0, every core): 0 or the exit code of a usage error
  * naming cmd. */

@@ -69,7 +69,8 @@ static const char *serve_help =
     "(default 60), then the rest answer 503 (a running proof is stopped); SIGHUP is ignored. A\n"
     "queued request whose client has closed its connection is dropped, not proved (/status\n"
     "counts it as abandoned). --max-uploads BYTES caps the bodies held at once (default four\n"
-    "--max-request, at least 1 GiB): a request past it answers 503 before its upload.\n"
+    "--max-request, at least 1 GiB; under a memory limit M, M/4, counted in M: the proofs get\n"
+    "the rest): a request past it answers 503 before its upload.\n"
     "Connections: at most --max-connections N (default 1024) in all and --max-per-client N\n"
     "(default 256) from one address; more are answered 503 with Retry-After. A request's\n"
     "headers must come within --header-timeout S seconds (default 30) of the connection or of\n"
@@ -470,10 +471,12 @@ static void take_upload(server *s, request *r, const char *data, size_t len)
 {
     if (r->too_large || r->over_budget || len > s->max_request - r->len) {
         r->too_large |= !r->over_budget;
+        r->dropped += len;
         return;
     }
     if (r->len + len > r->reserved && !reserve_upload(s, r, r->len + len - r->reserved)) {
         r->over_budget = 1; /* a body without Content-Length that grew past what is left */
+        r->dropped += len;
         return;
     }
     if (r->len + len > r->cap) {
@@ -749,8 +752,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (*upload_size) {
             take_upload(s, r, upload, *upload_size);
             *upload_size = 0;
-            return MHD_YES;
+            /* a body without Content-Length past a limit is read and dropped for its answer,
+             * but no more than its limit again: past that the connection is closed */
+            return r->dropped > (s->max_request > (1u << 20) ? s->max_request : (1u << 20)) ? MHD_NO : MHD_YES;
         }
+        r->close = r->too_large || r->over_budget;
         if (r->too_large)
             return serve_reply_error(c, r, 413, "the body is over the server's limit of %zu bytes", s->max_request);
         if (r->over_budget)
@@ -1106,6 +1112,39 @@ static int guard_options(server *s, const char *const v[4])
     return fit_open_files(&s->guard, v[0] != NULL);
 }
 
+/* --max-request and --max-uploads (their defaults when not given) and the proofs' share of
+ * the memory limit. With a limit M (--max-memory, HPR_MAX_MEMORY) the bodies held at once
+ * count in it: the uploads budget defaults to M/4 (and the largest body to that), the proofs
+ * get the rest (*proof_memory). Without one (*proof_memory 0) each proof is checked against
+ * the memory available when it starts, which the bodies held have already taken. Otherwise
+ * the budget defaults to four of the largest bodies, at least 1 GiB. 0, or a usage error. */
+static int body_options(server *s, const char *max_s, const char *uploads_s, size_t *proof_memory)
+{
+    unsigned long long limit = 0, max_request = 256ull << 20, uploads;
+    const char *env = getenv("HPR_MAX_MEMORY");
+    if (env && env[0] && cli_parse_size(env, &limit) != 0)
+        limit = 0; /* malformed: the context refuses it with its own error */
+    if (limit && max_request > limit / 4)
+        max_request = limit / 4 > 64 ? limit / 4 : 64;
+    if (max_s && cli_parse_uint(max_s, 64, 1ull << 40, &max_request) != 0)
+        return cli_usage_error("serve ", "--max-request '%s' is not a byte count from 64 to 2^40", max_s);
+    if (limit)
+        uploads = max_request > limit / 4 ? max_request : limit / 4;
+    else
+        uploads = max_request * 4 > (1ull << 30) ? max_request * 4 : (1ull << 30);
+    if (uploads_s && cli_parse_uint(uploads_s, max_request, 1ull << 44, &uploads) != 0)
+        return cli_usage_error("serve ", "--max-uploads '%s' is not a byte count from --max-request (%llu) to 2^44",
+                               uploads_s, max_request);
+    if (limit && uploads >= limit)
+        return cli_usage_error("serve ", "the bodies held at once (%llu bytes: --max-uploads, at least --max-request) "
+                               "leave nothing of the memory limit (%llu bytes, --max-memory) for the proofs",
+                               uploads, limit);
+    s->max_request = (size_t)max_request;
+    s->uploads_budget = (size_t)uploads;
+    *proof_memory = limit ? (size_t)(limit - uploads) : 0;
+    return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
     const char *paths[SERVE_MAX_KEYS] = {NULL}, *listen = NULL, *max_s = NULL, *devices = NULL, *threads_s = NULL, *tier = NULL;
@@ -1114,7 +1153,8 @@ int cmd_serve(int argc, char **argv)
     size_t nwitness = 0;
     int no_auth = 0;
     size_t npaths = 0;
-    unsigned long long max_request = 256ull << 20, precompute = 0; /* 0: the default, chosen per key */
+    unsigned long long precompute = 0; /* 0: the default, chosen per key */
+    size_t proof_memory = 0;
     unsigned long long drain_timeout = 60;
     server s;
     struct sockaddr_in addr;
@@ -1145,25 +1185,17 @@ int cmd_serve(int argc, char **argv)
                                "client you trust, --insecure-no-auth; there is no TLS (put a proxy in front)", listen);
     if (token_file && (rc = read_token(&s, token_file)) != 0)
         return rc;
-    if (max_s && cli_parse_uint(max_s, 64, 1ull << 40, &max_request) != 0)
-        return cli_usage_error("serve ", "--max-request '%s' is not a byte count from 64 to 2^40", max_s);
     if (precompute_s && cli_parse_uint(precompute_s, 1, 16, &precompute) != 0)
         return cli_usage_error("serve ", "--precompute '%s' is not an integer in 1..16", precompute_s);
     if (drain_s && cli_parse_uint(drain_s, 0, 86400, &drain_timeout) != 0)
         return cli_usage_error("serve ", "--drain-timeout '%s' is not a number of seconds in 0..86400", drain_s);
     s.drain_timeout = (unsigned)drain_timeout;
-    s.max_request = (size_t)max_request;
-    /* default: four bodies of the largest size at once, and at least 1 GiB */
-    unsigned long long uploads = max_request * 4 > (1ull << 30) ? max_request * 4 : (1ull << 30);
-    if (uploads_s && cli_parse_uint(uploads_s, max_request, 1ull << 44, &uploads) != 0)
-        return cli_usage_error("serve ", "--max-uploads '%s' is not a byte count from --max-request (%llu) to 2^44",
-                               uploads_s, max_request);
-    s.uploads_budget = (size_t)uploads;
-    if ((rc = guard_options(&s, guard_v)) != 0)
+    if ((rc = body_options(&s, max_s, uploads_s, &proof_memory)) != 0 || (rc = guard_options(&s, guard_v)) != 0)
         return rc;
     const char *hold = getenv("HPR_TEST_SERVE_HOLD_MS");
     s.test_hold_ms = hold ? (unsigned)strtoul(hold, NULL, 10) % 600001 : 0;
-    if ((rc = cli_ctx_with_progress(devices, threads_s, tier, "serve ", on_progress, &s, 0.02, &s.ctx)) != 0) {
+    if ((rc = cli_ctx_with_progress(devices, threads_s, tier, "serve ", on_progress, &s, 0.02, proof_memory, &s.ctx)) !=
+        0) {
         guard_destroy(&s.guard);
         return rc;
     }

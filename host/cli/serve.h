@@ -71,6 +71,7 @@ struct request {
     size_t len, cap;
     int too_large, counted, over_budget; /* counted: in open_proofs */
     size_t reserved;                     /* bytes of the server's uploads budget held for this body */
+    size_t dropped;                      /* bytes of it read and dropped (past a limit) */
     unsigned refuse; /* an HTTP status decided from the headers: the body is dropped, then it is answered */
     char why[400];
     /* for the access log */

@@ -365,6 +365,61 @@ def open_file_limit(bn):
           f"an open-file limit of 300: --max-connections 1000 is refused ({r.stderr.strip()[-200:]})")
 
 
+def chunked(host, port, chunks, end):
+    """A POST /prove of chunks 64 KiB chunks (then the last chunk when end): (the answer's
+    status or 0, the bytes sent before the server closed the connection)."""
+    sent = 0
+    with socket.create_connection((host, port), timeout=30) as sock:
+        try:
+            sock.sendall(b"POST /prove HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for _ in range(chunks):
+                sock.sendall(b"10000\r\n" + b"\0" * 0x10000 + b"\r\n")
+                sent += 0x10000
+            if end:
+                sock.sendall(b"0\r\n\r\n")
+            answer = sock.recv(64)
+        except OSError:
+            return 0, sent
+    return (int(answer.split(b" ")[1]) if answer.startswith(b"HTTP/") else 0), sent
+
+
+def bodies_and_memory(bn, wt_bn):
+    """A chunked body over --max-request 100000 answers 413 (read and dropped to its end); an
+    endless one is cut after about its limit again, not read for ever. With --max-memory 2M
+    the bodies held count in the limit: the uploads budget and the largest body default to a
+    quarter (524288 bytes), a proof gets the rest (1.5 MiB: it needs more, 503 naming it), and
+    an uploads budget that leaves nothing is refused."""
+    proc, base = serving(["--zkey", "bn=" + os.path.join(bn, "circuit.zkey"), "--max-request", "100000"],
+                         "a server with --max-request 100000 starts")
+    if base is None:
+        return
+    host, port = base.split("//")[1].split(":")
+    try:
+        code, sent = chunked(host, int(port), 3, True)
+        check(code == 413, f"a chunked body of 196608 bytes over --max-request 100000: 413 ({code})")
+        code, sent = chunked(host, int(port), 1000, False)
+        check(code == 0 and sent < 20 << 20, f"an endless chunked body is cut ({sent} bytes sent before the close)")
+    finally:
+        stop(proc)
+    proc, base = serving(["--max-memory", "2M", "--zkey", "bn=" + os.path.join(bn, "circuit.zkey")],
+                         "a server with --max-memory 2M starts")
+    if base is None:
+        return
+    try:
+        st = status_of(base)
+        check(st.get("max_request") == 524288 and st.get("uploads", {}).get("budget") == 524288,
+              f"--max-memory 2M: the largest body and the uploads budget are a quarter ({st.get('max_request')}, "
+              f"{st.get('uploads')})")
+        code, body = request(base, "/prove", wt_bn)
+        check(code == 503 and "the memory limit is 1.5 MiB" in error_of(body),
+              f"--max-memory 2M: a proof gets the limit less the uploads budget ({code} {error_of(body)})")
+    finally:
+        stop(proc)
+    expect_refused(["--max-memory", "64M", "--zkey", os.path.join(bn, "circuit.zkey"), "--listen", "127.0.0.1:0",
+                    "--max-uploads", str(64 << 20)], "leave nothing of the memory limit",
+                   "an uploads budget as large as --max-memory is refused")
+
+
 def running_client_leaves(bls, wt_bls):
     """A proof whose client closes its connection while it runs is stopped (abandoned, not
     served); proofs that wait and run longer than --header-timeout are answered. The test hook
@@ -667,6 +722,7 @@ def main():
             uploads_budget(bls, wt_bls)
             connections(bn, wt_bn)
             open_file_limit(bn)
+            bodies_and_memory(bn, wt_bn)
             running_client_leaves(bls, wt_bls)
             prover_server_api(os.path.join(FIXTURES, "edge_pub"), out)
             longest_names(bn)
