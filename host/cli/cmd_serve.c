@@ -100,6 +100,7 @@ static const char *serve_help =
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -871,6 +872,8 @@ static int open_access_log(server *s, const char *path)
         s->access_log = stderr;
     else if (path && !(s->access_log = fopen(path, "a")))
         return cli_usage_error("serve ", "--access-log '%s': cannot open it for appending", path);
+    if (s->access_log && s->access_log != stderr) /* not inherited by --witness-cmd's programs */
+        fcntl(fileno(s->access_log), F_SETFD, FD_CLOEXEC);
     return 0;
 }
 

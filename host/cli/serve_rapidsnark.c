@@ -260,29 +260,40 @@ static double seconds_since(const struct timespec *t0)
 static void watch_program(ps_work *w, pid_t pid, int fd, const char *out, size_t limit, char *why, size_t len)
 {
     char buf[4096], head[PS_HEAD] = "";
+    const struct timespec tick = {0, 100 * 1000 * 1000};
     size_t logged = 0;
     struct timespec t0;
     struct stat st;
-    int status = 0, open_fd = 1, killed = 0;
+    int status = 0, open_fd = 1, killed = 0, exited = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (open_fd && !killed) {
+    for (;;) {
         struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 100) > 0) {
+        int ready = open_fd ? poll(&p, 1, exited ? 0 : 100) : 0;
+        if (ready > 0) {
             ssize_t n = read(fd, buf, sizeof buf);
             if (n > 0)
                 log_output(w, buf, (size_t)n, &logged, head);
             else if (n == 0 || errno != EINTR)
                 open_fd = 0;
+        } else if (exited) {
+            break; /* ended, and its output read (a descendant holding the pipe is not waited for) */
+        } else if (!open_fd) {
+            nanosleep(&tick, NULL);
         }
-        if (seconds_since(&t0) > w->s->ps->timeout_s)
+        if (!exited)
+            exited = waitpid(pid, &status, WNOHANG) == pid;
+        if (!exited && seconds_since(&t0) > w->s->ps->timeout_s)
             killed = 1;
-        else if (stat(out, &st) == 0 && (size_t)st.st_size > limit)
+        else if (!exited && stat(out, &st) == 0 && (size_t)st.st_size > limit)
             killed = 2;
+        if (killed)
+            break;
     }
-    if (killed)
+    if (killed) {
         kill(-pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
     why[0] = '\0';
     if (killed == 1)
         snprintf(why, len, "the witness program ran past --witness-timeout %u s", w->s->ps->timeout_s);

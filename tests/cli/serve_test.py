@@ -481,7 +481,8 @@ def prover_server_api(edge, out):
     /input/NAME with the input JSON (busy), GET /status until success: proof and pubData are
     JSON texts, snarkjs accepts the proof and pubData is public.json. An input the witness
     program refuses fails with its exit status; POST /cancel aborts a job (its program killed);
-    a new input aborts the job before it; --witness-timeout fails a program that runs past it."""
+    a new input aborts the job before it; --witness-timeout fails a program that runs past it
+    (one that closed its output first)."""
     slow = os.path.join(out, "slow-witness.sh")
     with open(slow, "w") as f:
         f.write("#!/bin/sh\nexec sleep 120\n")
@@ -529,7 +530,11 @@ def prover_server_api(edge, out):
             check(code == want, f"{method or 'POST'} {path}: {want} ({code} {error_of(body)})")
     finally:
         stop(proc)
-    proc, base = serving(["--zkey", "slow=" + zkey, "--witness-cmd", "slow=" + slow, "--witness-timeout", "1"],
+    quiet = os.path.join(out, "quiet-witness.sh")  # closes its output first: the pipe ends, the program runs on
+    with open(quiet, "w") as f:
+        f.write("#!/bin/sh\nexec >/dev/null 2>&1\nexec sleep 120\n")
+    os.chmod(quiet, 0o755)
+    proc, base = serving(["--zkey", "slow=" + zkey, "--witness-cmd", "slow=" + quiet, "--witness-timeout", "1"],
                          "a server with --witness-timeout 1 starts")
     if base is None:
         return
