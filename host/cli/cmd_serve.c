@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 static const char *serve_help =
     "usage: hyprove serve --zkey [NAME=]FILE [--zkey ...] --listen ADDR:PORT [--max-request BYTES]\n"
     "                     [--devices D] [--threads T] [--cpu-tier T] [--precompute F] [--verify]\n"
@@ -115,22 +114,14 @@ static const char *serve_help =
 #include <time.h>
 #include <unistd.h>
 
-
 /* The statuses the server answers, counted for /metrics (the last: any other). */
 static const unsigned serve_codes[SERVE_NCODES] = {200, 400, 401, 404, 405, 413, 422, 500, 503, 0};
 
-
-
-
-
-
-
-/* The prover thread's answer to r (sent when its connection resumes). */
+/* The prover thread's answer to r (sent when its connection resumes: prover_thread). */
 static void set_answer(request *r, unsigned code, char *body)
 {
     r->ready_code = code;
     r->ready_body = body;
-    r->ready = 1;
 }
 
 static void set_error(request *r, unsigned code, const char *fmt, ...)
@@ -146,16 +137,6 @@ static void count(server *s, unsigned *field, int delta)
     pthread_mutex_lock(&s->stats_lock);
     *field = (unsigned)((int)*field + delta);
     pthread_mutex_unlock(&s->stats_lock);
-}
-
-static serve_key *find_key(server *s, const char *name)
-{
-    if (!name)
-        return s->nkeys == 1 ? &s->keys[0] : NULL;
-    for (size_t i = 0; i < s->nkeys; i++)
-        if (strcmp(s->keys[i].name, name) == 0)
-            return &s->keys[i];
-    return NULL;
 }
 
 /* A proof's HTTP status: a witness the key refuses is the client's error, and so is one
@@ -187,18 +168,15 @@ static int client_gone(struct MHD_Connection *c)
     return (p.revents & (POLLHUP | POLLERR)) || recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
-static double ms_since(const struct timespec *t0)
+static double ms_since(double t0)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
+    return (cli_now_seconds() - t0) * 1e3;
 }
 
 /* The proof (verified under --verify), counted; detail says why not. On the prover thread. */
 static hpr_status prove_counted(server *s, serve_key *k, request *r, hpr_groth16_proof *proof, char *detail, size_t len)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = cli_now_seconds();
     count(s, &s->running, 1);
     hpr_status st = hpr_groth16_prove(s->ctx, k->prover, r->body ? r->body : (const unsigned char *)"", r->len, proof);
     if (st == HPR_OK) /* a device that failed: one warning line in the server's log */
@@ -213,7 +191,7 @@ static hpr_status prove_counted(server *s, serve_key *k, request *r, hpr_groth16
         snprintf(detail, len, "%s%s%s", hpr_status_str(st), hpr_ctx_error_detail(s->ctx)[0] ? ": " : "",
                  hpr_ctx_error_detail(s->ctx));
     count(s, &s->running, -1);
-    r->prove_ms = ms_since(&t0);
+    r->prove_ms = ms_since(t0);
     pthread_mutex_lock(&s->queue_lock);
     s->proving = NULL;
     int left = r->client_left && st == HPR_ERR_CANCELLED;
@@ -278,7 +256,7 @@ static int unwanted(server *s, request *r)
 static void answer_queued(server *s, request *r)
 {
     count(s, &s->waiting, -1);
-    r->queue_ms = ms_since(&r->queued_at);
+    r->queue_ms = ms_since(r->queued_at);
     int stopping = s->stopping, gone = !stopping && unwanted(s, r);
     if (stopping || gone) {
         pthread_mutex_lock(&s->stats_lock);
@@ -387,7 +365,6 @@ static void cancel_if_client_left(server *s)
     pthread_mutex_unlock(&s->queue_lock);
 }
 
-
 /* A whole POST /prove (its key chosen from the headers), queued for the prover thread with its
  * connection suspended until the answer (sent by on_request when the connection resumes). */
 static enum MHD_Result queue_proof(server *s, struct MHD_Connection *c, request *r)
@@ -396,7 +373,6 @@ static enum MHD_Result queue_proof(server *s, struct MHD_Connection *c, request 
     return serve_enqueue(s, r) ? MHD_YES
                                : serve_reply_error(c, r, 503, "the server is shutting down: try again elsewhere or later");
 }
-
 
 /* The running proof as JSON ({"zkey", "phase", "fraction"}), or null. */
 static void put_proving(server *s, char *body, size_t cap, size_t *used)
@@ -653,7 +629,7 @@ static enum MHD_Result reply_over_uploads(struct MHD_Connection *c, request *r, 
 static unsigned choose_key(server *s, struct MHD_Connection *c, request *r)
 {
     const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "zkey");
-    serve_key *k = find_key(s, name);
+    serve_key *k = serve_find_key(s, name);
     if (!k && !name) {
         snprintf(r->why, sizeof r->why, "%zu zkeys are loaded: name one with ?zkey=NAME (see GET /status)", s->nkeys);
         return MHD_HTTP_BAD_REQUEST;
@@ -667,18 +643,6 @@ static unsigned choose_key(server *s, struct MHD_Connection *c, request *r)
     return 0;
 }
 
-/* The bytes of the smallest .wtns for k: the file's header, the witness header section and
- * nVars values (snarkjs's layout; FORMATS.md), with 32-byte values (the scalar field of
- * BN254 and of BLS12-381). A body may have SERVE_WTNS_SLACK bytes more (sections the reader
- * skips), not less. */
-#define SERVE_WTNS_SLACK 65536
-static size_t witness_bytes(size_t n_vars)
-{
-    return 12 + (12 + 4 + 32 + 4) + (12 + 32 * n_vars);
-}
-
-/* A POST /prove's headers: its key, its Content-Length against the witness that key takes
- * and the server's limits (answered before the upload when they refuse it). */
 /* A body's announced length (length: its header, or NULL) against --max-request (413) and the
  * uploads budget (503), before the upload. */
 static enum MHD_Result on_upload_headers(server *s, struct MHD_Connection *c, request *r, unsigned long long announced,
@@ -690,19 +654,19 @@ static enum MHD_Result on_upload_headers(server *s, struct MHD_Connection *c, re
     return reserve_upload(s, r, (size_t)announced) ? MHD_YES : reply_over_uploads(c, r, s);
 }
 
-static enum MHD_Result on_prove_headers(server *s, struct MHD_Connection *c, request *r)
+/* A POST /prove's headers: its key, its Content-Length (length: the header, or NULL) against
+ * the witness that key takes and the server's limits (answered before the upload when they
+ * refuse it). */
+static enum MHD_Result on_prove_headers(server *s, struct MHD_Connection *c, request *r, unsigned long long announced,
+                                        const char *length)
 {
-    const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
     count(s, &s->open_proofs, 1);
     r->counted = 1;
     if (announced > s->max_request)
         return on_upload_headers(s, c, r, announced, length);
     if ((r->refuse = choose_key(s, c, r)) != 0)
         return MHD_YES; /* the body read and dropped, then the answer */
-    size_t domain, vars, pub;
-    hpr_groth16_prover_sizes(r->key->prover, &domain, &vars, &pub);
-    size_t want = witness_bytes(vars);
+    size_t vars, want = serve_witness_bytes(r->key, &vars);
     if (length && (announced < want || announced > want + SERVE_WTNS_SLACK))
         return serve_reply_error(c, r, announced < want ? 400 : 413,
                            "the body has %s bytes: a .wtns for zkey '%s' (nVars = %zu values) has %zu%s", length,
@@ -719,17 +683,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!(r = calloc(1, sizeof *r)))
             return MHD_NO;
         *con_cls = r;
-        clock_gettime(CLOCK_MONOTONIC, &r->start);
+        r->start = cli_now_seconds();
         snprintf(r->method, sizeof r->method, "%s", method);
         snprintf(r->path, sizeof r->path, "%s", url);
         const char *length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        guard_body_started(c, length ? strtoull(length, NULL, 10) : 0);
+        unsigned long long announced = length ? strtoull(length, NULL, 10) : 0;
+        guard_body_started(c, announced);
         r->refuse = refusal(s, c, url, method, version, r);
         if (r->refuse || (strcmp(url, "/prove") != 0 && !ps_path(s, url)))
             return MHD_YES;
         if (ps_path(s, url)) /* its body is the circuit's input: the upload limits alone */
-            return on_upload_headers(s, c, r, length ? strtoull(length, NULL, 10) : 0, length);
-        return on_prove_headers(s, c, r); /* a POST /prove (refusal() let nothing else through) */
+            return on_upload_headers(s, c, r, announced, length);
+        return on_prove_headers(s, c, r, announced, length); /* a POST /prove (refusal() let nothing else through) */
     }
     if (r->ready) { /* resumed by the prover thread: its answer, or a close for a client gone */
         char *body = r->ready_body;
@@ -793,7 +758,7 @@ static void log_access(server *s, struct MHD_Connection *c, const request *r)
             "\"total_ms\": %.1f}\n",
             when, now.tv_nsec / 1000000, client, method ? method : "", path ? path : "", r->zkey ? "\"" : "",
             r->zkey ? r->zkey : "null", r->zkey ? "\"" : "", r->code, r->len, r->bytes_out, r->queue_ms, r->prove_ms,
-            ms_since(&r->start));
+            ms_since(r->start));
     fflush(s->access_log);
     free(method);
     free(path);
@@ -923,7 +888,7 @@ static int open_keys(server *s, const char *const *args, size_t n, unsigned prec
         const char *path = key_name(args[i], k->name, sizeof k->name);
         if (!path)
             return cli_usage_error("serve ", "--zkey '%s': a name is letters, digits, '_', '-' and '.'", args[i]);
-        if (find_key(s, k->name) && s->nkeys)
+        if (serve_find_key(s, k->name) && s->nkeys)
             return cli_usage_error("serve ", "two zkeys are named '%s': name them with --zkey NAME=FILE", k->name);
         hpr_status st = hpr_groth16_prover_create(s->ctx, path, &k->prover);
         if (st != HPR_OK)
@@ -969,14 +934,12 @@ static void watch(server *s)
     cancel_if_client_left(s);
 }
 
-/* Waits until no POST /prove is open or the monotonic clock passes deadline; 1 when none is. */
-static int wait_for_open_proofs(server *s, const struct timespec *deadline)
+/* Waits until no POST /prove is open or cli_now_seconds passes deadline; 1 when none is. */
+static int wait_for_open_proofs(server *s, double deadline)
 {
     const struct timespec tick = {0, 20 * 1000 * 1000};
-    struct timespec now;
     while (open_proofs(s) > 0) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec > deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+        if (cli_now_seconds() >= deadline)
             return 0;
         nanosleep(&tick, NULL);
         watch(s);
@@ -989,21 +952,16 @@ static int wait_for_open_proofs(server *s, const struct timespec *deadline)
  * proof is cancelled) and get a few seconds to be sent. */
 static void drain(server *s, struct MHD_Daemon *d)
 {
-    struct timespec deadline;
     MHD_socket listen_fd = MHD_quiesce_daemon(d);
     if (listen_fd != MHD_INVALID_SOCKET)
         close(listen_fd);
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += (time_t)s->drain_timeout;
     if (open_proofs(s) > 0)
         fprintf(stderr, "serve: draining: %u request(s) open, at most %u s\n", open_proofs(s), s->drain_timeout);
-    if (wait_for_open_proofs(s, &deadline))
+    if (wait_for_open_proofs(s, cli_now_seconds() + s->drain_timeout))
         return;
     s->stopping = 1;
     hpr_ctx_cancel(s->ctx);
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += 5;
-    (void)wait_for_open_proofs(s, &deadline);
+    (void)wait_for_open_proofs(s, cli_now_seconds() + 5);
 }
 
 /* Waits for SIGINT or SIGTERM, watching the connections meanwhile; the signal's number. */

@@ -75,7 +75,7 @@ struct request {
     unsigned refuse; /* an HTTP status decided from the headers: the body is dropped, then it is answered */
     char why[400];
     /* for the access log */
-    struct timespec start;     /* the headers' arrival (monotonic) */
+    double start;              /* the headers' arrival (cli_now_seconds) */
     double queue_ms, prove_ms; /* waiting for the context, proving (and verifying) */
     unsigned code;             /* the answer's status, 0: none sent */
     size_t bytes_out;
@@ -85,7 +85,7 @@ struct request {
     struct MHD_Connection *conn;
     serve_key *key;
     request *next;
-    struct timespec queued_at;
+    double queued_at;
     int ready, drop;  /* the answer is ready (ready_code, ready_body); drop: close instead (the client left) */
     int client_left;  /* seen gone while its proof ran (queue_lock): the proof was cancelled */
     int close;        /* answer with Connection: close */
@@ -93,6 +93,18 @@ struct request {
     char *ready_body;
     unsigned long long job; /* a proverServer job's number (no connection: conn NULL); 0: a POST /prove */
 };
+
+/* A body may carry SERVE_WTNS_SLACK bytes more than serve_witness_bytes (sections the .wtns
+ * reader skips), never fewer. */
+#define SERVE_WTNS_SLACK 65536
+
+/* The bytes of the smallest .wtns for k (and its nVars into *n_vars): the file's header, the
+ * witness header section and nVars values (snarkjs's layout; FORMATS.md), with 32-byte values
+ * (the scalar field of BN254 and of BLS12-381). */
+size_t serve_witness_bytes(const serve_key *k, size_t *n_vars);
+
+/* The key named name, or with name NULL the only key when one is loaded; NULL otherwise. */
+serve_key *serve_find_key(server *s, const char *name);
 
 /* Queues r for the prover thread (its connection, if any, suspended until the answer): 1,
  * or 0 when the prover thread has stopped (nothing queued). */

@@ -20,6 +20,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "serve_guard.h"
+#include "cli_util.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -37,7 +38,7 @@ struct guard_conn {
     int over;              /* 1: over max_connections, 2: over max_per_client (at accept) */
     int cut;               /* shut down by a deadline */
     guard_phase phase;
-    struct timespec since; /* the phase's start (monotonic) */
+    double since;          /* the phase's start (cli_now_seconds) */
     unsigned long long expected, received; /* the body's announced length (0: unknown), bytes so far */
 };
 
@@ -65,17 +66,10 @@ unsigned guard_daemon_limit(const serve_guard *g)
     return g->max_connections + margin;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static void enter(guard_conn *k, guard_phase phase)
 {
     k->phase = phase;
-    clock_gettime(CLOCK_MONOTONIC, &k->since);
+    k->since = cli_now_seconds();
 }
 
 /* The new connection's limit: 1 over max_connections, 2 over max_per_client, else 0. Under lock. */
@@ -199,7 +193,7 @@ void guard_next_request(struct MHD_Connection *c)
 /* Whether k is past its deadline: 1 the headers', 2 the body's, else 0. Under lock. */
 static int overdue(const serve_guard *g, const guard_conn *k)
 {
-    double t = seconds_since(&k->since), allowance = g->header_timeout;
+    double t = cli_now_seconds() - k->since, allowance = g->header_timeout;
     if (k->phase == GUARD_HEADERS)
         return t > (k->over && allowance > GUARD_OVER_HEADER_S ? GUARD_OVER_HEADER_S : allowance) ? 1 : 0;
     if (k->phase == GUARD_BODY) {

@@ -13,7 +13,6 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <time.h>
 
 typedef enum {
     GUARD_HEADERS, /* waiting for a request's headers (a new or kept-alive connection) */

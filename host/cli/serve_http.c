@@ -97,9 +97,26 @@ void serve_put(char *buf, size_t cap, size_t *used, const char *fmt, ...)
         *used = *used + (size_t)n < cap ? *used + (size_t)n : cap - 1;
 }
 
+size_t serve_witness_bytes(const serve_key *k, size_t *n_vars)
+{
+    size_t domain, pub;
+    hpr_groth16_prover_sizes(k->prover, &domain, n_vars, &pub);
+    return 12 + (12 + 4 + 32 + 4) + (12 + 32 * *n_vars);
+}
+
+serve_key *serve_find_key(server *s, const char *name)
+{
+    if (!name)
+        return s->nkeys == 1 ? &s->keys[0] : NULL;
+    for (size_t i = 0; i < s->nkeys; i++)
+        if (strcmp(s->keys[i].name, name) == 0)
+            return &s->keys[i];
+    return NULL;
+}
+
 int serve_enqueue(server *s, request *r)
 {
-    clock_gettime(CLOCK_MONOTONIC, &r->queued_at);
+    r->queued_at = cli_now_seconds();
     pthread_mutex_lock(&s->queue_lock);
     int open = !s->worker_done;
     if (open) {

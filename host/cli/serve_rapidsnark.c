@@ -83,14 +83,6 @@ static ps_cmd *find_cmd(ps_state *ps, const char *name)
     return NULL;
 }
 
-static serve_key *key_named(server *s, const char *name)
-{
-    for (size_t i = 0; i < s->nkeys; i++)
-        if (strcmp(s->keys[i].name, name) == 0)
-            return &s->keys[i];
-    return NULL;
-}
-
 /* "NAME=PROGRAM ARG..." into c, split on spaces and tabs (no quoting: no shell). */
 static int parse_cmd(server *s, const char *arg, ps_cmd *c)
 {
@@ -98,7 +90,7 @@ static int parse_cmd(server *s, const char *arg, ps_cmd *c)
     if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof c->name)
         return cli_usage_error("serve ", "--witness-cmd '%s' is not NAME=PROGRAM [ARG...]", arg);
     snprintf(c->name, sizeof c->name, "%.*s", (int)(eq - arg), arg);
-    if (!key_named(s, c->name))
+    if (!serve_find_key(s, c->name))
         return cli_usage_error("serve ", "--witness-cmd '%s': no --zkey is named '%s'", arg, c->name);
     if (!(c->line = strdup(eq + 1)))
         return cli_error("no memory");
@@ -248,13 +240,6 @@ static void log_output(const ps_work *w, const char *buf, size_t n, size_t *logg
     head[kept + more] = '\0';
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Runs the program (its output read from fd until it ends, the deadline passes or the .wtns
  * grows past limit bytes: then it is killed); why says what went wrong, "" when it exited 0. */
 static void watch_program(ps_work *w, pid_t pid, int fd, const char *out, size_t limit, char *why, size_t len)
@@ -262,10 +247,9 @@ static void watch_program(ps_work *w, pid_t pid, int fd, const char *out, size_t
     char buf[4096], head[PS_HEAD] = "";
     const struct timespec tick = {0, 100 * 1000 * 1000};
     size_t logged = 0;
-    struct timespec t0;
     struct stat st;
     int status = 0, open_fd = 1, killed = 0, exited = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = cli_now_seconds();
     for (;;) {
         struct pollfd p = {fd, POLLIN, 0};
         int ready = open_fd ? poll(&p, 1, exited ? 0 : 100) : 0;
@@ -282,7 +266,7 @@ static void watch_program(ps_work *w, pid_t pid, int fd, const char *out, size_t
         }
         if (!exited)
             exited = waitpid(pid, &status, WNOHANG) == pid;
-        if (!exited && seconds_since(&t0) > w->s->ps->timeout_s)
+        if (!exited && cli_now_seconds() - t0 > w->s->ps->timeout_s)
             killed = 1;
         else if (!exited && stat(out, &st) == 0 && (size_t)st.st_size > limit)
             killed = 2;
@@ -334,9 +318,7 @@ static int compute_witness(ps_work *w, unsigned char **wtns, size_t *wtns_len, c
     char in[96], out[96];
     char *argv[PS_MAX_ARGS + 3];
     int pipefd[2] = {-1, -1}, rc = -1;
-    size_t domain, vars, pub;
-    hpr_groth16_prover_sizes(w->key->prover, &domain, &vars, &pub);
-    size_t limit = 12 + (12 + 4 + 32 + 4) + (12 + 32 * vars) + 65536;
+    size_t vars, limit = serve_witness_bytes(w->key, &vars) + SERVE_WTNS_SLACK;
     snprintf(in, sizeof in, "%s/input.json", w->dir);
     snprintf(out, sizeof out, "%s/witness.wtns", w->dir);
     memcpy(argv, w->cmd->argv, w->cmd->argc * sizeof *argv);
@@ -397,7 +379,7 @@ static void *witness_thread(void *arg)
     }
     *r = (request){.body = wtns, .len = len, .key = w->key, .zkey = w->key->name, .job = w->job};
     wtns = NULL;
-    clock_gettime(CLOCK_MONOTONIC, &r->start);
+    r->start = cli_now_seconds();
     if (!serve_enqueue(w->s, r)) {
         ps_job_finished(w->s, w->job, HPR_ERR_CANCELLED, NULL, NULL, "the server is shutting down");
         free(r->body);
@@ -448,7 +430,7 @@ static enum MHD_Result start_job(server *s, struct MHD_Connection *c, request *r
         return serve_reply_error(c, r, 500, "cannot make a folder for the witness: %s", strerror(errno));
     }
     w->s = s;
-    w->key = key_named(s, name);
+    w->key = serve_find_key(s, name);
     w->cmd = cmd;
     w->input = r->body; /* taken */
     w->len = r->len;
@@ -458,9 +440,9 @@ static enum MHD_Result start_job(server *s, struct MHD_Connection *c, request *r
     stop_stale_proof(s);
     if (ps->has_thread)
         pthread_join(ps->thread, NULL);
-    ps->has_thread = pthread_create(&ps->thread, NULL, witness_thread, w) == 0;
+    int started = ps->has_thread = pthread_create(&ps->thread, NULL, witness_thread, w) == 0;
     pthread_mutex_unlock(&ps->start_lock);
-    if (!ps->has_thread) {
+    if (!started) {
         ps_job_finished(s, w->job, HPR_ERR_OUT_OF_MEMORY, NULL, NULL, "cannot start the witness thread");
         rmdir(w->dir);
         free(w->input);
