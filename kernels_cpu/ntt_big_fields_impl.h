@@ -1,21 +1,16 @@
 /*
  * ntt_big_fields_impl.h: the portable NTT (ntt_impl.h) of BN254 Fr and BLS12-381 Fr, with
- * their conversions, void-pointer entries and moduli, instantiated in the unit that includes
+ * their void-pointer entries and moduli, instantiated in the unit that includes
  * it. Two units do: ntt_cpu.c (the portable tier's tables) and ntt_ifma.c (the avx512 tables,
- * whose conversions and small-size fallbacks are these), so that neither calls the other.
+ * whose small-size fallbacks are these), so that neither calls the other.
  * Needs arith/curves.h and ntt_field_entries.h first. Include once per unit.
  */
-BIG_FIELD_IO(bn254_fr)
-BIG_FIELD_IO(bls12_381_fr)
-
 BIG_FIELD_ENTRIES(bn254_fr)
 #define NT_T bn254_fr
 #define NT_PFX ntt_bn254_fr
 #define NT_ADD bn254_fr_add
 #define NT_SUB bn254_fr_sub
 #define NT_MUL bn254_fr_mul
-#define NT_IMPORT bn254_fr_import_one
-#define NT_EXPORT bn254_fr_export_one
 #include "ntt_impl.h"
 
 BIG_FIELD_ENTRIES(bls12_381_fr)
@@ -24,8 +19,6 @@ BIG_FIELD_ENTRIES(bls12_381_fr)
 #define NT_ADD bls12_381_fr_add
 #define NT_SUB bls12_381_fr_sub
 #define NT_MUL bls12_381_fr_mul
-#define NT_IMPORT bls12_381_fr_import_one
-#define NT_EXPORT bls12_381_fr_export_one
 #include "ntt_impl.h"
 
 static const uint64_t bn254_fr_modulus[4] = BN254_FR_P;

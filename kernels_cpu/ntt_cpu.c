@@ -23,8 +23,6 @@ SMALL_FIELD_ENTRIES(ntt_gl, gl)
 #define NT_ADD gl_add
 #define NT_SUB gl_sub
 #define NT_MUL gl_mul
-#define NT_IMPORT gl_import_one
-#define NT_EXPORT gl_export_one
 #include "ntt_impl.h"
 
 SMALL_FIELD_ENTRIES(ntt_bb, bb)
@@ -33,8 +31,6 @@ SMALL_FIELD_ENTRIES(ntt_bb, bb)
 #define NT_ADD bb_add
 #define NT_SUB bb_sub
 #define NT_MUL bb_mul
-#define NT_IMPORT bb_import_one
-#define NT_EXPORT bb_export_one
 #include "ntt_impl.h"
 
 SMALL_FIELD_ENTRIES(ntt_kb, kb)
@@ -43,8 +39,6 @@ SMALL_FIELD_ENTRIES(ntt_kb, kb)
 #define NT_ADD kb_add
 #define NT_SUB kb_sub
 #define NT_MUL kb_mul
-#define NT_IMPORT kb_import_one
-#define NT_EXPORT kb_export_one
 #include "ntt_impl.h"
 
 

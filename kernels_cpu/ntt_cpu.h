@@ -8,7 +8,11 @@
  * contiguous reads, and, because w_{2 len} = g^((p-1) / (2 len)) for w = g^((p-1) / n), the
  * table of size n serves every smaller size too.
  * Contracts: elements are the field's internal form (Montgomery for the 256-bit and 31-bit
- * fields, canonical for Goldilocks), reduced; n is a power of two >= 1.
+ * fields, canonical for Goldilocks), reduced; n is a power of two >= 1. Every kernel here is
+ * linear in its data and multiplies it only by internal-form constants (twiddles, c, s),
+ * and a Montgomery product by such a constant keeps whatever factor the data carry: so
+ * reduced canonical elements may be given as they are and come out canonical (the host's
+ * NTT and LDE do that, host/ntt/ntt_pipeline.c).
  */
 #ifndef KERNELS_CPU_NTT_CPU_H
 #define KERNELS_CPU_NTT_CPU_H
@@ -29,10 +33,6 @@ typedef struct {
     void (*from_canonical)(void *e, const uint64_t *limbs);
     void (*to_canonical)(uint64_t *limbs, const void *e);
     void (*mul)(void *r, const void *a, const void *b);
-    /* count elements from canonical little-endian bytes (elem_bytes each): count, or the
-     * first index >= p; and back */
-    size_t (*import)(void *dst, const unsigned char *src, size_t count);
-    void (*export)(unsigned char *dst, const void *src, size_t count);
     void (*pow)(void *r, const void *a, const uint64_t *e); /* r = a^e, e 4 limbs */
     /* On the pool. twiddles: the layout above for the primitive n-th root w. dif: natural
      * input, bit-reversed output (Gentleman-Sande); dit: bit-reversed input, natural output

@@ -25,34 +25,15 @@
         *r = acc;                                                                                    \
     }
 
-/* Canonical little-endian bytes <-> elements of the small fields (a little-endian host reads
- * the bytes as the word). */
-#define SMALL_FIELD_IO(F, WORD, P)                                                                   \
-    static inline int F##_import_one(F##_t *e, const unsigned char *b)                               \
-    {                                                                                                \
-        WORD v;                                                                                      \
-        memcpy(&v, b, sizeof v);                                                                     \
-        if (v >= (P))                                                                                \
-            return 0;                                                                                \
-        F##_from_canonical(e, v);                                                                    \
-        return 1;                                                                                    \
-    }                                                                                                \
-    static inline void F##_export_one(unsigned char *b, const F##_t *e)                              \
-    {                                                                                                \
-        WORD v = (WORD)F##_to_canonical(e);                                                          \
-        memcpy(b, &v, sizeof v);                                                                     \
-    }
-
-/* What every unit with a small field's NTT needs: pow, byte conversions, and the modulus
+/* What every unit with a small field's NTT needs: pow and the modulus
  * PFX_F_modulus (4 limbs, for ntt_field_ops); SMALL_FIELDS_COMMON: the three fields'. */
-#define SMALL_FIELD_COMMON(PFX, F, WORD, P)                                                          \
+#define SMALL_FIELD_COMMON(PFX, F, P)                                                                \
     SMALL_POW(F)                                                                                     \
-    SMALL_FIELD_IO(F, WORD, P)                                                                       \
     static const uint64_t PFX##_##F##_modulus[4] = {P, 0, 0, 0};
 #define SMALL_FIELDS_COMMON(PFX)                                                                     \
-    SMALL_FIELD_COMMON(PFX, gl, uint64_t, GL_P)                                                      \
-    SMALL_FIELD_COMMON(PFX, bb, uint32_t, BB_P)                                                      \
-    SMALL_FIELD_COMMON(PFX, kb, uint32_t, KB_P)
+    SMALL_FIELD_COMMON(PFX, gl, GL_P)                                                                \
+    SMALL_FIELD_COMMON(PFX, bb, BB_P)                                                                \
+    SMALL_FIELD_COMMON(PFX, kb, KB_P)
 
 #define SMALL_FIELD_ENTRIES(PFX, F)                                                                  \
     static void PFX##_pow(F##_t *r, const F##_t *a, const uint64_t *e)                               \
@@ -100,24 +81,6 @@
         FE##_pow_var(r, a, e);                                                                       \
     }
 
-/* Canonical little-endian bytes <-> Montgomery elements of the 4-limb fields. */
-#define BIG_FIELD_IO(FE)                                                                             \
-    static inline int FE##_import_one(FE *e, const unsigned char *b)                                 \
-    {                                                                                                \
-        uint64_t limbs[4];                                                                           \
-        memcpy(limbs, b, sizeof limbs);                                                              \
-        if (!FE##_limbs_are_reduced(limbs))                                                          \
-            return 0;                                                                                \
-        FE##_to_mont(e, limbs);                                                                      \
-        return 1;                                                                                    \
-    }                                                                                                \
-    static inline void FE##_export_one(unsigned char *b, const FE *e)                                \
-    {                                                                                                \
-        uint64_t limbs[4];                                                                           \
-        FE##_from_mont(limbs, e);                                                                    \
-        memcpy(b, limbs, sizeof limbs);                                                              \
-    }
-
 #define NTT_OPS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD)                                    \
     NTT_OPS_KERNELS(NAME, LABEL, PFX, CONV, BYTES, ADICITY, GEN, MOD, PFX##_dif, PFX##_dit, PFX##_scale, NULL, 0)
 
@@ -132,8 +95,6 @@
         .from_canonical = CONV##_from_canonical,                                                     \
         .to_canonical = CONV##_to_canonical,                                                         \
         .mul = CONV##_mul_v,                                                                         \
-        .import = PFX##_import,                                                                      \
-        .export = PFX##_export,                                                                      \
         .pow = CONV##_pow_v,                                                                         \
         .twiddles = PFX##_twiddles,                                                                  \
         .dif = DIF,                                                                                  \

@@ -1,9 +1,8 @@
 /*
  * ntt_impl.h: the portable radix-2 NTT, instantiated once per field by ntt_cpu.c.
  *
- * Define NT_T (element type), NT_PFX (name prefix), NT_ADD, NT_SUB, NT_MUL (r, a, b pointers),
- * NT_IMPORT (e, bytes: canonical little-endian bytes -> element, 0 when >= p) and NT_EXPORT
- * (bytes, e), then include. See ntt_cpu.h for the twiddle layout and the contracts.
+ * Define NT_T (element type), NT_PFX (name prefix), NT_ADD, NT_SUB and NT_MUL (r, a, b
+ * pointers), then include. See ntt_cpu.h for the twiddle layout and the contracts.
  *
  * Method: iterative over the table tw[len + j]. Cache blocking: the layers whose
  * butterflies span less than NT_BLOCK elements (a block of 128 KiB, within a core's L2) run
@@ -312,24 +311,6 @@ static void NT_FN(twiddles)(rt_pool *pool, void *tw_v, size_t n, const void *w)
             tw[len + j] = tw[n / 2 + j * (n / (2 * len))];
 }
 
-/* dst[i] = the element of the canonical bytes src[i], i < count; returns count, or the first
- * index whose value is not below p (dst is then partly written). */
-static size_t NT_FN(import)(void *dst_v, const unsigned char *src, size_t count)
-{
-    NT_T *dst = dst_v;
-    for (size_t i = 0; i < count; i++)
-        if (!NT_IMPORT(&dst[i], src + i * sizeof(NT_T)))
-            return i;
-    return count;
-}
-
-static void NT_FN(export)(unsigned char *dst, const void *src_v, size_t count)
-{
-    const NT_T *src = src_v;
-    for (size_t i = 0; i < count; i++)
-        NT_EXPORT(dst + i * sizeof(NT_T), &src[i]);
-}
-
 /* i reversed in its low bits bits (bits <= 32): byte table, four lookups. */
 static size_t NT_FN(reverse)(size_t i, unsigned bits)
 {
@@ -438,8 +419,6 @@ static void NT_FN(bitrev)(rt_pool *pool, void *a, size_t n)
 #undef NT_ADD
 #undef NT_SUB
 #undef NT_MUL
-#undef NT_IMPORT
-#undef NT_EXPORT
 #undef NT_VECTOR_STEP
 #undef NT_QUAD_RUN
 #undef NT_LANES

@@ -125,8 +125,8 @@ SIMD_BUTTERFLIES(bb)
 SIMD_BUTTERFLIES(kb)
 SIMD_NARROW_LAYERS(bb, int32_t, SIMD_M31_LANES, SIMD_M31_BITS, SIMD_PERM32)
 SIMD_NARROW_LAYERS(kb, int32_t, SIMD_M31_LANES, SIMD_M31_BITS, SIMD_PERM32)
-SMALL_FIELD_COMMON(simd, bb, uint32_t, BB_P)
-SMALL_FIELD_COMMON(simd, kb, uint32_t, KB_P)
+SMALL_FIELD_COMMON(simd, bb, BB_P)
+SMALL_FIELD_COMMON(simd, kb, KB_P)
 
 /* the macros of ntt_field_entries.h paste their prefix: expand SIMD_PFX(...) first */
 #define SIMD_ENTRIES(PFX, F) SMALL_FIELD_ENTRIES(PFX, F)
@@ -135,15 +135,13 @@ SMALL_FIELD_COMMON(simd, kb, uint32_t, KB_P)
 #ifdef SIMD_GL_LANES
 SIMD_BUTTERFLIES(gl)
 SIMD_NARROW_LAYERS(gl, int64_t, SIMD_GL_LANES, SIMD_GL_BITS, SIMD_PERM64)
-SMALL_FIELD_COMMON(simd, gl, uint64_t, GL_P)
+SMALL_FIELD_COMMON(simd, gl, GL_P)
 SIMD_ENTRIES(SIMD_PFX(gl), gl)
 #define NT_T gl_t
 #define NT_PFX SIMD_PFX(gl)
 #define NT_ADD gl_add
 #define NT_SUB gl_sub
 #define NT_MUL gl_mul
-#define NT_IMPORT gl_import_one
-#define NT_EXPORT gl_export_one
 #define NT_VEC SIMD_GL_LANES
 #define NT_VDIF gl_vdif
 #define NT_VDIT gl_vdit
@@ -161,8 +159,6 @@ SIMD_ENTRIES(SIMD_PFX(bb), bb)
 #define NT_ADD bb_add
 #define NT_SUB bb_sub
 #define NT_MUL bb_mul
-#define NT_IMPORT bb_import_one
-#define NT_EXPORT bb_export_one
 #define NT_VEC SIMD_M31_LANES
 #define NT_VDIF bb_vdif
 #define NT_VDIT bb_vdit
@@ -178,8 +174,6 @@ SIMD_ENTRIES(SIMD_PFX(kb), kb)
 #define NT_ADD kb_add
 #define NT_SUB kb_sub
 #define NT_MUL kb_mul
-#define NT_IMPORT kb_import_one
-#define NT_EXPORT kb_export_one
 #define NT_VEC SIMD_M31_LANES
 #define NT_VDIF kb_vdif
 #define NT_VDIT kb_vdit

@@ -11,7 +11,9 @@
  *    threads give the same bits;
  *  - LDE at rates 2, 4, 8 equals explicit evaluation of the polynomial on the larger coset;
  *  - bad inputs: an element >= p (named, data unchanged), log_n above the two-adicity, bad
- *    shifts and generators, unknown fields and rates;
+ *    shifts and generators, unknown fields and rates; the range check at its edges (p - 1
+ *    and a lower word below p's taken; p, p + 1, a lower word above p's and all ones
+ *    refused, by their index in either layout);
  *  - every CPU tier (the avx512 tier's 16-lane BabyBear/KoalaBear kernels, the avx2 tier's 8-lane
  *    and, on AArch64, the neon tier's 4-lane ones) gives the portable tier's bits;
  *  - the small fields' Montgomery constants (small_fields.h) against GMP.
@@ -643,6 +645,67 @@ START_TEST(bad_inputs_are_refused_and_leave_data_unchanged)
 }
 END_TEST
 
+/* The range check compares words, converting nothing: p - 1 and values whose top word is
+ * p's but a lower one below are taken; p, p + 1, a lower word above p's under an equal top
+ * word, and all ones are refused, named by their index in the caller's layout (row-major:
+ * row * columns + column), the data unchanged. */
+START_TEST(range_check_takes_p_minus_1_and_refuses_p_and_above)
+{
+    hpr_ctx *ctx = make_ctx(2);
+    for (size_t fi = 0; fi < NFIELDS; fi++) {
+        const field_t *f = &fields[fi];
+        size_t n = 8, cols = 2, es = f->size;
+        unsigned char data[2 * 8 * 32], copy[sizeof data];
+        hpr_ntt_opts rm = {sizeof rm, 0, HPR_NTT_NN, NULL, NULL, cols, 1, NULL};
+        mpz_t p, v;
+        mpz_init_set_str(p, f->p_dec, 10);
+        mpz_init(v);
+        for (int bad = 0; bad < 5; bad++) {
+            memset(data, 0, sizeof data);
+            mpz_sub_ui(v, p, 1);
+            put_elem(data + 3 * es, es, v); /* taken */
+            if (es == 32) { /* top word p's, the word below one less: taken */
+                put_elem(data + 4 * es, es, p);
+                data[4 * es + 16] = (unsigned char)(data[4 * es + 16] - 1);
+                data[4 * es + 1] = 0xff;
+            }
+            if (bad == 0) {
+                memcpy(copy, data, sizeof data);
+                ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &rm), HPR_OK);
+                continue;
+            }
+            if (bad == 1)
+                mpz_set(v, p);
+            else if (bad == 2)
+                mpz_add_ui(v, p, 1);
+            else
+                mpz_ui_pow_ui(v, 2, 8 * es), mpz_sub_ui(v, v, 1);
+            put_elem(data + 11 * es, es, v); /* row 5, column 1 */
+            if (bad == 4) {
+                if (es != 32)
+                    continue;
+                put_elem(data + 11 * es, es, p); /* top word p's, the word below one more */
+                data[11 * es + 16] = (unsigned char)(data[11 * es + 16] + 1);
+                ck_assert(data[11 * es + 16] != 0);
+            }
+            memcpy(copy, data, sizeof data);
+            ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &rm), HPR_ERR_ELEMENT_OUT_OF_RANGE);
+            ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "element 11 ") != NULL, "%s %d: %s", f->name, bad,
+                          hpr_ctx_error_detail(ctx));
+            ck_assert(memcmp(data, copy, sizeof data) == 0);
+            rm.row_major = 0; /* column-major: the same bytes, element 11 is column 1's row 3 */
+            ck_assert_int_eq(hpr_ntt(ctx, f->field, 3, data, &rm), HPR_ERR_ELEMENT_OUT_OF_RANGE);
+            ck_assert_msg(strstr(hpr_ctx_error_detail(ctx), "element 11 ") != NULL, "%s", hpr_ctx_error_detail(ctx));
+            ck_assert(memcmp(data, copy, sizeof data) == 0);
+            rm.row_major = 1;
+        }
+        (void)n;
+        mpz_clears(p, v, NULL);
+    }
+    hpr_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(small_field_constants_match_gmp)
 {
     static const struct {
@@ -680,6 +743,7 @@ int main(void)
     tcase_add_loop_test(tc, large_transforms_match_direct_evaluation, 0, NFIELDS);
     tcase_add_loop_test(tc, large_transforms_on_the_opencl_device_match_direct_evaluation, 0, NFIELDS);
     tcase_add_test(tc, bad_inputs_are_refused_and_leave_data_unchanged);
+    tcase_add_test(tc, range_check_takes_p_minus_1_and_refuses_p_and_above);
     tcase_add_test(tc, small_field_constants_match_gmp);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -5,7 +5,8 @@
  *
  * What: input column c holds f_c on <w_n> in natural order. At rate r and shift s, the
  * committed row i holds f_c(s w_rn^bitrev(i)) for every column; rate 1 commits the input.
- * Method, per column, on the pool, in the NTT's internal form (kernels_cpu/ntt_cpu.h):
+ * Method, per column, on the pool, the canonical elements transformed as they are (the LDE
+ * is linear and multiplies only by internal-form constants: host/ntt/ntt_pipeline.c):
  * splitting row i = t n + j (t < r, j < n), bitrev(i) = r bitrev_n(j) + bitrev_r(t), so block
  * t of the column is f on the coset s w_rn^bitrev_r(t) <w_n> in bit-reversed order: one
  * forward transform of size n (scale the coefficients by that factor^i, DIF, whose output is
@@ -176,16 +177,15 @@ static hpr_status prepare_lde(hpr_ctx *ctx, commit_plan *cp)
 
 /* ---- the LDE of one column ---- */
 
-/* a (n elements, internal form, the evaluations on <w_n> bit-reversed) -> n * the
- * coefficients, natural order. */
+/* a (n elements, the evaluations on <w_n> bit-reversed) -> n * the coefficients, natural
+ * order. */
 static void coefficients(rt_pool *pool, const commit_plan *cp, uint32_t *a)
 {
     if (cp->n > 1)
         cp->ops->dit(pool, a, cp->n, cp->inv.cpu);
 }
 
-/* Block a (n elements holding n * the coefficients, internal form) -> f on block t's coset,
- * bit-reversed. */
+/* Block a (n elements holding n * the coefficients) -> f on block t's coset, bit-reversed. */
 static void coset_block(rt_pool *pool, const commit_plan *cp, uint32_t *a, size_t t)
 {
     cp->ops->scale(pool, a, cp->n, &cp->n_inv, &cp->factor[t]);
@@ -203,14 +203,13 @@ static void commit_column(rt_pool *pool, const commit_plan *cp, size_t c, uint32
     if (cp->shortcut) {
         memcpy(out, src, n * sizeof *out);
         ops->bitrev(pool, out, n); /* block 0, canonical: done */
-        ops->import(out + n, (const unsigned char *)out, n);
+        memcpy(out + n, out, n * sizeof *out);
         coefficients(pool, cp, out + n);
         coset_block(pool, cp, out + n, 1);
-        ops->export((unsigned char *)(out + n), out + n, n);
     } else if (cp->log_rate == 0) {
         memcpy(out, src, n * sizeof *out);
     } else {
-        ops->import(out, (const unsigned char *)src, n);
+        memcpy(out, src, n * sizeof *out);
         ops->bitrev(pool, out, n);
         coefficients(pool, cp, out);
         for (size_t t = blocks - 1; t >= 1; t--) { /* block 0 holds the coefficients until last */
@@ -218,7 +217,6 @@ static void commit_column(rt_pool *pool, const commit_plan *cp, size_t c, uint32
             coset_block(pool, cp, out + t * n, t);
         }
         coset_block(pool, cp, out, 0);
-        ops->export((unsigned char *)out, out, cp->rows);
     }
 }
 

@@ -6,22 +6,22 @@
  * What: forward a_k = sum_i c_i (shift w^k)^i over each column, inverse its inverse (scaled
  * by 1/n), orders NN, NR, RN, RR, batches of columns column-major or row-major; the LDE.
  * Method (run_plan): the root w = g^((p-1)/n) and its inverse, the twiddle tables from the
- * context's cache (ntt_twiddles.c), the elements checked and converted into the internal form
- * (ntt_pipeline.c), per column the host's steps before the butterflies, the butterflies, the
- * host's steps after, and the conversion back. The butterflies are dispatched (butterflies):
+ * context's cache (ntt_twiddles.c), the elements checked and copied into a work buffer (no
+ * conversion to the internal form: the transform is linear, see ntt_pipeline.c), per column
+ * the host's steps before the butterflies, the butterflies, the host's steps after, and the
+ * copy back. The butterflies are dispatched (butterflies):
  * "cl:P.D" runs them and the bit reversals next to them on that OpenCL device
  * (runtime/opencl/cl_ntt.h) with the same twiddles, so the result is the CPU's bit for bit;
  * a device fault restores the columns and redoes them on the CPU, with a notice. "all" deals
  * the columns of a batch to the CPU and every usable OpenCL device through the scheduler,
  * and one large column runs four-step when that pays (ntt_split.c). Otherwise the CPU.
- * LDE: the coefficients are loaded straight into out in the internal form and transformed
- * there, the DIF layers that only meet zeros replaced by scaled copies (ntt_pipeline.c), so
+ * LDE: the coefficients are copied straight into out and transformed there, the DIF layers that only meet zeros replaced by scaled copies (ntt_pipeline.c), so
  * a rate-r LDE is r transforms of the input's size, not one of r times its size.
  * Why this order: every element is checked (< p, the first bad index named) before anything
  * is written, so a refused call leaves the caller's data as it was.
  * Progress and cancellation (host/core/progress.h): hpr_ntt and hpr_ntt_lde are tracked calls;
  * every step of every column adds its units (progress_ntt_units) and is preceded by a check,
- * the last one before the conversion back, so a cancelled hpr_ntt leaves data as it was.
+ * the last one before the copy back, so a cancelled hpr_ntt leaves data as it was.
  */
 #include "host/ntt/ntt_internal.h"
 #include "host/core/decimal.h"
@@ -195,9 +195,9 @@ static hpr_status transform_columns(hpr_ctx *ctx, const ntt_plan *pl, unsigned c
 
 /* What run_plan's data hold before and after. */
 typedef enum {
-    DATA_CANONICAL,         /* canonical elements, checked and converted into a work copy and back */
-    DATA_INTERNAL,          /* the field's internal form, transformed in place */
-    DATA_INTERNAL_IN_ONLY,  /* the internal form in (column-major), canonical out, in place */
+    DATA_CANONICAL, /* canonical elements, checked and copied into a work copy and back */
+    DATA_IN_PLACE,  /* transformed in place: the field's internal form (the Groth16 prover's
+                       calls), or canonical elements already checked (the LDE's output) */
 } data_form;
 
 /* The constants of a plan's transform in its direction (internal form) and its twiddles. */
@@ -234,48 +234,46 @@ static hpr_status plan_constants(hpr_ctx *ctx, const ntt_plan *pl, ntt_constants
 
 /* The transform of pl over data (as form says; the plan checked by make_plan): the root
  * (HPR_ERR_INVALID_ARGUMENT unless of order exactly n), the tables, for canonical data the
- * conversion in (HPR_ERR_ELEMENT_OUT_OF_RANGE naming the first element >= p, data untouched),
- * per column the host's steps and the butterflies, the conversion out. Else
+ * checked copy in (HPR_ERR_ELEMENT_OUT_OF_RANGE naming the first element >= p, data
+ * untouched), per column the host's steps and the butterflies, the copy out. Else
  * HPR_ERR_OUT_OF_MEMORY, or HPR_ERR_DEVICE from the split (canonical data then untouched,
- * internal-form data unspecified). */
+ * data transformed in place unspecified). */
 static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, data_form form)
 {
-    int internal_form = form != DATA_CANONICAL;
+    int in_place = form == DATA_IN_PLACE;
     const ntt_field_ops *ops = pl->ops;
     ntt_constants k;
     size_t total = pl->n * pl->columns, bad;
     hpr_status st = plan_constants(ctx, pl, &k);
     if (st != HPR_OK)
         return st;
-    unsigned char *work = internal_form ? data : rt_alloc_large(total * ops->elem_bytes);
+    unsigned char *work = in_place ? data : rt_alloc_large(total * ops->elem_bytes);
     size_t *first_bad = malloc(((total + NTT_CONVERT_CHUNK - 1) / NTT_CONVERT_CHUNK) * sizeof *first_bad);
     if (k.no_tables || !work || !first_bad) {
-        if (!internal_form)
+        if (!in_place)
             free(work);
         free(first_bad);
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT of %zu x 2^%u elements: out of memory", pl->columns,
                         pl->log_n);
     }
-    if (!internal_form && (bad = ntt_convert(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
+    if (!in_place && (bad = ntt_convert(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
         free(work);
         free(first_bad);
         return ctx_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE,
                         "element %zu is not below the modulus p of %s (elements are canonical little-endian)", bad,
                         ops->name);
     }
-    if (internal_form) /* no conversion in (the LDE's load was the caller's): its units at once */
+    if (in_place) /* no copy in (the LDE's load was the caller's): its units at once */
         progress_add(ctx, total);
     st = transform_columns(ctx, pl, work, &k.tw, &k.shift_dir, &k.w_dir, &k.n_inv);
     if (st == HPR_OK) /* the last check: a cancelled hpr_ntt leaves data as it was */
         st = progress_check(ctx);
-    if (!internal_form) {
+    if (!in_place) {
         if (st == HPR_OK)
             ntt_convert(ctx, pl, data, work, 1, first_bad);
         free(work);
-    } else if (form == DATA_INTERNAL_IN_ONLY && st == HPR_OK) {
-        ntt_convert(ctx, pl, data, data, 1, first_bad); /* element by element: in place */
     } else if (st == HPR_OK) {
-        progress_add(ctx, total); /* no conversion out */
+        progress_add(ctx, total); /* no copy out */
     }
     free(first_bad);
     return st;
@@ -312,7 +310,7 @@ hpr_status ntt_internal_form(hpr_ctx *ctx, hpr_field field, unsigned log_n, void
         return st;
     if (pl.row_major || pl.ops->elem_bytes != 32)
         return ctx_fail(ctx, HPR_ERR_INTERNAL, "ntt_internal_form: 256-bit fields, column-major only");
-    return run_plan(ctx, &pl, data, DATA_INTERNAL);
+    return run_plan(ctx, &pl, data, DATA_IN_PLACE);
 }
 
 /* The device's tables of a_i *= c s^i (cl_ntt_scale), split at lo_bits = log_n / 2: 2^(log_n
@@ -386,7 +384,7 @@ static hpr_status run_lde(hpr_ctx *ctx, const ntt_plan *pl, const unsigned char 
         return ctx_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE, "coefficient %zu is not below the modulus p of %s", bad,
                         pl->ops->name);
     ntt_lde_load(ctx, pl, in, out, n);
-    return run_plan(ctx, pl, out, DATA_INTERNAL_IN_ONLY);
+    return run_plan(ctx, pl, out, DATA_IN_PLACE);
 }
 
 /* The header's rule for the LDE: in (columns of n coefficients) and out (columns of the

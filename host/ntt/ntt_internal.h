@@ -116,19 +116,20 @@ RT_MUST_CHECK int ntt_primitive_root(const ntt_field_ops *ops, const void *g, un
 RT_MUST_CHECK size_t ntt_first_out_of_range_on_pool(hpr_ctx *ctx, const ntt_field_ops *ops,
                                                     const unsigned char *data, size_t count);
 
-/* data <-> work for pl's columns, on the pool, a progress unit per element. back = 0: the canonical elements of data
- * (column-major, or row-major when pl->row_major) checked and converted into work in the
- * internal form, column-major; returns the first index of data >= p, or SIZE_MAX if none
- * (work is unspecified when one is found). back = 1: work back into data, canonical, in the
- * caller's layout (nothing checked); returns SIZE_MAX; data == work is allowed for a
- * column-major plan (element by element, in place). first_bad: scratch of one size_t per
- * NTT_CONVERT_CHUNK elements (rounded up). */
+/* data <-> work for pl's columns, on the pool, a progress unit per element (no conversion:
+ * the transforms take canonical elements as they are, see ntt_pipeline.c). back = 0: the
+ * canonical elements of data (column-major, or row-major when pl->row_major) checked and
+ * copied into work, column-major; returns the first index of data >= p, or SIZE_MAX if none
+ * (work is unspecified when one is found). back = 1: work back into data, in the caller's
+ * layout (nothing checked); returns SIZE_MAX; data == work is allowed for a column-major
+ * plan (nothing to do). first_bad: scratch of one size_t per NTT_CONVERT_CHUNK elements
+ * (rounded up). */
 size_t ntt_convert(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsigned char *work, int back,
                    size_t *first_bad);
 
 /* The LDE's input loaded into out: each of pl->columns columns of n canonical coefficients
  * of in (column-major, already checked < p: not checked again) becomes a column of pl->n
- * elements of out, the coefficients in the internal form, then zeros. On the pool. */
+ * elements of out, the coefficients as they are (see ntt_convert), then zeros. On the pool. */
 void ntt_lde_load(hpr_ctx *ctx, const ntt_plan *pl, const unsigned char *in, unsigned char *out, size_t n);
 
 /* Whether pl's input (output) is in bit-reversed order (orders RN, RR; NR, RR). */
