@@ -57,7 +57,10 @@ static void NT_FN(dif_butterflies)(NT_T *a, const NT_T *tw, size_t len, size_t b
         v = x[j + len];
         NT_ADD(&x[j], &u, &v);
         NT_SUB(&v, &u, &v);
-        NT_MUL(&x[j + len], &v, &tw[len + j]);
+        if (j == 0) /* tw[len] = w^0 = 1: the product would be v itself */
+            x[j + len] = v;
+        else
+            NT_MUL(&x[j + len], &v, &tw[len + j]);
         b++;
         if (++j == len) {
             j = 0;
@@ -73,7 +76,10 @@ static void NT_FN(dit_butterflies)(NT_T *a, const NT_T *tw, size_t len, size_t b
     for (size_t b = b0; b < b1;) {
         NT_VECTOR_STEP(NT_VDIT)
         u = x[j];
-        NT_MUL(&v, &x[j + len], &tw[len + j]);
+        if (j == 0) /* tw[len] = 1, as in dif_butterflies */
+            v = x[j + len];
+        else
+            NT_MUL(&v, &x[j + len], &tw[len + j]);
         NT_ADD(&x[j], &u, &v);
         NT_SUB(&x[j + len], &u, &v);
         b++;
