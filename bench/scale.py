@@ -181,7 +181,7 @@ def parse_report(text):
         if line.startswith("phase ") and "time_ms" in line:
             seen = True
         elif seen and m and m.group(1) == "total":
-            total = float(m.group(2))
+            total, seen = float(m.group(2)), False  # the table ends (the memory line follows)
         elif seen and m:
             phases[REPORT_NAMES.get(m.group(1), re.sub(r"\W+", "_", m.group(1)).lower())] = float(m.group(2))
     if total is None or not phases:
