@@ -138,7 +138,7 @@ extern const msm_cpu_kernel msm_bn254_g1_ifma_kernel, msm_bls12_381_g1_ifma_kern
         .scalar_bits = order_bits,                                                                 \
         .order = order_limbs,                                                                      \
         .tiers = &msm_##curve##_tiers,                                                             \
-        .sum_points = curve##_cpu_sum_points,                                                      \
+        .sum_points = curve##_tile_sum_points, /* the portable kernel's */                         \
         .xyzz_set_inf = curve##_cpu_xyzz_set_inf,                                                  \
         .xyzz_add = curve##_cpu_xyzz_add,                                                          \
         .combine_windows = curve##_cpu_combine_windows,                                            \

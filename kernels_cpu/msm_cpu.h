@@ -69,6 +69,10 @@ typedef struct {
      * one field inversion per block of points (precomputed bases, host/msm/bases.c). The affine
      * result is unique: every tier writes the same bytes. */
     void (*shift_points)(unsigned char *out, const unsigned char *in, size_t stride, size_t count, unsigned shift);
+    /* acc (the curve's portable XYZZ) = sum of points[index[i]], i in [begin, end): validated
+     * affine points, infinity allowed (the scalars-1 terms of an MSM, msm_cpu_job.c). The same
+     * group element on every tier (the MSM's affine result is the same bits). */
+    void (*sum_points)(void *acc, const void *points, const uint32_t *index, size_t begin, size_t end);
     unsigned mont_bits;
 } msm_cpu_kernel;
 

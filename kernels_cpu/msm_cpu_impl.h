@@ -1,6 +1,6 @@
 /*
  * msm_cpu_impl.h: the curve operations of the CPU's operation table (msm_cpu.h) other than
- * the tile kernels: sums of points, window combination, point decoding and encoding, checks.
+ * the tile kernels (whose portable sum_points the table's is): window combination, point decoding and encoding, checks.
  * Instantiated per curve: define CPU_EC (curve prefix), CPU_F (base field type), include.
  */
 #define CPU_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_cpu_, op))
@@ -8,15 +8,6 @@
 #define CPU_EC_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_, op))
 #define CPU_MSM_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_msm_, op))
 #define CPU_F_FN(op) ARITH_CAT(CPU_F, ARITH_CAT(_, op))
-
-static void CPU_FN(sum_points)(void *acc_v, const void *points_v, const uint32_t *index, size_t begin, size_t end)
-{
-    CPU_TY(xyzz) *acc = acc_v;
-    const CPU_TY(affine) *points = points_v;
-    CPU_EC_FN(xyzz_set_inf)(acc);
-    for (size_t i = begin; i < end; i++)
-        CPU_EC_FN(xyzz_add_affine)(acc, acc, &points[index[i]]);
-}
 
 static void CPU_FN(xyzz_set_inf)(void *p)
 {

@@ -106,6 +106,18 @@ static void CPU_FN(shift_points)(unsigned char *out, const unsigned char *in, si
 }
 #undef SHIFT_BLOCK
 
+/* The kernel's sum_points (msm_cpu.h): one mixed addition a point, over this unit's field
+ * arithmetic (the adx tier's mulx/adcx/adox; the portable one's C, which the curve table's
+ * sum_points also is). */
+static void CPU_FN(sum_points)(void *acc_v, const void *points_v, const uint32_t *index, size_t begin, size_t end)
+{
+    CPU_TY(xyzz) *acc = acc_v;
+    const CPU_TY(affine) *points = points_v;
+    CPU_EC_FN(xyzz_set_inf)(acc);
+    for (size_t i = begin; i < end; i++)
+        CPU_EC_FN(xyzz_add_affine)(acc, acc, &points[index[i]]);
+}
+
 #ifdef CPU_BATCH_AFFINE
 #include "msm_batch_affine_impl.h"
 #define CPU_KERNEL_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_ba_, op))
@@ -122,6 +134,7 @@ const msm_cpu_kernel CPU_KERNEL = {
     .window_cost = CPU_KERNEL_FN(window_cost),
     .field_op = CPU_FN(field_op),
     .shift_points = CPU_FN(shift_points),
+    .sum_points = CPU_FN(sum_points),
     .mont_bits = 8 * sizeof(CPU_F) / CPU_DEGREE,
 };
 

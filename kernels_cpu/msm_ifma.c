@@ -105,6 +105,7 @@ enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flu
         .field_op = curve##_ifma_field_op,                                                         \
         .check_points = curve##_ifma_check_points,                                                 \
         .shift_points = curve##_ifma_shift_points,                                                 \
+        .sum_points = curve##_ifma_sum_points,                                                     \
         .mont_bits = 52 * (base_n52),                                                              \
     }
 

@@ -6,7 +6,8 @@
  *    the lazily reduced avx512 form, values whose 52-bit or 64-bit limbs sit at 2^52 - 1,
  *    2^52, 2^64 - 1, the zero of Fq2);
  *  - MSM results of every tier identical to the portable tier's, G1 and G2 of both curves,
- *    the edge matrix, n up to 2^16, crowded buckets, the first bad point reported;
+ *    the edge matrix, n up to 2^16, crowded buckets, the first bad point reported; sums of
+ *    the scalars-1 terms (all equal, cancelling eight apart, infinity) against the naive sum;
  *  - random covers of the (windows x points) grid by pieces (msm_cpu_job_run, what the hybrid
  *    scheduler deals) add up to the MSM, every tier;
  *  - dispatch: the default tier is the fastest that can run, a forced tier is used, an
@@ -347,6 +348,47 @@ START_TEST(crowded_buckets_beside_busy_batches)
                 continue;
             hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
             expect_msm(ctx, c, &in, want, NULL, pattern ? "all scalars equal" : "every third scalar r - 1");
+            hpr_ctx_destroy(ctx);
+        }
+    }
+    free_inputs(&in);
+    hpr_ctx_destroy(ref);
+}
+END_TEST
+
+/* The scalars-1 terms (msm_cpu_kernel.sum_points: eight lanes of running sums on the avx512
+ * tier): every scalar 1, n = 1003 (not a multiple of 8), points random; all equal (the lanes
+ * double); P in lane k then -P eight points later (each lane cancels to infinity and starts
+ * again); every fifth at infinity (left out of the lanes). Every tier against the naive sum.
+ * _i = curve * 4 + pattern */
+START_TEST(ones_sums_of_every_tier_equal_the_naive_sum)
+{
+    const curve_t *c = &curves[_i / 4];
+    int pattern = _i % 4;
+    size_t n = test_size(c->group == HPR_G2 ? 403 : 1003, 67), ps = c->point_size;
+    hpr_ctx *ref = tier_ctx("portable", 2);
+    inputs in = make_inputs(ref, c, n, 9100 + (uint64_t)_i, 0);
+    unsigned char want[MAXP];
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = in.points + i * ps;
+        set_small_scalar(in.scalars + 32 * i, 1);
+        if (pattern == 1 && i > 0)
+            memcpy(p, in.points, ps);
+        else if (pattern == 2 && i % 16 >= 8)
+            negate_point(c, p, p - 8 * ps);
+        else if (pattern == 3 && i % 5 == 2)
+            memset(p, 0, ps);
+    }
+    c->naive(want, in.points, in.scalars, n);
+    for (int t = 0; t < RT_CPU_TIERS; t++) {
+        if (!tier_runs_own_msm(t))
+            continue;
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            hpr_ctx *ctx = tier_ctx(tier_names[t], threads);
+            expect_msm(ctx, c, &in, want, NULL, pattern == 0   ? "ones, random points"
+                                                : pattern == 1 ? "ones, all points equal"
+                                                : pattern == 2 ? "ones, -P eight points after P"
+                                                               : "ones, every fifth point at infinity");
             hpr_ctx_destroy(ctx);
         }
     }
@@ -733,6 +775,7 @@ int main(void)
     tcase_add_loop_test(tc, field_arithmetic_matches_gmp, 0, 4 * RT_CPU_TIERS);
     tcase_add_loop_test(tc, msm_of_every_tier_equals_portable, 0, 24);
     tcase_add_loop_test(tc, crowded_buckets_beside_busy_batches, 0, 4);
+    tcase_add_loop_test(tc, ones_sums_of_every_tier_equal_the_naive_sum, 0, 16);
     tcase_add_loop_test(tc, g2_points_with_a_zero_y_component, 0, 4);
     tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 4);
     tcase_add_test(tc, digits_follow_the_booth_definition);

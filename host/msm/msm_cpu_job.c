@@ -5,7 +5,8 @@
  *
  * Steps: (1) read the scalars (in place when aligned: the interchange form is the limb
  * struct on little-endian hosts), reject any >= r, and sort indices into zeros (dropped), ones
- * (summed directly with one mixed addition each) and the rest, the list; (2) validate the
+ * (summed directly by the tier's sum_points: one mixed addition each, eight at once with
+ * IFMA) and the rest, the list; (2) validate the
  * points in parallel (in place, or decoded into a copy), with the tier's check where it has
  * one, and drop points at infinity from the list; (3) in parallel over the list: the points
  * in the tier's own form (list order); the Booth digits of a window are formed when a piece
@@ -207,7 +208,8 @@ static void tile_task(void *arg, size_t t, unsigned worker)
     if (t >= ntiles) {
         unsigned i = (unsigned)(t - ntiles);
         split_range(pc->o1 - pc->o0, pc->ones_chunks, i, &b, &e);
-        ops->sum_points(pc->ones_partials + i * ops->xyzz_size, job->points, job->ones, pc->o0 + b, pc->o0 + e);
+        job->kernel->sum_points(pc->ones_partials + i * ops->xyzz_size, job->points, job->ones, pc->o0 + b,
+                                pc->o0 + e);
         return;
     }
     unsigned chunk = (unsigned)(t / pc->window_groups), group = (unsigned)(t % pc->window_groups);
