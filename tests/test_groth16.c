@@ -6,7 +6,8 @@
  * several threads at once; bad witnesses and bad arguments are refused with a clear error,
  * a witness whose w[0] is not 1 too (from a buffer and from a file), and a key whose fixed
  * points (alpha1, beta1, delta1, beta2, gamma2, delta2) are infinity, out of range, off the
- * curve or outside the subgroup when its prover is made.
+ * curve or outside the subgroup when its prover is made; the coefficient entries reversed
+ * (unsorted rows) prove the same as snarkjs's sorted ones.
  * (That snarkjs's verifier accepts random proofs, and rejects the proof of a corrupted
  * witness, is tests/cli/groth16_verify.py: it runs the real snarkjs.)
  */
@@ -252,6 +253,37 @@ static unsigned char *find_section(unsigned char *d, size_t len, uint32_t id)
     }
     return NULL;
 }
+
+/* _i: fixture. The coefficient entries in another order prove the same: snarkjs writes them
+ * sorted by row, which h's evaluations use (each task a run of whole rows, cut at row changes,
+ * 7 threads: 28 runs); reversed, the prover sees them unsorted and scans them per row slice. */
+START_TEST(coefficient_order_does_not_change_the_proof)
+{
+    const char *fixture = fixtures[_i];
+    file_buf zk = read_fixture(fixture, "circuit.zkey");
+    unsigned char *s4 = find_section(zk.data, zk.len, 4), tmp[64];
+    uint32_t n_coef;
+    for (int reversed = 0; reversed < 2; reversed++) {
+        hpr_ctx *ctx = make_ctx(reversed ? 2 : 7, NULL);
+        hpr_groth16_prover *p = NULL;
+        ck_assert_ptr_nonnull(s4);
+        memcpy(&n_coef, s4, 4);
+        size_t entry = 12 + 32; /* n8r = 32 for both curves */
+        for (uint32_t i = 0; reversed && i < n_coef / 2; i++) {
+            unsigned char *a = s4 + 4 + i * entry, *b = s4 + 4 + (size_t)(n_coef - 1 - i) * entry;
+            memcpy(tmp, a, entry);
+            memcpy(a, b, entry);
+            memcpy(b, tmp, entry);
+        }
+        ck_assert_int_eq(hpr_groth16_prover_create_from_buffer(ctx, zk.data, zk.len, &p), HPR_OK);
+        ck_assert_int_eq(g16_prover_zkey(p)->coef_rows_sorted, !reversed || n_coef < 2);
+        expect_r0s0(ctx, p, fixture, reversed ? "coefficients reversed" : "coefficients sorted, 7 threads");
+        hpr_groth16_prover_destroy(p);
+        hpr_ctx_destroy(ctx);
+    }
+    free(zk.data);
+}
+END_TEST
 
 /* len bytes into a new temporary file, whose path goes to path (at least 32 bytes). */
 static void write_temp(char *path, const unsigned char *data, size_t len)
@@ -624,6 +656,7 @@ int main(void)
     tcase_add_test(tc, one_prover_serves_several_threads);
     tcase_add_test(tc, refuses_bad_witnesses_and_arguments);
     tcase_add_loop_test(tc, prover_from_a_buffer, 0, NFIXTURES);
+    tcase_add_loop_test(tc, coefficient_order_does_not_change_the_proof, 0, NFIXTURES);
     tcase_add_test(tc, version_and_null_accessors);
     tcase_add_test(tc, refuses_a_witness_whose_w0_is_not_one);
     tcase_add_loop_test(tc, refuses_a_key_with_bad_fixed_points, 0, 2);

@@ -137,7 +137,8 @@ static hpr_status parse_header(hpr_ctx *ctx, const char *name, const bin_section
     return HPR_OK;
 }
 
-/* Section 4: the coefficient entries, each checked (matrix, row, signal, value < r). */
+/* Section 4: the coefficient entries, each checked (matrix, row, signal, value < r), and
+ * whether their rows are sorted (groth16_h.c then reads each entry once). */
 static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_section *s4, zkey_file *zk)
 {
     uint64_t entry = 12 + (uint64_t)zk->n8r;
@@ -149,9 +150,13 @@ static hpr_status parse_coefficients(hpr_ctx *ctx, const char *name, const bin_s
     if (st != HPR_OK)
         return st;
     zk->coef = s4->p + 4;
-    for (uint32_t i = 0; i < zk->n_coef; i++) {
+    zk->coef_rows_sorted = 1;
+    for (uint32_t i = 0, last_row = 0; i < zk->n_coef; i++) {
         const unsigned char *e = zk->coef + i * entry;
         uint32_t matrix = binfile_u32(e), row = binfile_u32(e + 4), signal = binfile_u32(e + 8);
+        if (row < last_row)
+            zk->coef_rows_sorted = 0;
+        last_row = row;
         if (matrix > 1 || row >= zk->domain_size || signal >= zk->n_vars || !bytes_below(e + 12, zk->r, zk->n8r))
             return ctx_fail(ctx, HPR_ERR_FORMAT,
                             "%s: coefficient %u is out of range (matrix %u, row %u of %u, signal %u of %u, or a value "

@@ -70,6 +70,7 @@ typedef struct {
     uint32_t n_vars, n_public;   /* witness length (with w[0] = 1); public signals (without it) */
     uint32_t domain_size;        /* a power of two */
     uint32_t n_coef;             /* entries of section 4 */
+    int coef_rows_sorted;        /* their rows never decrease (snarkjs's order: FORMATS.md) */
     const unsigned char *r;      /* the scalar field prime, n8r bytes, normal form */
     /* verification-key points (section 2), Montgomery affine, in place */
     const unsigned char *alpha1, *beta1, *beta2, *gamma2, *delta1, *delta2;
