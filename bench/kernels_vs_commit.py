@@ -13,7 +13,7 @@ the median of those figures over the rounds for each binary and the median of th
 ratios base / current (the speedup; above 1 is faster now), with its range. Where both
 binaries report a result (a commitment's root), the two must be equal, or the run fails.
 
-Kernels (issue 47's table, 2 threads unless said): BN254 Fr and BLS12-381 Fr NTT 2^20; BN254
+Kernels (issue 47's table, 2 threads unless said; --log-n changes the 2^20): BN254 Fr and BLS12-381 Fr NTT 2^20; BN254
 and BLS12-381 G1 MSM 2^20 (--devices cpu); the KoalaBear rate-2 LDE of 16 columns of 2^20;
 the Poseidon2 commitment of the same; KoalaBear-16 Poseidon2 permutations on one thread.
 Tiers: --tiers (default avx512,adx: those this processor can run are kept, the others
@@ -26,7 +26,7 @@ writes every run. Exit status 0; 1 when a run fails or the results differ; 2 on 
 
 usage: kernels_vs_commit.py [--base COMMIT | --base-cli PATH] [--hyprove build/release/hyprove]
                             [--rounds 5] [--repeat 3] [--tiers avx512,adx] [--kernels K,...|all]
-                            [--json FILE]
+                            [--log-n 20] [--json FILE]
 """
 import argparse
 import json
@@ -39,21 +39,22 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# name -> (bench arguments, threads, {tier it runs on: issue 47's target speedup, or None})
+# name -> (bench arguments ("20": the size, --log-n replaces it), threads, {tier: issue 47's
+# target speedup}, tiers it is not run on)
 KERNELS = {
-    "ntt-bn254-2^20": (["ntt", "--field", "bn254-fr", "--log-n", "20"], 2, {"avx512": 1.8, "adx": 1.5}),
-    "ntt-bls12-381-2^20": (["ntt", "--field", "bls12-381-fr", "--log-n", "20"], 2, {"avx512": None, "adx": None}),
+    "ntt-bn254-2^20": (["ntt", "--field", "bn254-fr", "--log-n", "20"], 2, {"avx512": 1.8, "adx": 1.5}, ()),
+    "ntt-bls12-381-2^20": (["ntt", "--field", "bls12-381-fr", "--log-n", "20"], 2, {}, ()),
     "msm-bn254-2^20": (["msm", "--curve", "bn254", "--log-n", "20", "--devices", "cpu"], 2,
-                       {"avx512": 1.35, "adx": 1.3}),
+                       {"avx512": 1.35, "adx": 1.3}, ()),
     "msm-bls12-381-2^20": (["msm", "--curve", "bls12-381", "--log-n", "20", "--devices", "cpu"], 2,
-                           {"avx512": 1.35, "adx": 1.3}),
+                           {"avx512": 1.35, "adx": 1.3}, ()),
     "lde-koalabear-2^20x16": (["ntt", "--field", "koalabear", "--log-n", "20", "--batch", "16", "--lde", "2"], 2,
-                              {"avx512": 1.6, "adx": None}),
+                              {"avx512": 1.6}, ()),
     # the adx tier has no Poseidon2 kernel of its own (it runs the portable one): not measured
     "commit-koalabear-2^20x16": (["commit", "--field", "koalabear", "--log-n", "20", "--columns", "16", "--rate",
-                                  "2"], 2, {"avx512": 1.6}),
+                                  "2"], 2, {"avx512": 1.6}, ("adx",)),
     "poseidon2-koalabear-16-1thread": (["poseidon2", "--instance", "koalabear-16", "--count", "262144"], 1,
-                                       {"avx512": 1.25}),
+                                       {"avx512": 1.25}, ("adx",)),
 }
 
 
@@ -110,9 +111,12 @@ def available_tiers(hyprove):
     return {m.group(1) for m in re.finditer(r"^\s+(\w+)\s+available\s*$", out, re.M)}
 
 
-def measure(hyprove, kernel, tier, repeat):
+def measure(hyprove, kernel, tier, repeat, log_n):
     """(median ms, the result to compare or None) of one fresh process."""
-    args, threads, _ = KERNELS[kernel]
+    args, threads, _, _ = KERNELS[kernel]
+    args = [str(log_n) if a == "20" else a for a in args]
+    if kernel.startswith("poseidon2") and log_n != 20:
+        args[args.index("262144")] = str(1 << max(log_n - 2, 4))
     cmd = [hyprove, "bench"] + args + ["--threads", str(threads), "--repeat", str(repeat), "--json", "-"]
     doc = json.loads(run(cmd, env=dict(os.environ, HPR_CPU=tier)))
     rec = doc["records"][0]
@@ -130,13 +134,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--tiers", default="avx512,adx")
     ap.add_argument("--kernels", default="all")
+    ap.add_argument("--log-n", type=int, default=20, help="the sizes' log2 (default 20, issue 47's; less for a smoke test)")
     ap.add_argument("--json")
     a = ap.parse_args()
     kernels = list(KERNELS) if a.kernels == "all" else a.kernels.split(",")
     bad = [k for k in kernels if k not in KERNELS]
-    if bad or a.rounds < 1 or a.repeat < 1:
+    if bad or a.rounds < 1 or a.repeat < 1 or not 4 <= a.log_n <= 24:
         ap.error("unknown kernel %s (known: %s)" % (", ".join(bad), ", ".join(KERNELS)) if bad else
-                 "--rounds and --repeat take at least 1")
+                 "--rounds and --repeat take at least 1, --log-n 4 to 24")
     if not os.access(a.hyprove, os.X_OK):
         ap.error("no CLI at %s (build the release preset, or give --hyprove)" % a.hyprove)
     try:
@@ -148,13 +153,13 @@ def main():
         for t in a.tiers.split(","):
             if t not in can:
                 print("tier %s: not available on this processor or build, skipped" % t, file=sys.stderr)
-        runs = {(k, t): {"base": [], "current": []} for k in kernels for t in tiers if t in KERNELS[k][2]}
+        runs = {(k, t): {"base": [], "current": []} for k in kernels for t in tiers if t not in KERNELS[k][3]}
         for r in range(a.rounds):
             for k, t in runs:
                 order = [("base", base_cli), ("current", a.hyprove)]
                 results = {}
                 for which, cli in (order if r % 2 == 0 else order[::-1]):
-                    ms, results[which] = measure(cli, k, t, a.repeat)
+                    ms, results[which] = measure(cli, k, t, a.repeat, a.log_n)
                     runs[(k, t)][which].append(ms)
                 if results["base"] is not None and results["current"] is not None and \
                         results["base"] != results["current"]:
@@ -165,8 +170,9 @@ def main():
     except (RuntimeError, OSError, subprocess.CalledProcessError, ValueError, KeyError) as e:
         print("kernels_vs_commit: %s" % e, file=sys.stderr)
         return 1
-    print("Processor: %s. Base %s, current %s%s; %d rounds, each run the median of %d repetitions." %
-          (processor(), base_name[:12], head, " (with uncommitted changes)" if dirty else "", a.rounds, a.repeat))
+    print("Processor: %s. Base %s, current %s%s; %d rounds, each run the median of %d repetitions%s." %
+          (processor(), base_name if a.base_cli else base_name[:12], head, " (with uncommitted changes)" if dirty else "", a.rounds, a.repeat,
+           "" if a.log_n == 20 else "; sizes 2^%d, not 2^20" % a.log_n))
     print("Command: `%s`\n" % shlex.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]))
     print("| kernel | tier | base ms | current ms | speedup (range) | issue 47 target |")
     print("|---|---|---|---|---|---|")
