@@ -1,6 +1,7 @@
 /*
  * msm_cpu_impl.h: the curve operations of the CPU's operation table (msm_cpu.h) other than
- * the tile kernels (whose portable sum_points the table's is): window combination, point decoding and encoding, checks.
+ * the tile kernels (the table's sum_points is the portable kernel's): window combination,
+ * point decoding and encoding, checks.
  * Instantiated per curve: define CPU_EC (curve prefix), CPU_F (base field type), include.
  */
 #define CPU_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_cpu_, op))

@@ -52,6 +52,18 @@ typedef struct {
 
 /* Steps 1 and 3 per curve (FE: the scalar field type). */
 #define GROTH16_STEPS(FE)                                                                            \
+    /* *a += value * w[signal] of the coefficient entry e (both tasks of step 1) */                  \
+    static inline void FE##_add_term(FE *a, const unsigned char *e, const unsigned char *w)           \
+    {                                                                                                \
+        uint64_t v[4], x[4];                                                                         \
+        FE value, wit, t;                                                                            \
+        memcpy(v, e + 12, 32);                                                                       \
+        memcpy(x, w + (size_t)le32(e + 8) * 32, 32);                                                 \
+        FE##_set_limbs(&value, v);                                                                   \
+        FE##_set_limbs(&wit, x);                                                                     \
+        FE##_mul(&t, &value, &wit);                                                                  \
+        FE##_add(a, a, &t);                                                                          \
+    }                                                                                                \
     static void FE##_accumulate_task(void *arg, size_t task, unsigned worker)                        \
     {                                                                                                \
         const h_job *j = arg;                                                                        \
@@ -66,16 +78,8 @@ typedef struct {
         for (uint32_t k = 0; k < zk->n_coef; k++) {                                                  \
             const unsigned char *e = zk->coef + k * entry;                                           \
             uint32_t row = le32(e + 4);                                                              \
-            if (le32(e) != want || row < r0 || row >= r1)                                            \
-                continue;                                                                            \
-            uint64_t v[4], x[4];                                                                     \
-            FE value, wit, t;                                                                        \
-            memcpy(v, e + 12, 32);                                                                   \
-            memcpy(x, j->w + (size_t)le32(e + 8) * 32, 32);                                          \
-            FE##_set_limbs(&value, v);                                                               \
-            FE##_set_limbs(&wit, x);                                                                 \
-            FE##_mul(&t, &value, &wit);                                                              \
-            FE##_add(&acc[row], &acc[row], &t);                                                      \
+            if (le32(e) == want && row >= r0 && row < r1)                                            \
+                FE##_add_term(&acc[row], e, j->w);                                                   \
         }                                                                                            \
     }                                                                                                \
     /* the same over sorted entries: task t's own rows zeroed, then its entries added */            \
@@ -92,15 +96,7 @@ typedef struct {
         }                                                                                            \
         for (uint32_t k = j->start[t]; k < j->start[t + 1]; k++) {                                   \
             const unsigned char *e = zk->coef + k * entry;                                           \
-            uint64_t v[4], x[4];                                                                     \
-            FE value, wit, p;                                                                        \
-            FE *a = &acc[(size_t)le32(e) * n + le32(e + 4)];                                         \
-            memcpy(v, e + 12, 32);                                                                   \
-            memcpy(x, j->w + (size_t)le32(e + 8) * 32, 32);                                          \
-            FE##_set_limbs(&value, v);                                                               \
-            FE##_set_limbs(&wit, x);                                                                 \
-            FE##_mul(&p, &value, &wit);                                                              \
-            FE##_add(a, a, &p);                                                                      \
+            FE##_add_term(&acc[(size_t)le32(e) * n + le32(e + 4)], e, j->w);                         \
         }                                                                                            \
     }                                                                                                \
     /* c = a b (Montgomery: the NTTs take the columns in that form) */                               \
@@ -153,19 +149,23 @@ static uint32_t le32(const unsigned char *p)
 /* Sorted entries cut into `tasks` runs of about equal length, each start moved forward past
  * the row of the entry before it (start[tasks] = n_coef), and each run's first row (row[0] =
  * 0, row[tasks] = n): the rows of run t are [row[t], row[t + 1]). */
+static uint32_t entry_row(const zkey_file *zk, uint32_t k)
+{
+    return le32(zk->coef + (size_t)k * (12 + zk->n8r) + 4);
+}
+
 static void cut_sorted_entries(const zkey_file *zk, size_t tasks, uint32_t *start, uint32_t *row)
 {
-    size_t entry = 12 + (size_t)zk->n8r;
     start[0] = 0;
     row[0] = 0;
     for (size_t t = 1; t <= tasks; t++) {
         uint32_t s = (uint32_t)((uint64_t)zk->n_coef * t / tasks);
         if (s < start[t - 1])
             s = start[t - 1];
-        while (s > 0 && s < zk->n_coef && le32(zk->coef + s * entry + 4) == le32(zk->coef + (s - 1) * entry + 4))
+        while (s > 0 && s < zk->n_coef && entry_row(zk, s) == entry_row(zk, s - 1))
             s++;
         start[t] = t == tasks ? zk->n_coef : s;
-        row[t] = t == tasks || s == zk->n_coef ? zk->domain_size : le32(zk->coef + s * entry + 4);
+        row[t] = t == tasks || s == zk->n_coef ? zk->domain_size : entry_row(zk, s);
     }
 }
 

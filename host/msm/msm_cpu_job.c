@@ -3,18 +3,17 @@
  * pieces (windows x point ranges): msm_on_cpu runs it whole, the hybrid scheduler in tiles
  * (msm_hybrid.c). The public entry point is msm.c; OpenCL devices: runtime/opencl/cl_msm.c.
  *
- * Steps: (1) read the scalars (in place when aligned: the interchange form is the limb
- * struct on little-endian hosts), reject any >= r, and sort indices into zeros (dropped), ones
- * (summed directly by the tier's sum_points: one mixed addition each, eight at once with
- * IFMA) and the rest, the list; (2) validate the
- * points in parallel (in place, or decoded into a copy), with the tier's check where it has
- * one, and drop points at infinity from the list; (3) in parallel over the list: the points
- * in the tier's own form (list order); the Booth digits of a window are formed when a piece
- * first needs that window (a cluster's rank that runs half the windows forms half the
- * digits, and touches half of their pages); (4) cut the list
- * into tiles (point chunks x window groups, see msm_cpu.h) and run them with the ones-sums on
- * the pool; (5) add the partial window sums in tile order, combine the windows (Horner), add
- * the ones, normalise. Large arrays are on huge pages (runtime/base/rt_mem.h).
+ * Steps: (1) read the scalars (in place when aligned: the interchange form is the limb struct
+ * on little-endian hosts), reject any >= r, and sort indices into zeros (dropped), ones (summed
+ * directly by the tier's sum_points: one mixed addition each, eight at once with IFMA) and the
+ * rest, the list; (2) validate the points in parallel (in place, or decoded into a copy), with
+ * the tier's check where it has one, and drop points at infinity from the list; (3) in parallel
+ * over the list: the points in the tier's own form (list order); the Booth digits of a window
+ * are formed when a piece first needs that window (a cluster's rank that runs half the windows
+ * forms half the digits, and touches half of their pages); (4) cut the list into tiles (point
+ * chunks x window groups, see msm_cpu.h) and run them with the ones-sums on the pool; (5) add
+ * the partial window sums in tile order, combine the windows (Horner), add the ones, normalise.
+ * Large arrays are on huge pages (runtime/base/rt_mem.h).
  * Progress and cancellation (host/core/progress.h): each decode block adds its share of an eighth
  * of the MSM's units, each tile its cells' share of the rest; a tile that finds the call
  * cancelled does nothing, and the run then fails with HPR_ERR_CANCELLED.

@@ -7,16 +7,17 @@
  * by 1/n), orders NN, NR, RN, RR, batches of columns column-major or row-major; the LDE.
  * Method (run_plan): the root w = g^((p-1)/n) and its inverse, the twiddle tables from the
  * context's cache (ntt_twiddles.c), the elements checked and copied into a work buffer (no
- * conversion to the internal form: the transform is linear, see ntt_pipeline.c), per column
- * the host's steps before the butterflies, the butterflies, the host's steps after, and the
- * copy back. The butterflies are dispatched (butterflies):
- * "cl:P.D" runs them and the bit reversals next to them on that OpenCL device
- * (runtime/opencl/cl_ntt.h) with the same twiddles, so the result is the CPU's bit for bit;
- * a device fault restores the columns and redoes them on the CPU, with a notice. "all" deals
- * the columns of a batch to the CPU and every usable OpenCL device through the scheduler,
- * and one large column runs four-step when that pays (ntt_split.c). Otherwise the CPU.
- * LDE: the coefficients are copied straight into out and transformed there, the DIF layers that only meet zeros replaced by scaled copies (ntt_pipeline.c), so
- * a rate-r LDE is r transforms of the input's size, not one of r times its size.
+ * conversion to the internal form: the transform is linear, see ntt_pipeline.c), per column the
+ * host's steps before the butterflies, the butterflies, the host's steps after, and the copy
+ * back. The butterflies are dispatched (butterflies): "cl:P.D" runs them and the bit reversals
+ * next to them on that OpenCL device (runtime/opencl/cl_ntt.h) with the same twiddles, so the
+ * result is the CPU's bit for bit; a device fault restores the columns and redoes them on the
+ * CPU, with a notice. "all" deals the columns of a batch to the CPU and every usable OpenCL
+ * device through the scheduler, and one large column runs four-step when that pays
+ * (ntt_split.c). Otherwise the CPU. LDE: the coefficients are copied straight into out and
+ * transformed there, the DIF layers that only meet zeros replaced by scaled copies
+ * (ntt_pipeline.c), so a rate-r LDE is r transforms of the input's size, not one of r times its
+ * size.
  * Why this order: every element is checked (< p, the first bad index named) before anything
  * is written, so a refused call leaves the caller's data as it was.
  * Progress and cancellation (host/core/progress.h): hpr_ntt and hpr_ntt_lde are tracked calls;
@@ -248,7 +249,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
     if (st != HPR_OK)
         return st;
     unsigned char *work = in_place ? data : rt_alloc_large(total * ops->elem_bytes);
-    size_t *first_bad = malloc(((total + NTT_CONVERT_CHUNK - 1) / NTT_CONVERT_CHUNK) * sizeof *first_bad);
+    size_t *first_bad = malloc(((total + NTT_COPY_CHUNK - 1) / NTT_COPY_CHUNK) * sizeof *first_bad);
     if (k.no_tables || !work || !first_bad) {
         if (!in_place)
             free(work);
@@ -256,7 +257,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
         return ctx_fail(ctx, HPR_ERR_OUT_OF_MEMORY, "NTT of %zu x 2^%u elements: out of memory", pl->columns,
                         pl->log_n);
     }
-    if (!in_place && (bad = ntt_convert(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
+    if (!in_place && (bad = ntt_copy_columns(ctx, pl, data, work, 0, first_bad)) != SIZE_MAX) {
         free(work);
         free(first_bad);
         return ctx_fail(ctx, HPR_ERR_ELEMENT_OUT_OF_RANGE,
@@ -270,7 +271,7 @@ static hpr_status run_plan(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data
         st = progress_check(ctx);
     if (!in_place) {
         if (st == HPR_OK)
-            ntt_convert(ctx, pl, data, work, 1, first_bad);
+            ntt_copy_columns(ctx, pl, data, work, 1, first_bad);
         free(work);
     } else if (st == HPR_OK) {
         progress_add(ctx, total); /* no copy out */

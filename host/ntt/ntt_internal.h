@@ -99,7 +99,7 @@ RT_MUST_CHECK hpr_status ntt_four_step(hpr_ctx *ctx, const ntt_plan *pl, unsigne
 
 /* ---- host/ntt/ntt_pipeline.c ---- */
 
-#define NTT_CONVERT_CHUNK 16384 /* elements per conversion task */
+#define NTT_COPY_CHUNK 16384 /* elements per task of the checks and copies */
 
 /* elem = v (v < p) in the internal form of ops. */
 void ntt_set_small(const ntt_field_ops *ops, void *elem, uint64_t v);
@@ -121,15 +121,14 @@ RT_MUST_CHECK size_t ntt_first_out_of_range_on_pool(hpr_ctx *ctx, const ntt_fiel
  * canonical elements of data (column-major, or row-major when pl->row_major) checked and
  * copied into work, column-major; returns the first index of data >= p, or SIZE_MAX if none
  * (work is unspecified when one is found). back = 1: work back into data, in the caller's
- * layout (nothing checked); returns SIZE_MAX; data == work is allowed for a column-major
- * plan (nothing to do). first_bad: scratch of one size_t per NTT_CONVERT_CHUNK elements
- * (rounded up). */
-size_t ntt_convert(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsigned char *work, int back,
+ * layout (nothing checked); returns SIZE_MAX. first_bad: scratch of one size_t per
+ * NTT_COPY_CHUNK elements (rounded up). */
+size_t ntt_copy_columns(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsigned char *work, int back,
                    size_t *first_bad);
 
 /* The LDE's input loaded into out: each of pl->columns columns of n canonical coefficients
  * of in (column-major, already checked < p: not checked again) becomes a column of pl->n
- * elements of out, the coefficients as they are (see ntt_convert), then zeros. On the pool. */
+ * elements of out, the coefficients as they are (see ntt_copy_columns), then zeros. On the pool. */
 void ntt_lde_load(hpr_ctx *ctx, const ntt_plan *pl, const unsigned char *in, unsigned char *out, size_t n);
 
 /* Whether pl's input (output) is in bit-reversed order (orders RN, RR; NR, RR). */

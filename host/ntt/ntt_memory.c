@@ -17,7 +17,7 @@ size_t ntt_mem_bytes(hpr_ctx *ctx, const ntt_field_ops *ops, size_t n, size_t co
                         int all)
 {
     size_t col = mem_sat_mul(n, ops->elem_bytes), total = mem_sat_mul(col, columns);
-    size_t b = mem_sat_add(mem_sat_mul(total / NTT_CONVERT_CHUNK + 1, sizeof(size_t)), MEM_CALL_SLACK);
+    size_t b = mem_sat_add(mem_sat_mul(total / NTT_COPY_CHUNK + 1, sizeof(size_t)), MEM_CALL_SLACK);
     cl_dev *devs[HPR_REPORT_MAX_DEVICES];
     unsigned ndev = 0;
     if (copy)

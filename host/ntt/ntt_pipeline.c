@@ -21,9 +21,10 @@
  * are.
  * Roots: w = g^((p-1)/n), checked to have order exactly n (so an explicit generator that is
  * not one is refused).
- * LDE: the coefficients are copied straight into out and transformed there; the DIF layers that only meet zeros are replaced by scaled copies (lde_segments).
+ * LDE: the coefficients are copied straight into out and transformed there; the DIF
+ * layers that only meet zeros are replaced by scaled copies (lde_segments).
  * Cost and why: so a rate-r LDE is r transforms of the input's size, not one of r times its
- * size. The checks and conversions run on the pool in tasks of NTT_CONVERT_CHUNK elements;
+ * size. The checks and copies run on the pool in tasks of NTT_COPY_CHUNK elements;
  * checking everything first means a refused call has written nothing.
  */
 #include "host/ntt/ntt_internal.h"
@@ -109,7 +110,7 @@ size_t ntt_first_out_of_range_on_pool(hpr_ctx *ctx, const ntt_field_ops *ops, co
                                       size_t count)
 {
     const range_check rc = {ops, data};
-    return pool_first_rejected(ctx, count, NTT_CONVERT_CHUNK, first_out_of_range_in, &rc);
+    return pool_first_rejected(ctx, count, NTT_COPY_CHUNK, first_out_of_range_in, &rc);
 }
 
 /* ---- (2), (4) copies in and out ---- */
@@ -120,16 +121,16 @@ typedef struct {
     unsigned char *data, *work;
     int back;           /* 0: data -> work (checked), 1: work -> data */
     size_t *first_bad;  /* per task: the first index (in data) >= p, or SIZE_MAX */
-} convert_job;
+} copy_job;
 
-/* Task t: elements [t * NTT_CONVERT_CHUNK, ...) of the column-major order; a row-major
+/* Task t: elements [t * NTT_COPY_CHUNK, ...) of the column-major order; a row-major
  * caller's element (column c, row j) sits at j * columns + c of data. */
-static void convert_task(void *arg, size_t t, unsigned worker)
+static void copy_task(void *arg, size_t t, unsigned worker)
 {
-    convert_job *cj = arg;
+    copy_job *cj = arg;
     const ntt_plan *pl = cj->pl;
     size_t es = pl->ops->elem_bytes, total = pl->n * pl->columns;
-    size_t b = t * NTT_CONVERT_CHUNK, e = b + NTT_CONVERT_CHUNK < total ? b + NTT_CONVERT_CHUNK : total;
+    size_t b = t * NTT_COPY_CHUNK, e = b + NTT_COPY_CHUNK < total ? b + NTT_COPY_CHUNK : total;
     (void)worker;
     cj->first_bad[t] = SIZE_MAX;
     progress_add(cj->ctx, e - b);
@@ -139,7 +140,7 @@ static void convert_task(void *arg, size_t t, unsigned worker)
         size_t good = cj->back ? e - b : first_out_of_range(pl->ops, from, e - b);
         if (good < e - b)
             cj->first_bad[t] = b + good;
-        else if (from != to)
+        else
             memcpy(to, from, (e - b) * es);
         return;
     }
@@ -154,12 +155,12 @@ static void convert_task(void *arg, size_t t, unsigned worker)
     }
 }
 
-size_t ntt_convert(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsigned char *work, int back,
+size_t ntt_copy_columns(hpr_ctx *ctx, const ntt_plan *pl, unsigned char *data, unsigned char *work, int back,
                    size_t *first_bad)
 {
-    size_t tasks = (pl->n * pl->columns + NTT_CONVERT_CHUNK - 1) / NTT_CONVERT_CHUNK, bad = SIZE_MAX;
-    convert_job cj = {ctx, pl, data, work, back, first_bad};
-    rt_pool_run(ctx->pool, tasks, convert_task, &cj);
+    size_t tasks = (pl->n * pl->columns + NTT_COPY_CHUNK - 1) / NTT_COPY_CHUNK, bad = SIZE_MAX;
+    copy_job cj = {ctx, pl, data, work, back, first_bad};
+    rt_pool_run(ctx->pool, tasks, copy_task, &cj);
     for (size_t t = 0; t < tasks; t++)
         bad = first_bad[t] < bad ? first_bad[t] : bad;
     return bad;
