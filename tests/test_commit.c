@@ -78,20 +78,6 @@ static uint32_t *random_matrix(hpr_field field, size_t count, test_rng *rng)
     return m;
 }
 
-/* A CPU context: threads, a tier (NULL: the default), a memory limit (0: none set). */
-static hpr_ctx *cpu_ctx(unsigned threads, const char *tier, size_t memory_limit)
-{
-    hpr_config cfg;
-    hpr_ctx *ctx = NULL;
-    hpr_config_default(&cfg);
-    cfg.threads = threads;
-    cfg.devices = "cpu";
-    cfg.cpu_tier = tier;
-    cfg.memory_limit = memory_limit;
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
-    return ctx;
-}
-
 /* The tree of a commitment that must succeed. */
 static hpr_merkle_tree *commit_ok(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsigned rate, size_t columns,
                                   const uint32_t *in, const char *shift, const char *device,
@@ -146,7 +132,7 @@ static void assert_same_openings(const hpr_merkle_tree *a, const hpr_merkle_tree
 
 START_TEST(commit_vectors_match_the_oracle)
 {
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     for (size_t v = 0; v < P2_N_COMMIT_VECTORS; v++) {
         const p2_commit_vector *cv = &p2_commit_vectors[v];
         hpr_field field = (hpr_field)cv->field;
@@ -200,7 +186,7 @@ static const struct {
 
 START_TEST(openings_verify_and_tampering_fails)
 {
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     test_rng rng;
     test_rng_init(&rng, 100 + (uint64_t)_i);
     hpr_field field = opening_cases[_i].field;
@@ -316,7 +302,7 @@ static uint32_t *reference_lde(hpr_ctx *ctx, hpr_field field, unsigned log_n, un
 
 START_TEST(the_lde_paths_equal_the_ntt_modules_lde)
 {
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     test_rng rng;
     hpr_field field = _i % 2 ? HPR_FIELD_BABYBEAR : HPR_FIELD_KOALABEAR;
     char g[8];
@@ -354,7 +340,7 @@ END_TEST
 /* The committed rows of the rate-2 shortcut: the first half the input bit-reversed. */
 START_TEST(rate_2_first_half_is_the_input_bit_reversed)
 {
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     test_rng rng;
     unsigned log_n = 6;
     size_t n = (size_t)1 << log_n, cols = 5;
@@ -391,7 +377,7 @@ START_TEST(every_cpu_tier_and_thread_count_gives_the_same_root)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         size_t n = (size_t)1 << cases[k].log_n;
         uint32_t *in = random_matrix(cases[k].field, n * cases[k].cols, &rng), want[8], got[8];
-        hpr_ctx *ref = cpu_ctx(1, "portable", 0);
+        hpr_ctx *ref = test_cpu_ctx("portable", 1, 0);
         hpr_merkle_tree *t0 = commit_ok(ref, cases[k].field, cases[k].log_n, cases[k].rate, cases[k].cols, in,
                                         cases[k].shift, NULL, NULL);
         root_of(t0, want);
@@ -402,7 +388,7 @@ START_TEST(every_cpu_tier_and_thread_count_gives_the_same_root)
             for (unsigned threads = 1; threads <= 2; threads++) {
                 if (threads == 1 && strcmp(name, "portable") == 0)
                     continue; /* the reference itself (checked against the oracle's vectors above) */
-                hpr_ctx *ctx = cpu_ctx(threads, name, 0);
+                hpr_ctx *ctx = test_cpu_ctx(name, threads, 0);
                 hpr_merkle_tree *t = commit_ok(ctx, cases[k].field, cases[k].log_n, cases[k].rate, cases[k].cols, in,
                                                cases[k].shift, NULL, NULL);
                 root_of(t, got);
@@ -432,7 +418,7 @@ START_TEST(forced_streaming_gives_the_same_root_and_openings)
     } cases[] = {{HPR_FIELD_KOALABEAR, 8, 2, 20, 8, NULL},  {HPR_FIELD_BABYBEAR, 7, 4, 33, 16, "31"},
                  {HPR_FIELD_KOALABEAR, 6, 8, 8, 8, "3"},    {HPR_FIELD_BABYBEAR, 9, 1, 21, 0, NULL},
                  {HPR_FIELD_KOALABEAR, 5, 2, 3, 8, NULL},   {HPR_FIELD_KOALABEAR, 8, 2, 20, 8, "7"}};
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     test_rng rng;
     test_rng_init(&rng, 500);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -467,7 +453,8 @@ START_TEST(a_small_memory_limit_streams_and_a_tiny_one_is_refused)
     test_rng rng;
     test_rng_init(&rng, 600);
     uint32_t *in = random_matrix(HPR_FIELD_KOALABEAR, n * cols, &rng), ra[8], rb[8];
-    hpr_ctx *big = cpu_ctx(2, NULL, 0), *small = cpu_ctx(2, NULL, 700 << 10), *tiny = cpu_ctx(2, NULL, 300 << 10);
+    hpr_ctx *big = test_cpu_ctx(NULL, 2, 0), *small = test_cpu_ctx(NULL, 2, 700 << 10),
+            *tiny = test_cpu_ctx(NULL, 2, 300 << 10);
     hpr_merkle_tree *a = commit_ok(big, HPR_FIELD_KOALABEAR, log_n, 2, cols, in, NULL, NULL, NULL);
     hpr_merkle_tree *b = commit_ok(small, HPR_FIELD_KOALABEAR, log_n, 2, cols, in, NULL, NULL, NULL);
     ck_assert_int_lt(a->fd, 0);
@@ -509,7 +496,7 @@ END_TEST
 
 START_TEST(a_temporary_folder_that_fails_is_an_io_error)
 {
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     commit_switches sw = {0, 1, 8};
     hpr_commit_opts opts = {sizeof opts, NULL, NULL};
     hpr_merkle_tree *tree = (hpr_merkle_tree *)1;
@@ -553,7 +540,7 @@ static void assert_refused(hpr_ctx *ctx, hpr_field field, unsigned log_n, unsign
 
 START_TEST(bad_inputs_are_refused_and_leave_the_tree_null)
 {
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     hpr_commit_opts opts = {sizeof opts, NULL, NULL};
     test_rng rng;
     test_rng_init(&rng, 800);
@@ -698,7 +685,7 @@ START_TEST(every_device_gives_the_cpu_root)
     ck_assert_int_eq(hpr_device_get_info(all, 0, &info), HPR_OK);
     snprintf(id, sizeof id, "%s", info.id);
     uint32_t *in = random_matrix(HPR_FIELD_KOALABEAR, n * cols, &rng);
-    hpr_ctx *cpu = cpu_ctx(2, NULL, 0);
+    hpr_ctx *cpu = test_cpu_ctx(NULL, 2, 0);
     hpr_merkle_tree *t0 = commit_ok(cpu, HPR_FIELD_KOALABEAR, log_n, 2, cols, in, NULL, NULL, NULL);
     root_of(t0, want);
     /* "all": the CPU and the OpenCL device share the leaves */
@@ -776,7 +763,7 @@ END_TEST
 
 START_TEST(permute_matches_the_vectors_and_checks_its_input)
 {
-    hpr_ctx *ctx = cpu_ctx(2, NULL, 0);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     static const hpr_poseidon2 instances[] = {HPR_POSEIDON2_KOALABEAR_16, HPR_POSEIDON2_KOALABEAR_24,
                                               HPR_POSEIDON2_BABYBEAR_16};
     ck_assert_uint_eq(hpr_poseidon2_width(HPR_POSEIDON2_KOALABEAR_16), 16);

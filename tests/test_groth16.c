@@ -23,18 +23,6 @@
 static const char *fixtures[] = {"edge_pub", "edge_nopub", "bn128_2e10", "bls12381_2e12"};
 #define NFIXTURES (sizeof fixtures / sizeof fixtures[0])
 
-static hpr_ctx *make_ctx(unsigned threads, const char *tier)
-{
-    hpr_config cfg;
-    hpr_ctx *ctx = NULL;
-    hpr_config_default(&cfg);
-    cfg.threads = threads;
-    cfg.devices = "cpu";
-    cfg.cpu_tier = tier;
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
-    return ctx;
-}
-
 /* The r = s = 0 proof of the fixture's witness, as JSON, compared with snarkjs's files. */
 static void expect_r0s0(hpr_ctx *ctx, const hpr_groth16_prover *p, const char *fixture, const char *what)
 {
@@ -71,7 +59,7 @@ START_TEST(r0s0_proof_equals_snarkjs)
             continue;
         for (unsigned threads = 1; threads <= 2; threads++) {
             char what[64];
-            hpr_ctx *ctx = make_ctx(threads, tiers[t]);
+            hpr_ctx *ctx = test_cpu_ctx(tiers[t], threads, 0);
             hpr_groth16_prover *p = test_open_prover(ctx, fixture);
             snprintf(what, sizeof what, "%s, %u thread(s)", tiers[t], threads);
             ck_assert_uint_eq(g16_prover_validated(p), 0);
@@ -97,7 +85,7 @@ START_TEST(random_proofs_are_blinded)
     char path[1024];
     char *want_public = read_fixture_text(fixture, "public.json");
     char *r0s0 = read_fixture_text(fixture, "proof_r0s0.json");
-    hpr_ctx *ctx = make_ctx(2, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     hpr_groth16_report reps[2] = {{.struct_size = sizeof reps[0]}, {.struct_size = sizeof reps[1]}};
     hpr_groth16_proof proofs[2] = {{.struct_size = sizeof proofs[0], .report = &reps[0]},
@@ -136,7 +124,7 @@ typedef struct {
 static void *prove_in_thread(void *arg)
 {
     thread_arg *t = arg;
-    hpr_ctx *ctx = make_ctx(1, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 1, 0);
     for (int k = 0; k < 2; k++)
         expect_r0s0(ctx, t->p, t->fixture, "threads sharing a prover");
     hpr_ctx_destroy(ctx);
@@ -145,7 +133,7 @@ static void *prove_in_thread(void *arg)
 
 START_TEST(one_prover_serves_several_threads)
 {
-    hpr_ctx *ctx = make_ctx(1, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 1, 0);
     hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     pthread_t th[3];
     thread_arg arg = {p, "bn128_2e10"};
@@ -171,7 +159,7 @@ static void expect_refused(hpr_ctx *ctx, const hpr_groth16_prover *p, const unsi
 
 START_TEST(refuses_bad_witnesses_and_arguments)
 {
-    hpr_ctx *ctx = make_ctx(2, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     hpr_groth16_prover *bn = test_open_prover(ctx, "bn128_2e10"), *bls = test_open_prover(ctx, "bls12381_2e12"), *q = NULL;
     hpr_groth16_proof proof = {.struct_size = sizeof proof};
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
@@ -212,7 +200,7 @@ END_TEST
 START_TEST(prover_from_a_buffer)
 {
     const char *fixture = fixtures[_i];
-    hpr_ctx *ctx = make_ctx(2, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     file_buf zk = read_fixture(fixture, "circuit.zkey");
     hpr_groth16_prover *mapped = test_open_prover(ctx, fixture), *copied = NULL;
     hpr_curve curve = 0;
@@ -264,7 +252,7 @@ START_TEST(coefficient_order_does_not_change_the_proof)
     unsigned char *s4 = find_section(zk.data, zk.len, 4), tmp[64];
     uint32_t n_coef;
     for (int reversed = 0; reversed < 2; reversed++) {
-        hpr_ctx *ctx = make_ctx(reversed ? 2 : 7, NULL);
+        hpr_ctx *ctx = test_cpu_ctx(NULL, reversed ? 2 : 7, 0);
         hpr_groth16_prover *p = NULL;
         ck_assert_ptr_nonnull(s4);
         memcpy(&n_coef, s4, 4);
@@ -299,7 +287,7 @@ static void write_temp(char *path, const unsigned char *data, size_t len)
  * a buffer and from a file, naming the value (before: a proof that never verifies). */
 START_TEST(refuses_a_witness_whose_w0_is_not_one)
 {
-    hpr_ctx *ctx = make_ctx(2, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     hpr_groth16_prover *p = test_open_prover(ctx, "bn128_2e10");
     file_buf wt = read_fixture("bn128_2e10", "witness.wtns");
     unsigned char *w0 = find_section(wt.data, wt.len, 2);
@@ -461,7 +449,7 @@ static void expect_key_refused(hpr_ctx *ctx, const file_buf *key, hpr_status wan
 START_TEST(refuses_a_key_with_bad_fixed_points)
 {
     const char *fixture = _i ? "bls12381_2e12" : "bn128_2e10";
-    hpr_ctx *ctx = make_ctx(1, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 1, 0);
     file_buf key = read_fixture(fixture, "circuit.zkey");
     hpr_groth16_prover *p = NULL;
     unsigned char saved[192];
@@ -554,7 +542,7 @@ START_TEST(precomputed_sections_prove_the_same)
         for (size_t k = first; k < nfactors; k++) {
             char what[64];
             size_t bytes = 0;
-            hpr_ctx *ctx = make_ctx(2, tiers[t]);
+            hpr_ctx *ctx = test_cpu_ctx(tiers[t], 2, 0);
             hpr_groth16_prover *p = test_open_prover(ctx, fixture);
             hpr_groth16_proof proof = {.struct_size = sizeof proof};
             ck_assert_uint_eq(hpr_groth16_prover_precomputed(p, &bytes), 1);
@@ -584,7 +572,7 @@ END_TEST
 START_TEST(precompute_refuses_misuse)
 {
     const char *fixture = "bn128_2e10";
-    hpr_ctx *ctx = make_ctx(2, NULL);
+    hpr_ctx *ctx = test_cpu_ctx(NULL, 2, 0);
     file_buf key = read_fixture(fixture, "circuit.zkey");
     hpr_groth16_prover *p = test_open_prover(ctx, fixture);
     size_t bytes = 1;

@@ -370,18 +370,6 @@ START_TEST(large_lde_equals_the_padded_coset_ntt)
 }
 END_TEST
 
-static hpr_ctx *tier_ctx(const char *tier)
-{
-    hpr_config cfg;
-    hpr_ctx *ctx = NULL;
-    hpr_config_default(&cfg);
-    cfg.threads = 2;
-    cfg.devices = "cpu";
-    cfg.cpu_tier = tier;
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
-    return ctx;
-}
-
 /* _i = field: every CPU tier this machine runs gives the portable tier's bits (sizes 2^0 ..
  * 2^16, each forward and inverse, every order, cosets, batches). */
 START_TEST(every_cpu_tier_gives_the_portable_bits)
@@ -389,12 +377,12 @@ START_TEST(every_cpu_tier_gives_the_portable_bits)
     const field_t *f = &fields[_i];
     test_rng rng;
     test_rng_init(&rng, 600 + (uint64_t)_i);
-    hpr_ctx *ref = tier_ctx("portable");
+    hpr_ctx *ref = test_cpu_ctx("portable", 2, 0);
     for (unsigned t = 1; t < hpr_cpu_tier_count(); t++) { /* every tier the library knows but portable */
         const char *tier = hpr_cpu_tier_name(t);
         if (!test_tier_runs(t))
             continue;
-        hpr_ctx *ctx = tier_ctx(tier);
+        hpr_ctx *ctx = test_cpu_ctx(tier, 2, 0);
         for (unsigned k = 0; k < 16; k++) { /* log_n 0..4, 8, 12, 16, both directions */
             unsigned log_n = k / 2 <= 4 ? k / 2 : 4 * (k / 2 - 3);
             size_t cols = 1 + log_n % 3, total = cols << log_n;
@@ -545,7 +533,7 @@ START_TEST(large_transforms_match_direct_evaluation)
     for (unsigned t = 0; t < hpr_cpu_tier_count(); t++) {
         if (!test_tier_runs(t))
             continue;
-        hpr_ctx *ctx = tier_ctx(hpr_cpu_tier_name(t));
+        hpr_ctx *ctx = test_cpu_ctx(hpr_cpu_tier_name(t), 2, 0);
         char where[32];
         snprintf(where, sizeof where, "tier %s", hpr_cpu_tier_name(t));
         for (size_t k = 0; k < (test_reduced() ? 2 : 3); k++) {

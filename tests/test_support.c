@@ -52,6 +52,21 @@ hpr_ctx *test_ctx(const char *devices, unsigned threads)
     return ctx;
 }
 
+hpr_ctx *test_cpu_ctx(const char *tier, unsigned threads, size_t memory_limit)
+{
+    hpr_config cfg;
+    hpr_ctx *ctx = NULL;
+    hpr_config_default(&cfg);
+    cfg.threads = threads;
+    cfg.devices = "cpu";
+    cfg.cpu_tier = tier;
+    cfg.memory_limit = memory_limit;
+    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
+    if (tier)
+        ck_assert_str_eq(hpr_ctx_cpu_tier(ctx), tier);
+    return ctx;
+}
+
 const char *fixtures_dir(void)
 {
     const char *dir = getenv("HPR_FIXTURES_DIR");

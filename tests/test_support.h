@@ -78,6 +78,10 @@ TCase *test_case(Suite *s, const char *name, double timeout_s);
 /* A context on devices (NULL: the default, "all") with threads threads (0: all cores); the
  * test fails if it cannot be created. */
 hpr_ctx *test_ctx(const char *devices, unsigned threads);
+/* A CPU-only context with threads threads on CPU tier tier (a name hpr_cpu_tier_name gives,
+ * a tier that runs here: see test_tier_runs; NULL: the default tier) and memory_limit (0:
+ * none set); the test fails if it cannot be created or runs another tier. */
+hpr_ctx *test_cpu_ctx(const char *tier, unsigned threads, size_t memory_limit);
 
 /* ---- the snarkjs fixtures: HPR_FIXTURES_DIR/<fixture>/<file> (default tests/fixtures) ---- */
 
