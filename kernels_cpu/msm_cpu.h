@@ -73,6 +73,14 @@ typedef struct {
      * affine points, infinity allowed (the scalars-1 terms of an MSM, msm_cpu_job.c). The same
      * group element on every tier (the MSM's affine result is the same bits). */
     void (*sum_points)(void *acc, const void *points, const uint32_t *index, size_t begin, size_t end);
+    /* The multiples of one base from its window table (host/msm/fixed_base.c): for i < n,
+     * acc[i] (the curve's portable XYZZ) = sum over windows j < windows of sign(d) T[j half +
+     * |d| - 1], d = digits[i windows + j] (0: no term; |d| <= half). table: T's finite points
+     * in the tier's form (prepare_points' output; the validated affine points where
+     * prepared_size is 0), any points: equal and opposite terms are summed exactly. The same
+     * group elements on every tier. */
+    void (*fixed_base_sums)(void *acc, const void *table, size_t half, const int16_t *digits, unsigned windows,
+                            size_t n);
     unsigned mont_bits;
 } msm_cpu_kernel;
 

@@ -118,6 +118,30 @@ static void CPU_FN(sum_points)(void *acc_v, const void *points_v, const uint32_t
         CPU_EC_FN(xyzz_add_affine)(acc, acc, &points[index[i]]);
 }
 
+/* The kernel's fixed_base_sums (msm_cpu.h): one mixed addition a non-zero digit, the table
+ * point negated for a negative one, over this unit's field arithmetic. */
+static void CPU_FN(fixed_base_sums)(void *acc_v, const void *table_v, size_t half, const int16_t *digits,
+                                    unsigned windows, size_t n)
+{
+    CPU_TY(xyzz) *acc = acc_v;
+    const CPU_TY(affine) *table = table_v;
+    for (size_t i = 0; i < n; i++) {
+        CPU_EC_FN(xyzz_set_inf)(&acc[i]);
+        for (unsigned j = 0; j < windows; j++) {
+            int d = digits[i * windows + j];
+            if (d == 0)
+                continue;
+            const CPU_TY(affine) *q = &table[j * half + (size_t)(d < 0 ? -d : d) - 1];
+            CPU_TY(affine) neg;
+            if (d < 0) {
+                CPU_EC_FN(affine_neg)(&neg, q);
+                q = &neg;
+            }
+            CPU_EC_FN(xyzz_add_affine)(&acc[i], &acc[i], q);
+        }
+    }
+}
+
 #ifdef CPU_BATCH_AFFINE
 #include "msm_batch_affine_impl.h"
 #define CPU_KERNEL_FN(op) ARITH_CAT(CPU_EC, ARITH_CAT(_ba_, op))
@@ -135,6 +159,7 @@ const msm_cpu_kernel CPU_KERNEL = {
     .field_op = CPU_FN(field_op),
     .shift_points = CPU_FN(shift_points),
     .sum_points = CPU_FN(sum_points),
+    .fixed_base_sums = CPU_FN(fixed_base_sums),
     .mont_bits = 8 * sizeof(CPU_F) / CPU_DEGREE,
 };
 

@@ -106,6 +106,7 @@ enum { FLUSH_POINTS, FLUSH_TMP_INTO_BUCKETS, FLUSH_PAIRS }; /* operands of a flu
         .check_points = curve##_ifma_check_points,                                                 \
         .shift_points = curve##_ifma_shift_points,                                                 \
         .sum_points = curve##_ifma_sum_points,                                                     \
+        .fixed_base_sums = curve##_ifma_fixed_base_sums,                                           \
         .mont_bits = 52 * (base_n52),                                                              \
     }
 

@@ -915,6 +915,55 @@ static void MI_FN(sum_points)(void *acc_v, const void *points_v, const uint32_t 
         MI_EC_FN(xyzz_add)(acc, acc, &lanes[k]);
 }
 
+/* The kernel's fixed_base_sums (msm_cpu.h): lane k sums the table points of scalar i0 + k,
+ * all eight lanes at window j in one step (a mixed addition in the lanes; a lane whose digit
+ * is 0 idles), each row gathered by load_rows from prepare_points' form (canonical, so the y
+ * of a negative digit is p - y). The lanes' running sums handle equal and opposite terms
+ * (xyzz8_add_affine). Per multiple about windows / 8 lane additions and one conversion back
+ * per eight: the technique of the SALT seed (eight multiplications per register). */
+static void MI_FN(fixed_base_sums)(void *acc_v, const void *table_v, size_t half, const int16_t *digits,
+                                   unsigned windows, size_t n)
+{
+    static const uint64_t p[MI_N] = MI_IFMA_P;
+    const uint64_t *table = table_v;
+    MI_TY(xyzz) *acc = acc_v, lanes[8];
+    uint64_t plimbs[MI_CW];
+    MI_F8 pv;
+    for (int d = 0; d < MI_DEG; d++)
+        memcpy(plimbs + d * MI_N, p, sizeof p);
+    MI_F8_FN(set_const)(&pv, plimbs);
+    for (size_t i0 = 0; i0 < n; i0 += 8) {
+        size_t count = n - i0 < 8 ? n - i0 : 8;
+        MI_TY(xyzz8) run;
+        __mmask8 inf = 0xff;
+        memset(&run, 0, sizeof run);
+        for (unsigned j = 0; j < windows; j++) {
+            size_t off[8] = {0};
+            unsigned take = 0, neg = 0;
+            for (size_t k = 0; k < count; k++) {
+                int d = digits[(i0 + k) * windows + j];
+                if (d == 0)
+                    continue;
+                off[k] = (j * half + (size_t)(d < 0 ? -d : d) - 1) * MI_WORDS;
+                take |= 1u << k;
+                neg |= (unsigned)(d < 0) << k;
+            }
+            if (!take)
+                continue;
+            MI_F8 x, y, ny;
+            MI_FN(load_rows_masked)(&x, table, off, (__mmask8)take);
+            MI_FN(load_rows_masked)(&y, table + MI_CW, off, (__mmask8)take);
+            if (neg) {
+                MI_F8_FN(sub)(&ny, &pv, &y);
+                MI_FN(blend)(&y, (__mmask8)neg, &ny);
+            }
+            inf = MI_FN(xyzz8_add_affine)(&run, inf, &x, &y, (__mmask8)take);
+        }
+        MI_FN(xyzz8_to_plain)(lanes, &run, inf);
+        memcpy(acc + i0, lanes, count * sizeof lanes[0]);
+    }
+}
+
 /* sum_j (j + 1) bucket_j for nb >= LANE_REDUCE_MIN buckets (a power of two). */
 static void MI_FN(reduce_lanes)(MI_TY(xyzz) *r, const MI_TY(ifma_work) *w, size_t nb)
 {

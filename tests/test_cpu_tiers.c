@@ -8,6 +8,7 @@
  *  - MSM results of every tier identical to the portable tier's, G1 and G2 of both curves,
  *    the edge matrix, n up to 2^16, crowded buckets, the first bad point reported; sums of
  *    the scalars-1 terms (all equal, cancelling eight apart, infinity) against the naive sum;
+ *    fixed-base sums over a window table (lanes that double, cancel, stay at infinity) too;
  *  - random covers of the (windows x points) grid by pieces (msm_cpu_job_run, what the hybrid
  *    scheduler deals) add up to the MSM, every tier;
  *  - dispatch: the default tier is the fastest that can run, a forced tier is used, an
@@ -37,19 +38,6 @@ static int tier_runs_own_msm(int t)
     if (!test_tier_runs(t))
         return 0;
     return msm_g1_ops(HPR_CURVE_BN254)->tiers->kernels[t] != NULL;
-}
-
-static hpr_ctx *tier_ctx(const char *tier, unsigned threads)
-{
-    hpr_config cfg;
-    hpr_ctx *ctx = NULL;
-    hpr_config_default(&cfg);
-    cfg.devices = "cpu";
-    cfg.threads = threads;
-    cfg.cpu_tier = tier;
-    ck_assert_int_eq(hpr_ctx_create(&cfg, &ctx), HPR_OK);
-    ck_assert_str_eq(hpr_ctx_cpu_tier(ctx), tier);
-    return ctx;
 }
 
 /* ---- field arithmetic against GMP ---- */
@@ -299,7 +287,7 @@ START_TEST(msm_of_every_tier_equals_portable)
     size_t n = tier_sizes[_i % 6];
     if (n > test_size(SIZE_MAX, c->group == HPR_G2 ? 9 : 100))
         return; /* reduced sizes */
-    hpr_ctx *ref = tier_ctx("portable", 2);
+    hpr_ctx *ref = test_cpu_ctx("portable", 2, 0);
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         if (n == (1u << 16) && e != 0 && ((e != 2 && e != 5) || c->group == HPR_G2))
             continue; /* the largest size: random, all points equal, and the full edge set (G2: random) */
@@ -309,7 +297,7 @@ START_TEST(msm_of_every_tier_equals_portable)
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs_own_msm(t))
                 continue;
-            hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
+            hpr_ctx *ctx = test_cpu_ctx(tier_names[t], 1 + (unsigned)(e % 2), 0);
             expect_msm(ctx, c, &in, want, NULL, tier_names[t]);
             /* small windows: crowded buckets */
             hpr_msm_opts opts = {sizeof opts, (unsigned)(1 + e * 3 % test_size(64, 10)), 0, 0, NULL};
@@ -330,7 +318,7 @@ START_TEST(crowded_buckets_beside_busy_batches)
 {
     const curve_t *c = &curves[_i];
     size_t n = test_size(c->group == HPR_G2 ? 1u << 14 : 1u << 16, 300); /* G2's portable reference is slow */
-    hpr_ctx *ref = tier_ctx("portable", 2);
+    hpr_ctx *ref = test_cpu_ctx("portable", 2, 0);
     inputs in = make_inputs(ref, c, n, 7500 + (uint64_t)_i, EDGE_EQUAL_POINTS);
     uint64_t r_minus_1[4];
     unsigned char want[MAXP];
@@ -346,7 +334,7 @@ START_TEST(crowded_buckets_beside_busy_batches)
         for (int t = 1; t < RT_CPU_TIERS; t++) {
             if (!tier_runs_own_msm(t))
                 continue;
-            hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
+            hpr_ctx *ctx = test_cpu_ctx(tier_names[t], 2, 0);
             expect_msm(ctx, c, &in, want, NULL, pattern ? "all scalars equal" : "every third scalar r - 1");
             hpr_ctx_destroy(ctx);
         }
@@ -366,7 +354,7 @@ START_TEST(ones_sums_of_every_tier_equal_the_naive_sum)
     const curve_t *c = &curves[_i / 4];
     int pattern = _i % 4;
     size_t n = test_size(c->group == HPR_G2 ? 403 : 1003, 67), ps = c->point_size;
-    hpr_ctx *ref = tier_ctx("portable", 2);
+    hpr_ctx *ref = test_cpu_ctx("portable", 2, 0);
     inputs in = make_inputs(ref, c, n, 9100 + (uint64_t)_i, 0);
     unsigned char want[MAXP];
     for (size_t i = 0; i < n; i++) {
@@ -384,7 +372,7 @@ START_TEST(ones_sums_of_every_tier_equal_the_naive_sum)
         if (!tier_runs_own_msm(t))
             continue;
         for (unsigned threads = 1; threads <= 2; threads++) {
-            hpr_ctx *ctx = tier_ctx(tier_names[t], threads);
+            hpr_ctx *ctx = test_cpu_ctx(tier_names[t], threads, 0);
             expect_msm(ctx, c, &in, want, NULL, pattern == 0   ? "ones, random points"
                                                 : pattern == 1 ? "ones, all points equal"
                                                 : pattern == 2 ? "ones, -P eight points after P"
@@ -396,6 +384,87 @@ START_TEST(ones_sums_of_every_tier_equal_the_naive_sum)
     hpr_ctx_destroy(ref);
 }
 END_TEST
+
+/* The fixed-base sums (msm_cpu_kernel.fixed_base_sums: eight scalars in the lanes on the
+ * avx512 tier) of FB_N scalars over a table of FB_WINDOWS x FB_HALF random points, in which
+ * T[half] and T[2 half + 1] equal T[0]. Digits by scalar i % 6: random; 1, 1 (the lane
+ * doubles T[0]) then random; 1, -1 (the lane cancels to infinity) then random; all 0; 1, -1
+ * and nothing after (ends at infinity); -half in every window. Every tier's sums, normalised,
+ * against the naive sum of the terms (scalars 1 and r - 1). _i = curve */
+#define FB_N 29 /* not a multiple of 8 */
+#define FB_WINDOWS 5
+#define FB_HALF 4
+START_TEST(fixed_base_sums_of_every_tier_equal_the_naive_sum)
+{
+    const curve_t *c = &curves[_i];
+    const msm_curve_ops *ops = msm_ops(c->curve, c->group);
+    size_t ps = c->point_size, entries = FB_WINDOWS * FB_HALF;
+    hpr_ctx *ref = test_cpu_ctx("portable", 1, 0);
+    inputs tab = make_inputs(ref, c, entries, 9300 + (uint64_t)_i, 0);
+    int16_t digits[FB_N * FB_WINDOWS];
+    unsigned char terms[FB_WINDOWS * MAXP], ks[FB_WINDOWS * 32], want[FB_N][MAXP], got[MAXP];
+    uint32_t index[FB_WINDOWS * FB_HALF];
+    uint64_t r_minus_1[4];
+    test_rng rng;
+    test_rng_init(&rng, 9400 + (uint64_t)_i);
+    memcpy(r_minus_1, c->order, sizeof r_minus_1);
+    r_minus_1[0] -= 1;
+    memcpy(tab.points + FB_HALF * ps, tab.points, ps);
+    memcpy(tab.points + (2 * FB_HALF + 1) * ps, tab.points, ps);
+    for (size_t i = 0; i < entries; i++)
+        index[i] = (uint32_t)i;
+    for (size_t i = 0; i < FB_N; i++) {
+        int16_t *d = digits + i * FB_WINDOWS;
+        size_t m = 0;
+        for (unsigned j = 0; j < FB_WINDOWS; j++)
+            d[j] = (int16_t)((int)(test_rng_next(&rng) % (2 * FB_HALF + 1)) - FB_HALF);
+        if (i % 6 == 1 || i % 6 == 2 || i % 6 == 4) {
+            d[0] = 1;
+            d[1] = i % 6 == 1 ? 1 : -1;
+        }
+        if (i % 6 == 3 || i % 6 == 4)
+            memset(d + (i % 6 == 4 ? 2 : 0), 0, (FB_WINDOWS - (i % 6 == 4 ? 2 : 0)) * sizeof *d);
+        if (i % 6 == 5)
+            for (unsigned j = 0; j < FB_WINDOWS; j++)
+                d[j] = -FB_HALF;
+        for (unsigned j = 0; j < FB_WINDOWS; j++) {
+            if (d[j] == 0)
+                continue;
+            memcpy(terms + m * ps, tab.points + (j * FB_HALF + (size_t)abs(d[j]) - 1) * ps, ps);
+            if (d[j] > 0)
+                set_small_scalar(ks + 32 * m, 1);
+            else
+                set_scalar(ks + 32 * m, r_minus_1);
+            m++;
+        }
+        c->naive(want[i], terms, ks, m);
+    }
+    for (int t = 0; t < RT_CPU_TIERS; t++) {
+        if (!tier_runs_own_msm(t))
+            continue;
+        const msm_cpu_kernel *k = ops->tiers->kernels[t];
+        void *table = tab.points, *prepared = NULL, *sums = malloc(FB_N * ops->xyzz_size);
+        if (k->prepared_size) {
+            prepared = malloc(entries * k->prepared_size);
+            k->prepare_points(prepared, tab.points, index, 0, entries);
+            table = prepared;
+        }
+        k->fixed_base_sums(sums, table, FB_HALF, digits, FB_WINDOWS, FB_N);
+        for (size_t i = 0; i < FB_N; i++) {
+            ops->encode_xyzz(got, (unsigned char *)sums + i * ops->xyzz_size);
+            assert_seeded(memcmp(got, want[i], ps) == 0, "%s %s: fixed-base sum %zu (digit pattern %zu) differs "
+                          "from the naive sum", c->name, tier_names[t], i, i % 6);
+        }
+        free(prepared);
+        free(sums);
+    }
+    free_inputs(&tab);
+    hpr_ctx_destroy(ref);
+}
+END_TEST
+#undef FB_N
+#undef FB_WINDOWS
+#undef FB_HALF
 
 /* ---- G2 points whose y has a zero component (scripts/g2_zero_component_points.py) ---- */
 
@@ -443,7 +512,7 @@ START_TEST(g2_points_with_a_zero_y_component)
 {
     const curve_t *c = &curves[2 + _i / 2];
     const unsigned char *z = (const unsigned char *)zero_component_points[_i / 2][_i % 2];
-    hpr_ctx *ref = tier_ctx("portable", 2);
+    hpr_ctx *ref = test_cpu_ctx("portable", 2, 0);
     unsigned char neg_z[MAXP], five_z[MAXP], five[32];
     set_small_scalar(five, 5);
     /* on the curve (hpr_msm checks that; Z is outside the subgroup, which it does not check) */
@@ -467,7 +536,7 @@ START_TEST(g2_points_with_a_zero_y_component)
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs_own_msm(t))
                 continue;
-            hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
+            hpr_ctx *ctx = test_cpu_ctx(tier_names[t], 2, 0);
             hpr_msm_opts crowded = {sizeof crowded, 4, 0, 0, NULL};
             expect_msm(ctx, c, &in, want, NULL, "zero y component");
             expect_msm(ctx, c, &in, want, &crowded, "zero y component, 4-bit windows");
@@ -485,7 +554,7 @@ END_TEST
 START_TEST(every_tier_reports_the_same_bad_point)
 {
     const curve_t *c = &curves[_i];
-    hpr_ctx *ref = tier_ctx("portable", 1);
+    hpr_ctx *ref = test_cpu_ctx("portable", 1, 0);
     test_rng rng;
     test_rng_init(&rng, 7000 + (uint64_t)_i);
     inputs in = make_inputs(ref, c, test_size(5000, 300), 7100 + (uint64_t)_i, EDGE_INFINITY);
@@ -515,7 +584,7 @@ START_TEST(every_tier_reports_the_same_bad_point)
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs_own_msm(t))
                 continue;
-            hpr_ctx *ctx = tier_ctx(tier_names[t], 2);
+            hpr_ctx *ctx = test_cpu_ctx(tier_names[t], 2, 0);
             const unsigned char *sources[2] = {in.points, shifted + 8 - 3};
             for (int src = 0; src < 2; src++) {
                 ck_assert_int_eq(hpr_msm(ctx, c->curve, c->group, sources[src], in.scalars, in.n, out), want);
@@ -602,7 +671,7 @@ START_TEST(avx2_tier_msm_runs_the_adx_kernels)
 {
     if (!test_tier_runs(RT_CPU_AVX2))
         return;
-    hpr_ctx *ref = tier_ctx("portable", 1), *ctx = tier_ctx("avx2", 2);
+    hpr_ctx *ref = test_cpu_ctx("portable", 1, 0), *ctx = test_cpu_ctx("avx2", 2, 0);
     for (size_t k = 0; k < sizeof curves / sizeof curves[0]; k++) {
         const curve_t *c = &curves[k];
         const msm_curve_ops *ops = msm_ops(c->curve, c->group);
@@ -660,7 +729,7 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
     const msm_curve_ops *ops = msm_ops(c->curve, c->group);
     test_rng rng;
     test_rng_init(&rng, 7100 + (uint64_t)_i);
-    hpr_ctx *ref = tier_ctx("portable", 2);
+    hpr_ctx *ref = test_cpu_ctx("portable", 2, 0);
     for (size_t e = 0; e < sizeof edge_sets / sizeof edge_sets[0]; e++) {
         size_t n = 1 + test_rng_next(&rng) % test_size(c->group == HPR_G2 ? 1000 : 3000, 100);
         unsigned char want[MAXP], got[MAXP];
@@ -670,7 +739,7 @@ START_TEST(pieces_of_the_window_grid_add_up_to_the_msm)
         for (int t = 0; t < RT_CPU_TIERS; t++) {
             if (!tier_runs_own_msm(t))
                 continue;
-            hpr_ctx *ctx = tier_ctx(tier_names[t], 1 + (unsigned)(e % 2));
+            hpr_ctx *ctx = test_cpu_ctx(tier_names[t], 1 + (unsigned)(e % 2), 0);
             hpr_msm_opts opts = {sizeof opts, (unsigned)(2 + test_rng_next(&rng) % test_size(13, 7)), 0, 0, NULL};
             msm_cpu_job *job;
             ck_assert_int_eq(msm_cpu_job_prepare(ctx, ops, in.points, 0, in.scalars, n, &opts, &job), HPR_OK);
@@ -776,6 +845,7 @@ int main(void)
     tcase_add_loop_test(tc, msm_of_every_tier_equals_portable, 0, 24);
     tcase_add_loop_test(tc, crowded_buckets_beside_busy_batches, 0, 4);
     tcase_add_loop_test(tc, ones_sums_of_every_tier_equal_the_naive_sum, 0, 16);
+    tcase_add_loop_test(tc, fixed_base_sums_of_every_tier_equal_the_naive_sum, 0, 4);
     tcase_add_loop_test(tc, g2_points_with_a_zero_y_component, 0, 4);
     tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 4);
     tcase_add_test(tc, digits_follow_the_booth_definition);

@@ -3,7 +3,8 @@
  * real snarkjs against the CLI):
  *   - hpr_fixed_base_mul against double-and-add (arith's jac_mul_var) on both curves and
  *     groups, for seeded random scalars and the digits' edges (0, 1, 2^k - 1, 2^k, r - 1, ...),
- *     from the generator and from another base, over more than one block, on 1 and 2 threads;
+ *     from the generator and from another base, over more than one block, on 1 thread and on
+ *     2 threads with every CPU tier that runs here (each tier's fixed_base_sums kernel);
  *     its refusals (a scalar >= r, a base off the curve, NULL) and infinity as the base;
  *   - hpr_groth16_verification_key_json of every fixture's zkey equals snarkjs's own
  *     verification_key.json byte for byte (vk_alphabeta_12 included);
@@ -96,7 +97,7 @@ START_TEST(fixed_base_matches_double_and_add)
                   *out2 = malloc(N_MUL * ps), want[192];
     uint64_t order[4];
     test_rng rng;
-    hpr_ctx *one = test_ctx("cpu", 1), *two = test_ctx("cpu", 2);
+    hpr_ctx *one = test_ctx("cpu", 1);
     test_rng_init(&rng, 700 + (uint64_t)_i);
     /* the order: r - 1 written by the library's own random scalars is not needed; read it from
      * the curve's constants */
@@ -125,9 +126,16 @@ START_TEST(fixed_base_matches_double_and_add)
     }
     make_scalars(scalars, N_MUL, order, &rng);
     ck_assert_int_eq(hpr_fixed_base_mul(one, curve, group, base, scalars, N_MUL, out1), HPR_OK);
-    ck_assert_int_eq(hpr_fixed_base_mul(two, curve, group, base, scalars, N_MUL, out2), HPR_OK);
-    assert_seeded(memcmp(out1, out2, N_MUL * ps) == 0, "curve %d group %d: 1 and 2 threads differ", (int)curve,
-                  (int)group);
+    for (unsigned t = 0; t < hpr_cpu_tier_count(); t++) { /* every tier's kernel, on 2 threads */
+        if (!test_tier_runs(t))
+            continue;
+        hpr_ctx *two = test_cpu_ctx(hpr_cpu_tier_name(t), 2, 0);
+        memset(out2, 0xa5, N_MUL * ps);
+        ck_assert_int_eq(hpr_fixed_base_mul(two, curve, group, base, scalars, N_MUL, out2), HPR_OK);
+        assert_seeded(memcmp(out1, out2, N_MUL * ps) == 0, "curve %d group %d: tier %s on 2 threads differs from "
+                      "the default tier on 1", (int)curve, (int)group, hpr_cpu_tier_name(t));
+        hpr_ctx_destroy(two);
+    }
     for (size_t i = 0; i < N_MUL; i++) {
         uint64_t k[4];
         memcpy(k, scalars + 32 * i, 32);
@@ -137,7 +145,6 @@ START_TEST(fixed_base_matches_double_and_add)
                       (int)curve, (int)group, other, i, (unsigned long long)k[3], (unsigned long long)k[0]);
     }
     hpr_ctx_destroy(one);
-    hpr_ctx_destroy(two);
     free(base);
     free(scalars);
     free(out1);

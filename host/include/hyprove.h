@@ -453,8 +453,9 @@ HPR_API HPR_NODISCARD hpr_status hpr_point_from_decimal(hpr_curve curve, hpr_gro
  * the prime-order subgroup (checked: HPR_ERR_COORDINATE_OUT_OF_RANGE, _POINT_NOT_ON_CURVE,
  * _POINT_NOT_IN_SUBGROUP; infinity gives infinity everywhere). scalars: n * 32 bytes,
  * little-endian, each below r (HPR_ERR_SCALAR_OUT_OF_RANGE names the first that is not).
- * Method: a window table of base sized for n (at most about 3.5 MiB), one mixed addition per
- * window per scalar, on the context's threads; the bytes do not depend on the thread count.
+ * Method: a window table of base sized for n (at most a few MiB), one mixed addition per
+ * window per scalar in the context's CPU tier (eight scalars per AVX-512 IFMA register on
+ * avx512), on the context's threads; the bytes depend on neither the thread count nor the tier.
  */
 HPR_API HPR_NODISCARD hpr_status hpr_fixed_base_mul(hpr_ctx *ctx, hpr_curve curve, hpr_group group, const void *base,
                                                     const void *scalars, size_t n, void *out);
