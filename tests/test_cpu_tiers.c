@@ -345,15 +345,16 @@ START_TEST(crowded_buckets_beside_busy_batches)
 END_TEST
 
 /* The scalars-1 terms (msm_cpu_kernel.sum_points: eight lanes of running sums on the avx512
- * tier): every scalar 1, n = 1003 (not a multiple of 8), points random; all equal (the lanes
- * double); P in lane k then -P eight points later (each lane cancels to infinity and starts
- * again); every fifth at infinity (left out of the lanes). Every tier against the naive sum.
- * _i = curve * 4 + pattern */
+ * tier, 128 affine lanes batched on adx and portable): every scalar 1, n = 1003 (not a
+ * multiple of 8), points random; all equal (the lanes double); P in lane k then -P eight
+ * points later (each IFMA lane cancels to infinity and starts again); every fifth at infinity
+ * (left out of the lanes); -P 128 finite points after P (an affine lane meets its own
+ * negation). Every tier against the naive sum. _i = curve * 5 + pattern */
 START_TEST(ones_sums_of_every_tier_equal_the_naive_sum)
 {
-    const curve_t *c = &curves[_i / 4];
-    int pattern = _i % 4;
-    size_t n = test_size(c->group == HPR_G2 ? 403 : 1003, 67), ps = c->point_size;
+    const curve_t *c = &curves[_i / 5];
+    int pattern = _i % 5;
+    size_t n = test_size(c->group == HPR_G2 ? 403 : 1003, 300), ps = c->point_size;
     hpr_ctx *ref = test_cpu_ctx("portable", 2, 0);
     inputs in = make_inputs(ref, c, n, 9100 + (uint64_t)_i, 0);
     unsigned char want[MAXP];
@@ -366,6 +367,8 @@ START_TEST(ones_sums_of_every_tier_equal_the_naive_sum)
             negate_point(c, p, p - 8 * ps);
         else if (pattern == 3 && i % 5 == 2)
             memset(p, 0, ps);
+        else if (pattern == 4 && i % 256 >= 128)
+            negate_point(c, p, p - 128 * ps);
     }
     c->naive(want, in.points, in.scalars, n);
     for (int t = 0; t < RT_CPU_TIERS; t++) {
@@ -376,7 +379,8 @@ START_TEST(ones_sums_of_every_tier_equal_the_naive_sum)
             expect_msm(ctx, c, &in, want, NULL, pattern == 0   ? "ones, random points"
                                                 : pattern == 1 ? "ones, all points equal"
                                                 : pattern == 2 ? "ones, -P eight points after P"
-                                                               : "ones, every fifth point at infinity");
+                                                : pattern == 3 ? "ones, every fifth point at infinity"
+                                                               : "ones, -P 128 points after P");
             hpr_ctx_destroy(ctx);
         }
     }
@@ -844,7 +848,7 @@ int main(void)
     tcase_add_loop_test(tc, field_arithmetic_matches_gmp, 0, 4 * RT_CPU_TIERS);
     tcase_add_loop_test(tc, msm_of_every_tier_equals_portable, 0, 24);
     tcase_add_loop_test(tc, crowded_buckets_beside_busy_batches, 0, 4);
-    tcase_add_loop_test(tc, ones_sums_of_every_tier_equal_the_naive_sum, 0, 16);
+    tcase_add_loop_test(tc, ones_sums_of_every_tier_equal_the_naive_sum, 0, 20);
     tcase_add_loop_test(tc, fixed_base_sums_of_every_tier_equal_the_naive_sum, 0, 4);
     tcase_add_loop_test(tc, g2_points_with_a_zero_y_component, 0, 4);
     tcase_add_loop_test(tc, every_tier_reports_the_same_bad_point, 0, 4);
