@@ -14,8 +14,9 @@ typedef struct fixed_base fixed_base;
 
 /* The window table of base (interchange bytes, validated by the caller: on the curve, in the
  * subgroup, not infinity; NULL: the group's generator), with windows sized for about n_hint
- * multiplications, in the point form of ctx's CPU tier (whose kernel fixed_base_mul runs). HPR_OK and *out (release with fixed_base_destroy), or HPR_ERR_OUT_OF_MEMORY
- * (reported on ctx). */
+ * multiplications, in the point form of ctx's CPU tier (whose kernel fixed_base_mul runs).
+ * HPR_OK and *out (release with fixed_base_destroy), or HPR_ERR_OUT_OF_MEMORY (reported on
+ * ctx). */
 RT_MUST_CHECK hpr_status fixed_base_create(hpr_ctx *ctx, hpr_curve curve, hpr_group group,
                                            const unsigned char *base, size_t n_hint, fixed_base **out);
 void fixed_base_destroy(fixed_base *fb);
